@@ -1,0 +1,31 @@
+# The two quickstart commands: `make demo` and `make test`. Each creates .venv when missing.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mseval demo --report runs/report
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: $(STAMP) lint typecheck
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	for b in bench/*.py; do echo "# $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) runs
