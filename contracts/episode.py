@@ -1,0 +1,119 @@
+"""The episode record `mseval.episode/1` (SPEC §8): what the runtime writes and evaluation reads.
+
+One JSON object per line in a `.jsonl` file. Only the fields of SPEC §8 are required in the
+sense of the spec; the others default so that traces from other harnesses can be scored. The
+optional extras (`reason`, `checks`, per-sub-agent `termination` and `writes_ok`, per-turn
+`tools_ok`, timings) are written by mseval and used where present.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
+
+Status = Literal["completed", "absent"]
+NORMAL_TERMINATIONS = frozenset({"claim_done", "text_only"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Usage(_Strict):
+    input_tokens: int = Field(default=0, ge=0)
+    cached_input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int = Field(default=0, ge=0)
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+class Turn(_Strict):
+    """One main-agent step."""
+
+    step: int = Field(ge=1)
+    text: str = ""
+    tools: list[str] = Field(default_factory=list)
+    tools_ok: int | None = Field(default=None, ge=0, description="tool calls of this step that succeeded")
+
+
+class MainRecord(_Strict):
+    steps: int = Field(ge=0)
+    response: str = ""
+    turns: list[Turn] | None = None
+    termination: str | None = None
+    usage: Usage | None = None
+
+
+class SubagentRecord(_Strict):
+    id: str
+    type: str
+    mode: Literal["read-only", "writable"]
+    description: str = ""
+    prompt: str | None = None
+    label: str | None = None
+    resume_of: str | None = None
+    steps: int = Field(ge=0)
+    tools: list[str] = Field(default_factory=list)
+    response: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    termination: str | None = None
+    writes_ok: int | None = Field(default=None, ge=0, description="write tool calls that succeeded")
+    started_s: float | None = None
+    ended_s: float | None = None
+
+
+class WaveRecord(_Strict):
+    index: int = Field(ge=0)
+    main_step: int | None = Field(default=None, ge=1)
+    subagents: list[SubagentRecord]
+
+
+class CheckResult(_Strict):
+    name: str
+    passed: bool
+    message: str = ""
+
+
+class EpisodeRecord(_Strict):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: Literal["mseval.episode/1"] = Field(default=SCHEMA, alias="schema")
+    task_id: str
+    model: str
+    variant: str
+    seed: int = 0
+    status: Status
+    success: bool | None
+    termination: str | None = None
+    reason: str | None = None
+    main: MainRecord = Field(default_factory=lambda: MainRecord(steps=0))
+    waves: list[WaveRecord] = Field(default_factory=list)
+    critical_steps: int | None = Field(default=None, ge=0)
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = Field(default=None, ge=0)
+    checks: list[CheckResult] | None = None
+    episode_id: str | None = None
+    run_id: str | None = None
+    duration_s: float | None = Field(default=None, ge=0)
+    price_version: str | None = None
+
+    @property
+    def subagents(self) -> list[SubagentRecord]:
+        return [s for w in self.waves for s in w.subagents]
+
+    @property
+    def delegated(self) -> bool:
+        return any(w.subagents for w in self.waves)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True)

@@ -1,0 +1,105 @@
+"""Load a YAML file into a pydantic model, naming the file and line of every problem.
+
+PyYAML's composer keeps the position of every node; we walk that tree once to map each key
+path to its line, so a pydantic error at `waves.0.1.label` is reported at the line of that
+label. Duplicate keys (which PyYAML would silently overwrite) are reported too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from contracts.errors import InputError, Problem
+
+M = TypeVar("M", bound=BaseModel)
+KeyPath = tuple[str | int, ...]
+
+
+def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], dupes: list[Problem], file: str) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key in seen:
+                dupes.append(Problem(file, key_node.start_mark.line + 1, f"duplicate key {key!r}"))
+            seen.add(key)
+            lines[(*path, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*path, key), lines, dupes, file)
+            lines[(*path, key)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*path, i), lines, dupes, file)
+
+
+def line_of(lines: dict[KeyPath, int], loc: tuple[Any, ...]) -> int | None:
+    """The line of the longest prefix of `loc` that the file has."""
+    path: KeyPath = tuple(p for p in loc if isinstance(p, (str, int)))
+    while path:
+        if path in lines:
+            return lines[path]
+        path = path[:-1]
+    return lines.get(())
+
+
+def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, int]]:
+    """Parse a YAML file; return the data and a map from key paths to line numbers."""
+    file = str(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise InputError.one(file, None, "not UTF-8 text") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise InputError.one(file, line, f"invalid YAML: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise InputError.one(file, None, f"invalid YAML: {exc}") from None
+    lines: dict[KeyPath, int] = {}
+    dupes: list[Problem] = []
+    if node is not None:
+        _walk(node, (), lines, dupes, file)
+    if dupes:
+        raise InputError(dupes)
+    return data, lines
+
+
+def validation_problems(file: str, exc: ValidationError, lines: dict[KeyPath, int]) -> list[Problem]:
+    problems = []
+    for err in exc.errors():
+        loc = err["loc"]
+        where = ".".join(str(p) for p in loc)
+        msg = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {loc[-1]!r}"
+        elif err["type"] == "missing":
+            msg = f"missing field {loc[-1]!r}"
+        elif where:
+            msg = f"{where}: {msg}"
+        problems.append(Problem(file, line_of(lines, loc), msg))
+    return problems
+
+
+def validate_data(model: type[M], data: Any, file: str, lines: dict[KeyPath, int]) -> M:
+    if not isinstance(data, dict):
+        raise InputError.one(file, 1, f"expected a mapping at the top, found {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(validation_problems(file, exc, lines)) from None
+
+
+def load_yaml_model(path: Path, model: type[M], text: str | None = None) -> M:
+    """Read `path` (or `text`, reported as `path`) as YAML and validate it as `model`."""
+    data, lines = read_yaml(path, text)
+    return validate_data(model, data, str(path), lines)

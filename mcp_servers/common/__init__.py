@@ -1,0 +1,1 @@
+"""What every server shares: the server spec, tool registration, workspace paths, databases."""

@@ -1,0 +1,47 @@
+"""Run one server alone: `python -m mcp_servers.<name> --db URL --workspace DIR [--http PORT]`.
+
+Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT at /mcp. When
+the server's tables are missing from the database, they are created and seeded first, so a
+server can be pointed at an empty SQLite file and used at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from mcp_servers.common import registry
+from mcp_servers.common.db import make_engine, table_names
+from mcp_servers.common.spec import ServerContext
+from mcp_servers.common.worldstate import seed_into
+
+
+def serve_main(name: str, argv: list[str] | None = None) -> None:
+    spec = registry.spec(name)
+    parser = argparse.ArgumentParser(prog=f"python -m mcp_servers.{name}", description=spec.description)
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="SQLAlchemy URL of the world database (default: world.sqlite in the workspace)",
+    )
+    parser.add_argument("--workspace", required=True, type=Path, help="the folder file tools are confined to")
+    parser.add_argument(
+        "--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT (/mcp)"
+    )
+    parser.add_argument("--no-seed", action="store_true", help="do not create and seed missing tables")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(level=logging.WARNING)
+    workspace: Path = args.workspace
+    workspace.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(args.db or f"sqlite:///{workspace.resolve() / 'world.sqlite'}")
+    own = {model.__tablename__ for model in spec.tables}  # type: ignore[attr-defined]
+    if own and not args.no_seed and not own <= table_names(engine):
+        with engine.begin() as conn:
+            seed_into(conn, [spec])
+    app = spec.build(ServerContext(engine=engine, workspace=workspace))
+    if args.http is not None:
+        app.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        app.run()

@@ -1,0 +1,44 @@
+"""Database engines for world state: a SQLite file by default, PostgreSQL by URL.
+
+SQLite: one file per episode, WAL journal (readers never wait for the writer), a busy timeout
+so concurrent sub-agents writing to the same episode wait instead of failing. Tools run in
+worker threads (the SDK runs sync tools with anyio.to_thread), hence check_same_thread=False.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import create_engine, event, inspect
+from sqlalchemy.engine import Engine
+
+# Long enough for a burst of concurrent writes within one episode, short enough to surface a
+# genuinely stuck writer as a tool error rather than a hang.
+SQLITE_BUSY_TIMEOUT_S = 30
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for a world database URL."""
+    if is_sqlite(url):
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S}
+        )
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def table_names(engine: Engine) -> set[str]:
+    return set(inspect(engine).get_table_names())

@@ -1,0 +1,80 @@
+"""Registering tools: every tool gets `readOnlyHint` and a function label (SPEC §5, §6).
+
+`readOnlyHint` is true exactly when the tool changes nothing; the label's mode must agree with
+it, so a write tool can never carry a read-only label (and the other way round).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from contracts.labels import label_mode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+LABEL_META_KEY = "label"
+BOOKKEEPING_META_KEY = "bookkeeping"
+
+__all__ = ["BOOKKEEPING_META_KEY", "LABEL_META_KEY", "ToolError", "as_json", "reader", "tool", "writer"]
+
+
+def tool(
+    app: MCPServer,
+    *,
+    label: str,
+    read_only: bool,
+    destructive: bool = False,
+    name: str | None = None,
+    bookkeeping: bool = False,
+) -> Callable[[F], F]:
+    """Decorator: register `fn` on `app` with its annotations and function label.
+
+    `bookkeeping` marks an agent's own scratch state (the todo list): it writes, so it is not
+    read-only, yet it does nothing to the world, so its label says what it is for (planning)
+    and taggers skip it when they label a sub-agent by its writes.
+    """
+    mode = label_mode(label)
+    if (mode == "read-only") != read_only and not bookkeeping:
+        raise ValueError(f"tool label {label!r} is {mode}, but the tool says read_only={read_only}")
+    meta: dict[str, Any] = {LABEL_META_KEY: label}
+    if bookkeeping:
+        meta[BOOKKEEPING_META_KEY] = True
+
+    def decorate(fn: F) -> F:
+        if not fn.__doc__:
+            raise ValueError(f"tool {fn.__name__} needs a docstring: it is the description the model reads")
+        app.add_tool(
+            fn,
+            name=name,
+            annotations=ToolAnnotations(
+                readOnlyHint=read_only,
+                destructiveHint=None if read_only else destructive,
+                openWorldHint=False,
+            ),
+            meta=meta,
+            structured_output=False,
+        )
+        return fn
+
+    return decorate
+
+
+def reader(app: MCPServer, label: str) -> Callable[[F], F]:
+    """Shorthand for a read-only tool."""
+    return tool(app, label=label, read_only=True)
+
+
+def writer(app: MCPServer, label: str, *, destructive: bool = False) -> Callable[[F], F]:
+    """Shorthand for a tool that changes the world."""
+    return tool(app, label=label, read_only=False, destructive=destructive)
+
+
+def as_json(value: Any) -> str:
+    """Tool results are compact JSON text, readable by a model and by a check."""
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))

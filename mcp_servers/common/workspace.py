@@ -1,0 +1,37 @@
+"""Workspace confinement: every path a tool takes resolves inside the episode workspace.
+
+Refused: absolute paths, `..` segments, NUL bytes, and anything whose real path (after
+following symlinks) lies outside the workspace. The error is a tool error the model can act on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+
+def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
+    """The real path of `path` (relative to `workspace`), or a ToolError if it would escape."""
+    if not path or not path.strip():
+        raise ToolError("empty path: give a path relative to the workspace, e.g. 'report.xlsx'")
+    if "\x00" in path:
+        raise ToolError("path contains a NUL byte")
+    pure = PurePosixPath(path.replace("\\", "/"))
+    if pure.is_absolute() or path.startswith("~"):
+        raise ToolError(f"absolute path {path!r} refused: give a path relative to the workspace")
+    if ".." in pure.parts:
+        raise ToolError(f"path {path!r} refused: '..' may not leave the workspace")
+    root = workspace.resolve()
+    real = (root / pure).resolve()
+    if real != root and not real.is_relative_to(root):
+        raise ToolError(f"path {path!r} refused: it resolves outside the workspace")
+    if must_exist and not real.exists():
+        raise ToolError(f"no such file or folder in the workspace: {path!r}")
+    return real
+
+
+def relative(workspace: Path, real: Path) -> str:
+    """A workspace-relative display path."""
+    rel = real.relative_to(workspace.resolve())
+    return rel.as_posix() or "."

@@ -1,0 +1,188 @@
+"""World state per episode: a fresh database copied from a prebuilt, seeded template.
+
+SQLite (default): the template is one file holding every server's seeded tables, built once
+per version of the server code (`template_key`) and cached; an episode copies it (a few ms).
+PostgreSQL (a URL): the template is a schema `mseval_tpl_<key>`; an episode gets its own
+schema `ep_<id>`, filled by `INSERT ... SELECT` from the template, and an engine whose
+search_path points at it, so raw SQL sees the episode's tables too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from sqlalchemy import Integer, MetaData, Table, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlmodel import Session, SQLModel
+
+from mcp_servers.common import registry
+from mcp_servers.common.db import is_sqlite, make_engine
+from mcp_servers.common.spec import ServerSpec
+
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def template_key() -> str:
+    """A hash of all server code and data: any change to a schema or seed gives a new template."""
+    h = hashlib.sha256()
+    for path in sorted(_PACKAGE_ROOT.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _tables(specs: Iterable[ServerSpec]) -> list[Table]:
+    return [model.__table__ for s in specs for model in s.tables]  # type: ignore[attr-defined]
+
+
+def seed_into(conn: Connection, specs: Iterable[ServerSpec]) -> None:
+    """Create and seed the tables of `specs` on `conn` (inside the caller's transaction)."""
+    specs = list(specs)
+    SQLModel.metadata.create_all(conn, tables=_tables(specs))
+    with Session(bind=conn) as session:
+        for s in specs:
+            if s.seed is not None:
+                s.seed(session)
+                session.flush()
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("MSEVAL_CACHE", Path.home() / ".cache" / "mseval"))
+
+
+def sqlite_template(cache_dir: Path | None = None) -> Path:
+    """The cached template file, built on first use (atomically, so concurrent builders agree)."""
+    cache_dir = cache_dir or default_cache_dir()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    path = cache_dir / f"world-{template_key()}.sqlite"
+    if path.exists():
+        return path
+    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".sqlite.tmp")
+    os.close(fd)
+    try:
+        engine = make_engine(f"sqlite:///{tmp}")
+        with engine.begin() as conn:
+            seed_into(conn, registry.all_specs())
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
+        engine.dispose()
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+    return path
+
+
+_SCHEMA_SAFE = re.compile(r"[^a-z0-9_]")
+
+
+def _pg_schema_url(base_url: str, schema: str) -> str:
+    url = make_url(base_url)
+    return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+
+
+def _pg_template(engine: Engine) -> str:
+    schema = f"mseval_tpl_{template_key()}"
+    with engine.begin() as conn:
+        # One builder at a time across processes; the others find it done.
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": schema})
+        exists = conn.execute(
+            text("SELECT 1 FROM information_schema.schemata WHERE schema_name = :s"), {"s": schema}
+        ).first()
+        if not exists:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+            seed_into(conn.execution_options(schema_translate_map={None: schema}), registry.all_specs())
+    return schema
+
+
+def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Path | None = None) -> str:
+    """A fresh world database for one episode; returns its URL.
+
+    `base` is "sqlite" (a file in `dest_dir`) or a PostgreSQL URL (a schema per episode).
+    """
+    if base == "sqlite" or is_sqlite(base):
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / "world.sqlite"
+        shutil.copyfile(sqlite_template(cache_dir), dest)
+        return f"sqlite:///{dest}"
+    engine = make_engine(base)
+    try:
+        template = _pg_template(engine)
+        schema = "ep_" + _SCHEMA_SAFE.sub("_", episode_id.lower())[:50]
+        tables = _tables(registry.all_specs())
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+            SQLModel.metadata.create_all(
+                conn.execution_options(schema_translate_map={None: schema}), tables=tables
+            )
+            for table in tables:
+                conn.execute(
+                    text(f'INSERT INTO "{schema}"."{table.name}" SELECT * FROM "{template}"."{table.name}"')
+                )
+                _reset_sequence(conn, schema, table)
+    finally:
+        engine.dispose()
+    return _pg_schema_url(base, schema)
+
+
+def _reset_sequence(conn: Connection, schema: str, table: Table) -> None:
+    pk = list(table.primary_key.columns)
+    if len(pk) == 1 and isinstance(pk[0].type, Integer):
+        col = pk[0].name
+        seq = conn.execute(
+            text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": f'"{schema}"."{table.name}"', "c": col}
+        ).scalar()
+        if seq:
+            conn.execute(
+                text(
+                    f'SELECT setval(:seq, COALESCE((SELECT MAX("{col}") FROM "{schema}"."{table.name}"), 0) + 1, false)'
+                ),
+                {"seq": seq},
+            )
+
+
+def drop_episode_db(url: str) -> None:
+    """Remove a PostgreSQL episode schema (SQLite files go with the episode folder)."""
+    if is_sqlite(url):
+        return
+    options = make_url(url).query.get("options", "")
+    schema = str(options).removeprefix("-csearch_path=")
+    if not schema.startswith("ep_"):
+        return
+    base = make_url(url).difference_update_query(["options"]).render_as_string(hide_password=False)
+    engine = make_engine(base)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    finally:
+        engine.dispose()
+
+
+def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, sorted: compare two dumps to prove a tool changed nothing."""
+    meta = MetaData()
+    meta.reflect(bind=engine)
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    with engine.connect() as conn:
+        for name, table in sorted(meta.tables.items()):
+            rows = conn.execute(table.select()).all()
+            out[name] = sorted((tuple(r) for r in rows), key=repr)
+    return out
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{quote(str(path))}"

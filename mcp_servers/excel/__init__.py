@@ -1,0 +1,1 @@
+"""`excel`: xlsx workbooks in the episode workspace, via openpyxl."""

@@ -1,0 +1,1 @@
+"""`lms`: a learning management system (courses, rosters, assignments, submissions, grades)."""

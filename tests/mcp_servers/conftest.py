@@ -1,0 +1,20 @@
+"""Server tests run against SQLite always, and against PostgreSQL when $MSEVAL_TEST_PG_URL is set
+(`.ci/run` starts one on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.mcp_servers.support import PG_URL_ENV, World, make_world
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> World:
+    if request.param == "postgres" and not os.environ.get(PG_URL_ENV):
+        pytest.skip(
+            f"no PostgreSQL: set {PG_URL_ENV} (e.g. postgresql+psycopg://mseval@127.0.0.1:5432/mseval)"
+        )
+    return make_world(tmp_path, request.param)

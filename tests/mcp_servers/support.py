@@ -1,0 +1,108 @@
+"""Test support for MCP servers: a fresh world, an in-memory client, and the contract checks
+every server must pass (annotations, labels, valid calls, read-only really changes nothing)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from sqlalchemy.engine import Engine
+
+from contracts.labels import LABELS
+from mcp_servers.common import registry, worldstate
+from mcp_servers.common.db import make_engine
+from mcp_servers.common.spec import ServerContext
+
+PG_URL_ENV = "MSEVAL_TEST_PG_URL"
+
+
+@dataclass
+class World:
+    url: str
+    engine: Engine
+    workspace: Path
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        return worldstate.dump(self.engine)
+
+
+def make_world(tmp_path: Path, backend: str = "sqlite") -> World:
+    """A fresh episode world; backend "postgres" uses the server at $MSEVAL_TEST_PG_URL."""
+    base = "sqlite" if backend == "sqlite" else os.environ[PG_URL_ENV]
+    url = worldstate.create_episode_db(base, f"t{abs(hash(tmp_path)) % 10**8}", tmp_path / "db")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir(exist_ok=True)
+    return World(url=url, engine=make_engine(url), workspace=workspace)
+
+
+@asynccontextmanager
+async def serve(name: str, world: World, **options: Any) -> AsyncIterator[Client]:
+    """An MCP client connected in-process to a fresh instance of server `name`."""
+    app = registry.spec(name).build(
+        ServerContext(engine=world.engine, workspace=world.workspace, options=options)
+    )
+    async with Client(app) as client:
+        yield client
+
+
+def text(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def as_data(result: Any) -> Any:
+    assert not result.is_error, text(result)
+    return json.loads(text(result))
+
+
+async def check_contract(client: Client, world: World, calls: Mapping[str, dict[str, Any]]) -> None:
+    """Every tool: annotated, labelled, documented, covered by `calls`, succeeds on them; every
+    read-only tool leaves the database exactly as it was."""
+    tools = (await client.list_tools()).tools
+    names = {t.name for t in tools}
+    assert names == set(calls), (
+        f"calls must cover exactly the tools: missing {names - set(calls)}, extra {set(calls) - names}"
+    )
+    for t in tools:
+        assert t.annotations is not None and t.annotations.read_only_hint is not None, t.name
+        assert t.meta and t.meta.get("label") in LABELS, t.name
+        assert t.description, t.name
+        assert t.input_schema.get("type") == "object", t.name
+    read_only = {t.name for t in tools if t.annotations and t.annotations.read_only_hint}
+    # Reads first, against an untouched world; each must change nothing.
+    for name in sorted(read_only):
+        before = world.dump()
+        result = await client.call_tool(name, calls[name])
+        assert not result.is_error, f"{name}: {text(result)}"
+        assert world.dump() == before, f"read-only tool {name} changed the database"
+    for name in [n for n in calls if n not in read_only]:
+        result = await client.call_tool(name, calls[name])
+        assert not result.is_error, f"{name}: {text(result)}"
+
+
+async def check_confinement(
+    client: Client, world: World, tool: str, args: dict[str, Any], path_key: str = "path"
+) -> None:
+    """`tool` refuses paths that leave the workspace: '..', absolute paths, and symlinks out."""
+    outside = world.workspace.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.txt").write_text("secret")
+    link = world.workspace / "escape"
+    if not link.exists():
+        link.symlink_to(outside, target_is_directory=True)
+    suffix = Path(str(args.get(path_key, "x.txt"))).suffix or ".txt"
+    for bad in (
+        f"../outside/secret{suffix}",
+        f"{outside}/secret{suffix}",
+        f"escape/secret{suffix}",
+        f"a/../../x{suffix}",
+    ):
+        result = await client.call_tool(tool, {**args, path_key: bad})
+        assert result.is_error, f"{tool} accepted {bad!r}: {text(result)}"
+        assert "refused" in text(result), text(result)
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]

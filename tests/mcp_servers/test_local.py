@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import pytest
+
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+
+async def test_local_contract(world: World) -> None:
+    async with serve("local", world) as client:
+        calls = {
+            "claim_done": {"summary": "all done"},
+            "todo_read": {},
+            "todo_write": {"items": [{"content": "read roster", "status": "in_progress"}]},
+            "python_execute": {"code": "print(6 * 7)"},
+        }
+        await check_contract(client, world, calls)
+        assert as_data(await client.call_tool("todo_read", {})) == [
+            {"content": "read roster", "status": "in_progress"}
+        ]
+
+
+async def test_python_execute_runs_in_the_workspace_without_secrets(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-must-not-leak")
+    async with serve("local", world) as client:
+        code = "import os, pathlib; pathlib.Path('made.txt').write_text('x'); print(os.getcwd()); print(os.environ.get('ANTHROPIC_API_KEY'))"
+        out = text(await client.call_tool("python_execute", {"code": code}))
+        assert "[exit code 0]" in out
+        assert str(world.workspace.resolve()) in out
+        assert "sk-must-not-leak" not in out and "None" in out
+        assert (world.workspace / "made.txt").read_text() == "x"
+
+
+async def test_python_execute_timeout_and_memory_cap(world: World) -> None:
+    async with serve("local", world, memory_bytes=256 << 20) as client:
+        slow = text(
+            await client.call_tool(
+                "python_execute", {"code": "import time; time.sleep(30)", "timeout_s": 0.5}
+            )
+        )
+        assert "timed out" in slow
+        big = text(await client.call_tool("python_execute", {"code": "x = bytearray(512 << 20)"}))
+        assert "MemoryError" in big and "[exit code 1]" in big
