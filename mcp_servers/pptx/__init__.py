@@ -1,0 +1,1 @@
+"""`pptx`: pptx slide decks in the episode workspace, via python-pptx."""

@@ -1,0 +1,207 @@
+"""The `pptx` server: build and read slide decks in the workspace (python-pptx).
+
+Decks use python-pptx's default template at 16:9. Writes to one deck are serialised by a
+per-file lock (load, change, save is not atomic), as in the `excel` server.
+"""
+
+from __future__ import annotations
+
+import threading
+import zipfile
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pptx
+from mcp.server.mcpserver import MCPServer
+from pptx.exc import PackageNotFoundError
+from pptx.util import Emu, Inches, Pt
+
+from mcp_servers.common.spec import ServerContext, ServerSpec
+from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.workspace import relative, resolve
+
+READ = "workspace-inspection"
+WRITE = "slide-build"
+Cell = str | int | float | bool | None
+# Layouts of python-pptx's default template.
+TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = 0, 1, 5
+MAX_TABLE_ROWS, MAX_TABLE_COLUMNS = 40, 12
+MAX_BULLETS = 20
+
+
+def _pptx_path(workspace: Path, path: str, must_exist: bool) -> Path:
+    if not path.lower().endswith(".pptx"):
+        raise ToolError(f"{path!r} is not a .pptx path (e.g. 'decks/Review.pptx')")
+    return resolve(workspace, path, must_exist=must_exist)
+
+
+def _open(real: Path) -> Any:
+    try:
+        return pptx.Presentation(str(real))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        raise ToolError(f"cannot open {real.name} as a slide deck: {exc}") from None
+
+
+def _cell_text(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _slide_view(index: int, slide: Any) -> dict[str, Any]:
+    title_shape = slide.shapes.title
+    texts: list[str] = []
+    tables: list[list[list[str]]] = []
+    for shape in slide.shapes:
+        if shape.has_text_frame and (title_shape is None or shape.shape_id != title_shape.shape_id):
+            texts.extend(p.text for p in shape.text_frame.paragraphs if p.text.strip())
+        if shape.has_table:
+            tables.append([[c.text for c in row.cells] for row in shape.table.rows])
+    notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
+    return {
+        "slide": index,
+        "layout": slide.slide_layout.name,
+        "title": title_shape.text if title_shape is not None and title_shape.text else None,
+        "texts": texts,
+        "tables": tables,
+        "notes": notes,
+    }
+
+
+def build(ctx: ServerContext) -> MCPServer:
+    app = MCPServer(
+        "pptx",
+        instructions="PowerPoint decks (.pptx) in the task workspace; paths are relative to it. "
+        "Create a deck, then add slides in order; slides are numbered from 1.",
+    )
+    locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
+    root = ctx.workspace
+
+    @contextmanager
+    def editing(path: str) -> Iterator[Any]:
+        """Open an existing deck under its lock, yield it, save it."""
+        real = _pptx_path(root, path, True)
+        with locks[real]:
+            deck = _open(real)
+            yield deck
+            deck.save(str(real))
+
+    @reader(app, READ)
+    def list_decks() -> str:
+        """List the .pptx files in the workspace (relative paths, sizes in bytes)."""
+        base = root.resolve()
+        found = sorted(p for p in base.rglob("*.pptx") if p.is_file() and p.resolve().is_relative_to(base))
+        return as_json([{"path": relative(root, p), "bytes": p.stat().st_size} for p in found])
+
+    @reader(app, READ)
+    def read_deck(path: str) -> str:
+        """Read a deck: per slide its number, layout, title, other texts (bullets, subtitle),
+        tables (rows of cell texts) and speaker notes."""
+        deck = _open(_pptx_path(root, path, True))
+        slides = [_slide_view(i, s) for i, s in enumerate(deck.slides, start=1)]
+        return as_json({"path": path, "slides": len(slides), "content": slides})
+
+    @writer(app, WRITE)
+    def create_deck(path: str, overwrite: bool = False) -> str:
+        """Create an empty 16:9 deck. Refuses to replace a file unless overwrite=true."""
+        real = _pptx_path(root, path, False)
+        with locks[real]:
+            if real.exists() and not overwrite:
+                raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add slides to it")
+            deck = pptx.Presentation()
+            deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
+            real.parent.mkdir(parents=True, exist_ok=True)
+            deck.save(str(real))
+        return f"Created {path} (no slides yet)."
+
+    @writer(app, WRITE)
+    def add_title_slide(path: str, title: str, subtitle: str = "") -> str:
+        """Append a title slide (title and optional subtitle)."""
+        if not title.strip():
+            raise ToolError("title must not be empty")
+        with editing(path) as deck:
+            slide = deck.slides.add_slide(deck.slide_layouts[TITLE_LAYOUT])
+            slide.shapes.title.text = title
+            if subtitle:
+                slide.placeholders[1].text = subtitle
+            else:
+                slide.shapes._spTree.remove(slide.placeholders[1]._element)
+            number = len(deck.slides)
+        return f"Added title slide {number} to {path}."
+
+    @writer(app, WRITE)
+    def add_bullet_slide(path: str, title: str, bullets: list[str]) -> str:
+        """Append a slide with a title and bullet points (one string per bullet; indent a bullet
+        one level by starting it with two spaces)."""
+        if not title.strip():
+            raise ToolError("title must not be empty")
+        if not bullets or any(not b.strip() for b in bullets):
+            raise ToolError("bullets must be a non-empty list of non-empty strings")
+        if len(bullets) > MAX_BULLETS:
+            raise ToolError(f"at most {MAX_BULLETS} bullets per slide; split them over several slides")
+        with editing(path) as deck:
+            slide = deck.slides.add_slide(deck.slide_layouts[CONTENT_LAYOUT])
+            slide.shapes.title.text = title
+            frame = slide.placeholders[1].text_frame
+            for i, bullet in enumerate(bullets):
+                paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
+                paragraph.text = bullet.strip()
+                paragraph.level = min(4, (len(bullet) - len(bullet.lstrip(" "))) // 2)
+            number = len(deck.slides)
+        return f"Added bullet slide {number} ({len(bullets)} bullets) to {path}."
+
+    @writer(app, WRITE)
+    def add_table_slide(path: str, title: str, rows: list[list[Cell]]) -> str:
+        """Append a slide with a title and a table; rows is a list of rows of cell values, the
+        first row being the header. Shorter rows are padded."""
+        if not title.strip():
+            raise ToolError("title must not be empty")
+        if not rows or not any(rows):
+            raise ToolError(
+                "rows must be a non-empty list of rows, e.g. [['Course', 'Students'], ['CS101', 41]]"
+            )
+        width = max(len(r) for r in rows)
+        if len(rows) > MAX_TABLE_ROWS or width > MAX_TABLE_COLUMNS:
+            raise ToolError(
+                f"a slide table holds at most {MAX_TABLE_ROWS} rows and {MAX_TABLE_COLUMNS} columns; split it"
+            )
+        with editing(path) as deck:
+            slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
+            slide.shapes.title.text = title
+            left, top = Inches(0.5), Inches(1.5)
+            width_emu = Emu(deck.slide_width - 2 * left)
+            height = Emu(min(deck.slide_height - top - Inches(0.3), Inches(0.4) * len(rows)))
+            table = slide.shapes.add_table(len(rows), width, left, top, width_emu, height).table
+            size = Pt(14 if len(rows) <= 12 else 10)
+            for i, row in enumerate(rows):
+                for j in range(width):
+                    cell = table.cell(i, j)
+                    cell.text = _cell_text(row[j] if j < len(row) else None)
+                    for paragraph in cell.text_frame.paragraphs:
+                        paragraph.font.size = size
+            number = len(deck.slides)
+        return f"Added table slide {number} ({len(rows)}x{width}) to {path}."
+
+    @writer(app, WRITE)
+    def add_notes(path: str, slide: int, notes: str, replace: bool = False) -> str:
+        """Add speaker notes to slide number `slide` (from 1); they are appended to any notes
+        already there unless replace=true."""
+        if not notes.strip():
+            raise ToolError("notes must not be empty")
+        with editing(path) as deck:
+            count = len(deck.slides)
+            if not 1 <= slide <= count:
+                raise ToolError(f"slide must be between 1 and {count} (the deck has {count} slides)")
+            frame = deck.slides[slide - 1].notes_slide.notes_text_frame
+            frame.text = notes if replace or not frame.text.strip() else f"{frame.text}\n{notes}"
+        return f"Notes set on slide {slide} of {path}."
+
+    return app
+
+
+SPEC = ServerSpec(name="pptx", description="pptx slide decks in the workspace (python-pptx)", build=build)

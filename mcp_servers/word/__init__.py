@@ -1,0 +1,1 @@
+"""`word`: docx documents in the episode workspace, via python-docx."""

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import docx
+
+from tests.mcp_servers.support import World, as_data, check_confinement, check_contract, serve, text
+
+DOC = "out/Summary.docx"
+
+
+async def test_word_contract_and_document_contents(world: World) -> None:
+    async with serve("word", world) as client:
+        made = await client.call_tool("create_document", {"path": DOC, "title": "Quarterly Summary"})
+        assert not made.is_error, text(made)
+        calls = {
+            "list_documents": {},
+            "read_document": {"path": DOC},
+            "create_document": {"path": "Other.docx"},
+            "add_heading": {"path": DOC, "text": "Enrollment", "level": 1},
+            "add_paragraph": {"path": DOC, "text": "Enrollment grew by 12%.", "style": "Quote"},
+            "add_bullet_list": {"path": DOC, "items": ["CS101: 41", "CS201: 38"]},
+            "add_table": {"path": DOC, "rows": [["Course", "Students"], ["CS101", 41], ["CS201", 38.0]]},
+        }
+        await check_contract(client, world, calls)
+        numbered = await client.call_tool(
+            "add_bullet_list", {"path": DOC, "items": ["a", "b"], "numbered": True}
+        )
+        assert not numbered.is_error, text(numbered)
+
+        document = docx.Document(str(world.workspace / DOC))
+        assert document.core_properties.title == "Quarterly Summary"
+        styled = [(p.style.name, p.text) for p in document.paragraphs]
+        assert styled == [
+            ("Title", "Quarterly Summary"),
+            ("Heading 1", "Enrollment"),
+            ("Quote", "Enrollment grew by 12%."),
+            ("List Bullet", "CS101: 41"),
+            ("List Bullet", "CS201: 38"),
+            ("List Number", "a"),
+            ("List Number", "b"),
+        ]
+        [table] = document.tables
+        assert [[c.text for c in r.cells] for r in table.rows] == [
+            ["Course", "Students"], ["CS101", "41"], ["CS201", "38"],
+        ]  # fmt: skip
+        assert table.rows[0].cells[0].paragraphs[0].runs[0].bold
+
+        read = as_data(await client.call_tool("read_document", {"path": DOC}))
+        assert read["title"] == "Quarterly Summary"
+        assert (read["paragraphs"], read["tables"]) == (7, 1)
+        kinds = [b["type"] for b in read["blocks"]]
+        assert kinds == ["paragraph"] * 5 + ["table"] + ["paragraph"] * 2
+        assert read["blocks"][5]["rows"][1] == ["CS101", "41"]
+        listed = as_data(await client.call_tool("list_documents", {}))
+        assert [d["path"] for d in listed] == ["Other.docx", DOC]
+
+
+async def test_word_refuses_paths_outside_the_workspace(world: World) -> None:
+    async with serve("word", world) as client:
+        await check_confinement(client, world, "create_document", {"path": "x.docx"})
+        await check_confinement(client, world, "read_document", {"path": "x.docx"})
+        await check_confinement(client, world, "add_paragraph", {"path": "x.docx", "text": "hi"})
+
+
+async def test_word_errors_are_actionable(world: World) -> None:
+    (world.workspace / "broken.docx").write_text("not a zip")
+    async with serve("word", world) as client:
+        assert not (await client.call_tool("create_document", {"path": "a.docx"})).is_error
+        for tool, args, expected in [
+            ("read_document", {"path": "missing.docx"}, "no such file"),
+            ("read_document", {"path": "broken.docx"}, "cannot open"),
+            ("create_document", {"path": "notes.txt"}, "not a .docx"),
+            ("create_document", {"path": "a.docx"}, "overwrite=true"),
+            ("add_heading", {"path": "a.docx", "text": "H", "level": 12}, "level"),
+            ("add_paragraph", {"path": "a.docx", "text": "x", "style": "Fancy"}, "no paragraph style"),
+            ("add_bullet_list", {"path": "a.docx", "items": []}, "non-empty"),
+            ("add_table", {"path": "a.docx", "rows": []}, "non-empty"),
+            ("add_table", {"path": "a.docx", "rows": "oops"}, "validation error"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, text(result))
+        # A refused edit leaves the file as it was.
+        assert [p.text for p in docx.Document(str(world.workspace / "a.docx")).paragraphs] == []
