@@ -1,0 +1,203 @@
+"""GEMMAS process metrics over an agent graph: IDS and UPR (SPEC §9).
+
+IDS = Σ_{i<j} w_ij (1 − SS_ij) / Σ_{i<j} w_ij with w_ij = max(S_ij, S_ji) + max(T_ij, T_ji) and
+SS = λ·cos(TF-IDF) + (1 − λ)·clip₀¹(cos(embedding)); with the `tfidf` embedder SS = cos(TF-IDF).
+Nodes with empty responses are left out and counted; no weighted pair → undefined.
+
+UPR = 1 − |P_necessary| / |P_all| over the directed paths of the spatial graph with at least
+`min_nodes` nodes (2 by default, or 1). A path is necessary when the share of its nodes that
+contribute is ≥ 0.5, i.e. when (contributing − not) ≥ 0. Paths are counted, never listed: in
+topological order each node keeps, per value d of (contributing − not), the number of paths
+ending at it, so a 60-node complete DAG (2^59 paths) takes milliseconds. No path → undefined.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from operator import add
+
+from contracts.episode import NORMAL_TERMINATIONS
+from evaluation.embeddings import Embedder, embedder_id
+from evaluation.graph import AgentGraph, Edge, Node
+from evaluation.tfidf import cosine, tfidf_vectors
+
+DEFAULT_LAMBDA = 0.5
+ANSWER_TOLERANCE = Decimal("1e-6")
+
+Contribution = Callable[[Node], bool]
+
+
+@dataclass(frozen=True)
+class IDSResult:
+    value: float | None
+    reason: str | None
+    embedder: str
+    pairs: int
+    empty_nodes: int
+
+
+def _undirected(edges: list[Edge]) -> set[tuple[int, int]]:
+    return {(min(i, j), max(i, j)) for i, j in edges if i != j}
+
+
+def information_diversity(
+    graph: AgentGraph, embedder: Embedder | None, lam: float = DEFAULT_LAMBDA
+) -> IDSResult:
+    """IDS of one graph, with the embedder id and what was left out."""
+    kept = [i for i, node in enumerate(graph.nodes) if node.response.strip()]
+    empty = len(graph.nodes) - len(kept)
+    spatial, temporal = _undirected(graph.spatial), _undirected(graph.temporal)
+    keep = set(kept)
+    weights = {
+        pair: (pair in spatial) + (pair in temporal)
+        for pair in spatial | temporal
+        if pair[0] in keep and pair[1] in keep
+    }
+    eid = embedder_id(embedder)
+    if not weights:
+        return IDSResult(
+            None, "no weighted pair of nodes with responses (one agent or no edges)", eid, 0, empty
+        )
+    position = {node: k for k, node in enumerate(kept)}
+    texts = [graph.nodes[i].response for i in kept]
+    syntactic = tfidf_vectors(texts)
+    semantic = None
+    if embedder is not None:
+        used = sorted({i for pair in weights for i in pair})
+        vectors = embedder.embed([graph.nodes[i].response for i in used])
+        semantic = dict(zip(used, vectors, strict=True))
+    weighted = total = 0.0
+    for (i, j), w in weights.items():
+        ss = cosine(syntactic[position[i]], syntactic[position[j]])
+        if semantic is not None:
+            sem = min(1.0, max(0.0, float(semantic[i] @ semantic[j])))
+            ss = lam * ss + (1.0 - lam) * sem
+        weighted += w * (1.0 - ss)
+        total += w
+    return IDSResult(weighted / total, None, eid, len(weights), empty)
+
+
+def state_contribution(node: Node) -> bool:
+    """Default for state tasks. A sub-agent contributes when it ended normally and (read-only)
+    its summary is non-empty or (writable) at least one write succeeded; a main turn when at
+    least one of its tool calls succeeded. A trace without `termination` is taken as normal
+    (a sub-agent ends by answering), one without `writes_ok` falls back to the summary rule."""
+    if node.contributes is not None:
+        return node.contributes
+    if node.kind == "main":
+        return (node.tools_ok or 0) >= 1
+    if node.termination is not None and node.termination not in NORMAL_TERMINATIONS:
+        return False
+    if node.mode == "writable" and node.writes_ok is not None:
+        return node.writes_ok >= 1
+    return bool(node.response.strip())
+
+
+_ANSWER_IS = re.compile(r"answer\s+is\s*:?\s*(\S+)", re.IGNORECASE)
+_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+
+
+def extract_answer(text: str) -> str | None:
+    """The last "answer is X", else the last \\boxed{X}, else the last number; None if none."""
+    for pattern in (_ANSWER_IS, _BOXED, _NUMBER):
+        found = pattern.findall(text)
+        if found:
+            answer = found[-1].strip()
+            boxed = _BOXED.fullmatch(answer)
+            answer = (boxed.group(1) if boxed else answer).strip().rstrip(".,;:!?)").lstrip("($")
+            if answer:
+                return answer
+    return None
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        value = Decimal(text.replace(",", "").replace("$", "").rstrip("%"))
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def answers_match(answer: str | None, gold: str) -> bool:
+    """Equal as decimals within 1e-6; non-numeric answers compare as lower-cased text."""
+    if answer is None:
+        return False
+    a, g = _decimal(answer), _decimal(gold.strip())
+    if a is not None and g is not None:
+        return abs(a - g) <= ANSWER_TOLERANCE
+    return answer.strip().lower() == gold.strip().lower()
+
+
+def answer_contribution(gold: str) -> Contribution:
+    """For answer tasks: a node contributes when its extracted answer equals the gold one."""
+
+    def contributes(node: Node) -> bool:
+        return answers_match(extract_answer(node.response), gold)
+
+    return contributes
+
+
+@dataclass(frozen=True)
+class UPRResult:
+    value: float | None
+    reason: str | None
+    paths: int
+    necessary: int
+
+
+def topological_order(n: int, edges: list[Edge]) -> list[int]:
+    indegree = [0] * n
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for i, j in edges:
+        successors[i].append(j)
+        indegree[j] += 1
+    ready = [v for v in range(n) if indegree[v] == 0]
+    order: list[int] = []
+    while ready:
+        v = ready.pop()
+        order.append(v)
+        for w in successors[v]:
+            indegree[w] -= 1
+            if indegree[w] == 0:
+                ready.append(w)
+    if len(order) != n:
+        raise ValueError("the spatial graph has a cycle")
+    return order
+
+
+def count_paths(n: int, edges: list[Edge], contributes: list[bool], min_nodes: int = 2) -> tuple[int, int]:
+    """(all paths, necessary paths) with at least `min_nodes` nodes, counted exactly."""
+    if min_nodes not in (1, 2):
+        raise ValueError("min_nodes must be 1 or 2")
+    predecessors: list[list[int]] = [[] for _ in range(n)]
+    for i, j in set(edges):
+        predecessors[j].append(i)
+    size, offset = 2 * n + 1, n
+    # ending[v][offset + d] = number of paths ending at v whose (contributing − not) is d.
+    ending: list[list[int]] = [[] for _ in range(n)]
+    for v in topological_order(n, list(set(edges))):
+        into = [0] * size
+        for u in predecessors[v]:
+            into = list(map(add, into, ending[u]))
+        into[offset] += 1  # the path that starts at v, before v's own node is counted
+        # Adding v moves every path's d by +1 (v contributes) or −1; |d| ≤ n, so no loss.
+        ending[v] = [0, *into[:-1]] if contributes[v] else [*into[1:], 0]
+    total = sum(sum(vector) for vector in ending)
+    necessary = sum(sum(vector[offset:]) for vector in ending)
+    if min_nodes == 2:
+        total -= n
+        necessary -= sum(1 for c in contributes if c)
+    return total, necessary
+
+
+def unnecessary_path_ratio(graph: AgentGraph, contribution: Contribution, min_nodes: int = 2) -> UPRResult:
+    """UPR of one graph under a contribution rule."""
+    contributes = [contribution(node) for node in graph.nodes]
+    total, necessary = count_paths(len(graph.nodes), graph.spatial, contributes, min_nodes)
+    if total == 0:
+        return UPRResult(None, f"no spatial path of at least {min_nodes} nodes", 0, 0)
+    return UPRResult(1.0 - necessary / total, None, total, necessary)

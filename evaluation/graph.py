@@ -1,0 +1,197 @@
+"""The agent graph of an episode (SPEC §9, GEMMAS), from a record or from a JSON file.
+
+Node = one agent invocation: a main-agent turn (step) or a whole sub-agent run. Spatial edges
+= messages between different agents: the main turn that delegates → each sub-agent it starts,
+each sub-agent → the next main turn (which reads its summary). Temporal edges = the same
+agent's consecutive turns: main turn k → k+1, and a sub-agent run → its resumption. Edges only
+ever point from an earlier node to a later one, so the graph is acyclic by construction.
+
+A record without `main.turns`, or with a wave whose `main_step` is missing or names no turn,
+is scored with the main agent as a single node (`fallback` says why).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from contracts import EpisodeRecord, InputError, Problem
+
+Edge = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Node:
+    kind: Literal["main", "sub", "agent"]
+    name: str
+    prompt: str = ""
+    response: str = ""
+    mode: str | None = None
+    termination: str | None = None
+    writes_ok: int | None = None
+    tools_ok: int | None = None
+    contributes: bool | None = None
+    """Declared contribution (graphs from JSON); None when not given."""
+
+
+@dataclass(frozen=True)
+class AgentGraph:
+    nodes: list[Node]
+    spatial: list[Edge] = field(default_factory=list)
+    temporal: list[Edge] = field(default_factory=list)
+    fallback: str | None = None
+
+
+def single_node_graph(record: EpisodeRecord, why: str) -> AgentGraph:
+    node = Node("main", "main", response=record.main.response)
+    return AgentGraph([node], fallback=why)
+
+
+def graph_of_record(record: EpisodeRecord) -> AgentGraph:
+    """Build the agent graph of an episode record."""
+    turns = sorted(record.main.turns or [], key=lambda t: t.step)
+    if not turns:
+        return single_node_graph(record, "no main.turns in the record")
+    nodes: list[Node] = []
+    spatial: list[Edge] = []
+    temporal: list[Edge] = []
+    turn_node: dict[int, int] = {}
+    for turn in turns:
+        turn_node[turn.step] = len(nodes)
+        nodes.append(Node("main", f"main:{turn.step}", response=turn.text, tools_ok=turn.tools_ok))
+    order = [turn_node[t.step] for t in turns]
+    temporal.extend(zip(order, order[1:], strict=False))
+    steps = [t.step for t in turns]
+
+    latest_run: dict[str, int] = {}  # agent id → node of its latest run, for resume edges
+    for wave in sorted(record.waves, key=lambda w: w.index):
+        if not wave.subagents:
+            continue
+        if wave.main_step is None or wave.main_step not in turn_node:
+            return single_node_graph(record, f"wave {wave.index} has no main_step naming a turn")
+        following = next((s for s in steps if s > wave.main_step), None)
+        for sub in wave.subagents:
+            index = len(nodes)
+            nodes.append(
+                Node(
+                    "sub",
+                    f"sub:{sub.id}",
+                    prompt=sub.prompt or sub.description,
+                    response=sub.response,
+                    mode=sub.mode,
+                    termination=sub.termination,
+                    writes_ok=sub.writes_ok,
+                )
+            )
+            spatial.append((turn_node[wave.main_step], index))
+            if following is not None:
+                spatial.append((index, turn_node[following]))
+            if sub.resume_of is not None and sub.resume_of in latest_run:
+                temporal.append((latest_run[sub.resume_of], index))
+                latest_run[sub.resume_of] = index
+            latest_run[sub.id] = index
+    return AgentGraph(nodes, spatial, temporal)
+
+
+class _GraphNodeFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    prompt: str
+    response: str
+    contributes: bool | None = None
+
+
+class GraphFile(BaseModel):
+    """A graph from another system: nodes with prompt and response, S and T as 0/1 matrices."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nodes: list[_GraphNodeFile]
+    S: list[list[int]]
+    T: list[list[int]]
+
+    @field_validator("S", "T")
+    @classmethod
+    def _zero_one(cls, matrix: list[list[int]]) -> list[list[int]]:
+        if any(v not in (0, 1) for row in matrix for v in row):
+            raise ValueError("entries must be 0 or 1")
+        return matrix
+
+
+def _edges(matrix: list[list[int]]) -> list[Edge]:
+    return [(i, j) for i, row in enumerate(matrix) for j, v in enumerate(row) if v]
+
+
+def is_acyclic(n: int, edges: list[Edge]) -> bool:
+    """Kahn's algorithm: True when every node can be ordered."""
+    indegree = [0] * n
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for i, j in edges:
+        successors[i].append(j)
+        indegree[j] += 1
+    ready = [v for v in range(n) if indegree[v] == 0]
+    seen = 0
+    while ready:
+        v = ready.pop()
+        seen += 1
+        for w in successors[v]:
+            indegree[w] -= 1
+            if indegree[w] == 0:
+                ready.append(w)
+    return seen == n
+
+
+def graph_from_file_data(data: GraphFile, file: str) -> AgentGraph:
+    """Check shapes and acyclicity of a parsed graph file and build the graph."""
+    n = len(data.nodes)
+    problems = [
+        Problem(file, None, f"{name} must be a {n}×{n} matrix (one row and column per node)")
+        for name, matrix in (("S", data.S), ("T", data.T))
+        if len(matrix) != n or any(len(row) != n for row in matrix)
+    ]
+    if problems:
+        raise InputError(problems)
+    spatial = _edges(data.S)
+    if not is_acyclic(n, spatial):
+        raise InputError.one(file, None, "S has a cycle: the spatial graph must be acyclic")
+    nodes = [
+        Node(
+            "agent",
+            node.id or f"node:{i}",
+            prompt=node.prompt,
+            response=node.response,
+            contributes=node.contributes,
+        )
+        for i, node in enumerate(data.nodes)
+    ]
+    return AgentGraph(nodes, spatial, _edges(data.T))
+
+
+def load_graph_file(path: Path) -> AgentGraph:
+    """Read a graph JSON file for `mseval gemmas`; problems name the file (and line)."""
+    file = str(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError.one(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    try:
+        data = GraphFile.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key"
+            elif err["type"] == "missing":
+                msg = "missing field"
+            problems.append(Problem(file, None, f"{where}: {msg}"))
+        raise InputError(problems) from None
+    return graph_from_file_data(data, file)

@@ -1,0 +1,161 @@
+"""Reading what evaluation scores: episode records (`.jsonl`), run identities, delegation priors.
+
+Every problem in an input file is reported with its file and line through `contracts.InputError`,
+all problems of a file at once, so `mseval score` exits 2 with one line each (SPEC §12).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from contracts import DelegationPrior, EpisodeRecord, InputError, Problem, load_yaml_model
+
+EpisodeKey = tuple[str, str, str, int]
+"""(model, variant, task_id, seed): one trial of one setting."""
+
+Setting = tuple[str, str]
+"""(model, variant)."""
+
+
+def episode_key(record: EpisodeRecord) -> EpisodeKey:
+    """The identity of an episode within a score table."""
+    return (record.model, record.variant, record.task_id, record.seed)
+
+
+def _validation_message(exc: ValidationError) -> list[str]:
+    messages = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "json_invalid":
+            msg = f"invalid JSON: {err.get('ctx', {}).get('error', msg)}"
+        elif err["type"] == "extra_forbidden":
+            msg = f"unknown key {where!r}"
+        elif err["type"] == "missing":
+            msg = f"missing field {where!r}"
+        elif where:
+            msg = f"{where}: {msg}"
+        messages.append(msg)
+    return messages
+
+
+def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
+    """Validate `mseval.episode/1` JSON lines; blank lines are skipped."""
+    records: list[EpisodeRecord] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(EpisodeRecord.model_validate_json(line))
+        except ValidationError as exc:
+            problems.extend(Problem(file, number, msg) for msg in _validation_message(exc))
+    if problems:
+        raise InputError(problems)
+    return records
+
+
+def load_episodes(path: Path) -> list[EpisodeRecord]:
+    """Read a `.jsonl` file of episode records (what `mseval export` writes)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return parse_episode_lines(handle, str(path))
+    except OSError as exc:
+        raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError.one(path, None, "not UTF-8 text") from None
+
+
+def runs_file_for(episodes: Path) -> Path:
+    """`FILE.runs.json` beside `FILE.jsonl`: the run identities `mseval export` writes."""
+    name = episodes.name.removesuffix(".jsonl")
+    return episodes.with_name(f"{name}.runs.json")
+
+
+def load_run_identities(path: Path) -> list[dict[str, Any]]:
+    """Read a JSON list of run-identity objects."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError.one(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
+        raise InputError.one(path, 1, "expected a JSON list of run-identity objects")
+    return data
+
+
+def load_priors(folder: Path) -> dict[str, DelegationPrior]:
+    """Read `delegation_priors/<task-id>.yaml`; a missing folder gives no priors.
+
+    All problems of all files are reported together. A file whose `task` differs from its
+    name, or a task given twice, is a problem too.
+    """
+    if not folder.exists():
+        return {}
+    if not folder.is_dir():
+        raise InputError.one(folder, None, "not a folder of delegation priors")
+    priors: dict[str, DelegationPrior] = {}
+    problems: list[Problem] = []
+    for path in prior_files(folder):
+        try:
+            prior = load_yaml_model(path, DelegationPrior)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        if prior.task != path.stem:
+            problems.append(Problem(str(path), 1, f"task {prior.task!r} does not match the file name"))
+        elif prior.task in priors:
+            problems.append(Problem(str(path), 1, f"a second prior for task {prior.task!r}"))
+        else:
+            priors[prior.task] = prior
+    if problems:
+        raise InputError(problems)
+    return priors
+
+
+def prior_files(folder: Path) -> list[Path]:
+    """The prior files of a folder, sorted by name (the order the priors hash uses)."""
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+@dataclass(frozen=True)
+class Deduplicated:
+    records: list[EpisodeRecord]
+    duplicates: int
+
+
+def deduplicate(records: Sequence[EpisodeRecord]) -> Deduplicated:
+    """Keep the first record of each (model, variant, task, seed); count the others.
+
+    A resumed run stores each episode exactly once, so a duplicate means two exports were
+    concatenated: it is left out and reported rather than counted twice.
+    """
+    seen: set[EpisodeKey] = set()
+    kept: list[EpisodeRecord] = []
+    for record in records:
+        key = episode_key(record)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(record)
+    return Deduplicated(kept, len(records) - len(kept))
+
+
+def group_by_setting(records: Iterable[EpisodeRecord]) -> dict[Setting, list[EpisodeRecord]]:
+    """Records grouped by (model, variant), in first-seen order."""
+    groups: dict[Setting, list[EpisodeRecord]] = {}
+    for record in records:
+        groups.setdefault((record.model, record.variant), []).append(record)
+    return groups
+
+
+def is_simulated(model: str) -> bool:
+    """Simulated agents (`sim:*`) are labelled as such in every report."""
+    return model.startswith("sim:")

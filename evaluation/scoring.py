@@ -1,0 +1,261 @@
+"""Score a set of episode records: one `mseval.score/1` document (SPEC §9, §10).
+
+Settings are (model, variant); each MAD-SAE setting is compared with the baseline variant of
+the same model on the same (task, seed) episodes. The baseline gets a row too, with its
+delegation fields null. Everything left out is counted in the row's `counts` and in the
+document's `left_out`; runs of different identity produce warnings in the document (the CLI
+also prints them on stderr).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
+from evaluation.contract import contract_block
+from evaluation.delegation import delegation_rates, hit_scores
+from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
+from evaluation.identity import identity_block, identity_warnings
+from evaluation.llm_tagger import Agreement, SubagentKey
+from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
+from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
+from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
+from evaluation.success import mean_cost, mean_critical_steps, ratio, success_rate, task_count
+from evaluation.tagging import tag_subagent
+from evaluation.taxonomy import taxonomy
+from evaluation.terms import task_terms
+from evaluation.units import Labeler
+from evaluation.utilities import msq, pair_episodes, utilities
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    baseline: str = "sa"
+    graph: GraphOptions = field(default_factory=GraphOptions)
+    tool_labels: Mapping[str, str] | None = None
+    llm_labels: Mapping[SubagentKey, str | None] | None = None
+    llm_agreement: Agreement | None = None
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+
+def make_labeler(
+    tool_labels: Mapping[str, str] | None, llm_labels: Mapping[SubagentKey, str | None] | None
+) -> Labeler:
+    """The record's label; else the LLM tagger's (when configured); else the deterministic one."""
+
+    def label(record: EpisodeRecord, sub: SubagentRecord) -> str | None:
+        if sub.label:
+            return sub.label
+        if llm_labels is not None:
+            key = (episode_key(record), sub.id)
+            if key in llm_labels:
+                return llm_labels[key]
+        return tag_subagent(sub, tool_labels).label
+
+    return label
+
+
+def tagging_summary(records: Sequence[EpisodeRecord], options: ScoreOptions) -> dict[str, Any]:
+    """How many sub-agent labels came from each source, and the LLM tagger's agreement."""
+    sources: Counter[str] = Counter()
+    for record in records:
+        for sub in record.subagents:
+            if (
+                not sub.label
+                and options.llm_labels is not None
+                and (episode_key(record), sub.id) in options.llm_labels
+            ):
+                sources["llm"] += 1
+            else:
+                sources[tag_subagent(sub, options.tool_labels).source] += 1
+    summary: dict[str, Any] = {"tagger": "llm" if options.llm_labels is not None else "deterministic"}
+    summary["sources"] = dict(sorted(sources.items()))
+    if options.llm_agreement is not None:
+        agreement = options.llm_agreement
+        summary["llm_agreement"] = {
+            "n": agreement.n,
+            "agreement": agreement.agreement,
+            "kappa": agreement.kappa,
+        }
+    return summary
+
+
+def _base_row(
+    setting: Setting, records: Sequence[EpisodeRecord], options: GraphOptions, duplicates: int
+) -> SettingRow:
+    sr = success_rate(records)
+    steps, cost = mean_critical_steps(records), mean_cost(records)
+    graph = graph_scores(records, options)
+    counts = Counts(
+        completed=sr.completed,
+        successes=sr.successes,
+        duplicates=duplicates,
+        cost_unknown=cost.left_out,
+        ids_defined=graph.ids_defined,
+        ids_undefined=graph.ids_undefined,
+        empty_responses=graph.empty_responses,
+        upr_defined=graph.upr_defined,
+        upr_undefined=graph.upr_undefined,
+        graph_single_node=graph.single_node,
+    )
+    return SettingRow(
+        model=setting[0],
+        variant=setting[1],
+        baseline=None,
+        tasks=task_count(records),
+        episodes=sr.episodes,
+        absent=sr.absent,
+        coverage=sr.coverage,
+        sr=sr.sr,
+        sr_conditional=sr.sr_conditional,
+        mean_csteps=steps.value,
+        mean_cost_usd=cost.value,
+        ids=graph.ids,
+        upr=graph.upr,
+        simulated=is_simulated(setting[0]),
+        ids_embedder=graph.embedder,
+        counts=counts,
+    )
+
+
+def _delegation_row(
+    row: SettingRow,
+    mas: Sequence[EpisodeRecord],
+    sa: Sequence[EpisodeRecord] | None,
+    priors: Mapping[str, DelegationPrior],
+    labeler: Labeler,
+    options: ScoreOptions,
+) -> SettingRow:
+    rates = delegation_rates(mas, priors)
+    hits = hit_scores(mas, priors, labeler)
+    counts = row.counts.model_copy(
+        update={
+            "no_prior": rates.no_prior,
+            "d_need": rates.d_need,
+            "d_no_need": rates.d_no_need,
+            "under_delegated": rates.under,
+            "over_delegated": rates.over,
+            "delegated": hits.delegated,
+            "hits_delegated": hits.hits_delegated,
+            "run_units": hits.run_units,
+            "hits_need": hits.hits_need,
+            "gold_units": hits.gold_units,
+        }
+    )
+    update: dict[str, Any] = {
+        "udr": rates.udr,
+        "odr": rates.odr,
+        "p_hit": hits.p_hit,
+        "r_hit": hits.r_hit,
+        "f1_hit": hits.f1_hit,
+    }
+    if sa is not None:
+        util = utilities(mas, sa)
+        tax = taxonomy(mas, sa, priors)
+        pairing = pair_episodes(mas, sa)
+        wins_mas = sum(1 for p in pairing.pairs if p.mas.status == "completed" and p.mas.success is True)
+        wins_sa = sum(1 for p in pairing.pairs if p.sa.status == "completed" and p.sa.success is True)
+        n_pairs = len(pairing.pairs)
+        diff = ratio(wins_mas - wins_sa, n_pairs) if n_pairs else None
+        intervals = paired_bootstrap(task_terms(mas, sa, priors, labeler), options.resamples, options.seed)
+        counts = counts.model_copy(
+            update={
+                "paired": n_pairs,
+                "unpaired": pairing.unpaired,
+                "mas_absent": util.mas_absent,
+                "cost_unknown_d_del_plus": util.cost_unknown,
+                "taxonomy_left_out": tax.left_out,
+            }
+        )
+        update |= {
+            "baseline": options.baseline,
+            "d_del": util.d_del,
+            "d_del_plus": util.d_del_plus,
+            "u_p": util.u_p,
+            "u_e": util.u_e,
+            "u_c": util.u_c,
+            "u_p_pairwise": util.u_p_pairwise,
+            "u_e_pairwise": util.u_e_pairwise,
+            "u_c_pairwise": util.u_c_pairwise,
+            "msq": msq(hits.f1_hit, util.u_p, util.u_e, util.u_c),
+            "taxonomy": tax.counts,
+            "taxonomy_reasons": tax.reasons,
+            "sr_diff": diff,
+            "ci95": {
+                name: None if iv is None else Interval(low=iv.low, high=iv.high, undefined=iv.undefined)
+                for name, iv in intervals.items()
+            },
+        }
+    update["counts"] = counts
+    return row.model_copy(update=update)
+
+
+def _row_order(setting: Setting, baseline: str) -> tuple[str, int, str]:
+    return (setting[0], 0 if setting[1] == baseline else 1, setting[1])
+
+
+def score_records(
+    records: Sequence[EpisodeRecord],
+    priors: Mapping[str, DelegationPrior],
+    *,
+    runs: Sequence[Mapping[str, Any]] = (),
+    priors_hash: str | None = None,
+    options: ScoreOptions | None = None,
+) -> ScoreDocument:
+    """Score records against priors; see the module docstring.
+
+    A second record of the same (model, variant, task, seed) is left out and counted.
+    """
+    options = options or ScoreOptions()
+    unique = deduplicate(records)
+    duplicates = Counter((r.model, r.variant) for r in records)
+    duplicates.subtract(Counter((r.model, r.variant) for r in unique.records))
+    records = unique.records
+    graph_options = prefetch_embeddings(records, options.graph)
+    labeler = make_labeler(options.tool_labels, options.llm_labels)
+    groups = group_by_setting(records)
+    warnings = identity_warnings(runs, priors_hash)
+    rows: list[SettingRow] = []
+    for setting in sorted(groups, key=lambda s: _row_order(s, options.baseline)):
+        mas = groups[setting]
+        row = _base_row(setting, mas, graph_options, duplicates[setting])
+        if setting[1] == options.baseline:
+            rows.append(row)
+            continue
+        sa = groups.get((setting[0], options.baseline))
+        if sa is None:
+            warnings.append(
+                f"no {options.baseline} baseline for model {setting[0]}: utilities, MSQ and taxonomy of "
+                f"{setting[0]}/{setting[1]} are null"
+            )
+        rows.append(_delegation_row(row, mas, sa, priors, labeler, options))
+    without_prior = sorted({r.task_id for r in records if r.task_id not in priors})
+    if without_prior:
+        warnings.append(
+            f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
+        )
+    simulated = sorted({r.model for r in records if is_simulated(r.model)})
+    if simulated:
+        warnings.append(f"simulated models (not real LLMs): {', '.join(simulated)}")
+    return ScoreDocument(
+        identity=identity_block(runs, priors_hash),
+        contract=contract_block(
+            graph_options.embedder_id,
+            graph_options.lam,
+            graph_options.min_nodes,
+            options.resamples,
+            options.seed,
+        ),
+        warnings=warnings,
+        left_out={
+            "duplicates": unique.duplicates,
+            "tasks_without_prior": without_prior,
+            "absent_episodes": sum(1 for r in records if r.status != "completed"),
+        },
+        tagging=tagging_summary(records, options),
+        settings=rows,
+    )

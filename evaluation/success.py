@@ -1,0 +1,94 @@
+"""Success rate, critical steps and cost of a set of episodes (SPEC §2, §4, §9).
+
+SR counts absent episodes (never ran to a verdict) as failures; the conditional SR over
+completed episodes is always given beside it with the coverage and the counts. With several
+seeds, each (task, seed) episode is one trial: SR = successes / episodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from contracts import EpisodeRecord
+
+
+def is_success(record: EpisodeRecord) -> bool:
+    """Completed and every check passed (an absent episode is a failure)."""
+    return record.status == "completed" and record.success is True
+
+
+def is_completed(record: EpisodeRecord) -> bool:
+    return record.status == "completed"
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, or None (undefined) when the denominator is 0."""
+    return numerator / denominator if denominator else None
+
+
+@dataclass(frozen=True)
+class SuccessRate:
+    episodes: int
+    completed: int
+    absent: int
+    successes: int
+    sr: float | None
+    """successes / episodes: missing-as-zero."""
+    sr_conditional: float | None
+    """successes / completed."""
+    coverage: float | None
+    """completed / episodes."""
+
+
+def success_rate(records: Sequence[EpisodeRecord]) -> SuccessRate:
+    """SR (missing-as-zero), conditional SR and coverage, with the counts; None on no episodes."""
+    episodes = len(records)
+    completed = sum(1 for r in records if is_completed(r))
+    successes = sum(1 for r in records if is_success(r))
+    return SuccessRate(
+        episodes=episodes,
+        completed=completed,
+        absent=episodes - completed,
+        successes=successes,
+        sr=ratio(successes, episodes),
+        sr_conditional=ratio(successes, completed),
+        coverage=ratio(completed, episodes),
+    )
+
+
+def computed_critical_steps(record: EpisodeRecord) -> int:
+    """CSteps = S_main + Σ_waves max_{a in wave} S_a (SA: S_main)."""
+    return record.main.steps + sum(max((s.steps for s in w.subagents), default=0) for w in record.waves)
+
+
+def critical_steps(record: EpisodeRecord) -> int:
+    """The recorded critical steps, computed from the waves when a trace lacks them."""
+    if record.critical_steps is not None:
+        return record.critical_steps
+    return computed_critical_steps(record)
+
+
+@dataclass(frozen=True)
+class Mean:
+    value: float | None
+    n: int
+    left_out: int
+    """Episodes in scope whose value is unknown (e.g. no cost recorded)."""
+
+
+def mean_critical_steps(records: Sequence[EpisodeRecord]) -> Mean:
+    """Mean CSteps over completed episodes."""
+    values = [float(critical_steps(r)) for r in records if is_completed(r)]
+    return Mean(sum(values) / len(values) if values else None, len(values), 0)
+
+
+def mean_cost(records: Sequence[EpisodeRecord]) -> Mean:
+    """Mean cost in USD over completed episodes that recorded one (the rest are counted)."""
+    costs = [r.cost_usd for r in records if is_completed(r)]
+    known = [c for c in costs if c is not None]
+    return Mean(sum(known) / len(known) if known else None, len(known), len(costs) - len(known))
+
+
+def task_count(records: Iterable[EpisodeRecord]) -> int:
+    return len({r.task_id for r in records})
