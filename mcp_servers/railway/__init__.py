@@ -1,0 +1,1 @@
+"""`railway`: a national railway (stations, trains, timetables, seats, fares, passengers, bookings)."""

@@ -1,0 +1,209 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+from sqlmodel import Session, col, select
+
+from mcp_servers.railway.schema import RailBooking, RailPassenger, RailSeatInventory, RailTrain
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+REPO = Path(__file__).resolve().parents[2]
+FRIDAY = "2026-11-27"  # Friday-evening InterCity trains are sold out in second class
+MONDAY = "2026-11-23"
+
+
+def _seats(world: World, train: str, day: str, seat_class: str) -> int:
+    with Session(world.engine) as s:
+        t = s.execute(select(RailTrain).where(RailTrain.number == train)).scalar_one()
+        inv = s.execute(
+            select(RailSeatInventory).where(
+                RailSeatInventory.train_id == t.id,
+                RailSeatInventory.travel_date == day,
+                RailSeatInventory.seat_class == seat_class,
+            )
+        ).scalar_one()
+        return inv.available
+
+
+def _passenger(world: World, railcard: str) -> str:
+    with Session(world.engine) as s:
+        p = s.execute(
+            select(RailPassenger).where(RailPassenger.railcard == railcard).order_by(col(RailPassenger.id))
+        ).scalars().first()  # fmt: skip
+        assert p is not None
+        return p.passenger_number
+
+
+async def test_railway_contract(world: World) -> None:
+    with Session(world.engine) as s:
+        future = s.execute(
+            select(RailBooking).where(RailBooking.status == "confirmed", RailBooking.travel_date >= "2026-12-05")
+            .order_by(col(RailBooking.id))
+        ).scalars().all()  # fmt: skip
+        owner = s.get(RailPassenger, future[0].passenger_id)
+        assert owner is not None
+    calls = {
+        "search_stations": {"query": "aldermoor"},
+        "station_departures": {"station": "ALC", "travel_date": MONDAY, "after": "12:00"},
+        "find_connections": {"origin": "Northam", "destination": "Southport Harbour", "travel_date": MONDAY},
+        "get_timetable": {"train": "IC 101"},
+        "seat_availability": {"train": "IC 103", "travel_date": MONDAY},
+        "search_passengers": {"query": owner.name.split()[0]},
+        "get_booking": {"reference": future[0].reference},
+        "passenger_bookings": {"passenger": owner.passenger_number},
+        "register_passenger": {"name": "Test Traveller", "email": "test.traveller@mail.example", "railcard": "youth"},
+        "book_journey": {"passenger": "P00001", "origin": "NTH", "destination": "SPH", "travel_date": MONDAY, "trains": ["IC 103"]},
+        "cancel_booking": {"reference": future[0].reference},
+        "change_seat_class": {"reference": future[1].reference, "seat_class": "first" if future[1].seat_class == "second" else "second"},
+    }  # fmt: skip
+    async with serve("railway", world) as client:
+        await check_contract(client, world, calls)
+        assert (
+            as_data(await client.call_tool("get_booking", {"reference": future[0].reference}))["status"]
+            == "cancelled"
+        )
+        found = as_data(await client.call_tool("search_passengers", {"query": "test.traveller"}))
+        assert found[0]["railcard"] == "youth" and found[0]["passenger_number"].startswith("P")
+
+
+async def test_booking_takes_seats_and_applies_the_railcard(world: World) -> None:
+    youth = _passenger(world, "youth")
+    before = _seats(world, "IC 103", MONDAY, "first")
+    async with serve("railway", world) as client:
+        b = as_data(await client.call_tool("book_journey", {
+            "passenger": youth, "origin": "Northam", "destination": "ALC", "travel_date": MONDAY,
+            "trains": ["IC 103"], "seat_class": "first", "seats": 2,
+        }))  # fmt: skip
+        # InterCity first class: 8.00 + 0.28/km over 171 km = 55.88 a seat, less 25%.
+        assert b["total_fare"] == round(round(55.88 * 0.75, 2) * 2, 2)
+        assert _seats(world, "IC 103", MONDAY, "first") == before - 2
+        mine = as_data(
+            await client.call_tool("passenger_bookings", {"passenger": youth, "status": "confirmed"})
+        )
+        assert b["reference"] in [x["reference"] for x in mine["items"]]
+
+        # Cancelled 3 days ahead: half the fare comes back and the seats return.
+        msg = text(await client.call_tool("cancel_booking", {"reference": b["reference"]}))
+        assert f"refund {b['total_fare'] / 2:.2f}" in msg, msg
+        assert _seats(world, "IC 103", MONDAY, "first") == before
+        again = await client.call_tool("cancel_booking", {"reference": b["reference"]})
+        assert again.is_error and "only confirmed" in text(again)
+
+
+async def test_one_change_journey_and_class_change(world: World) -> None:
+    async with serve("railway", world) as client:
+        found = as_data(await client.call_tool("find_connections", {
+            "origin": "Westhaven", "destination": "Brightwater", "travel_date": "2026-12-07"}))  # fmt: skip
+        option = found["options"][0]
+        assert option["changes"] == 1 and option["legs"][0]["to"] == option["legs"][1]["from"] == "Eastcombe"
+        arrivals = [o["arrives"] for o in found["options"]]
+        assert arrivals == sorted(arrivals)
+        trains = [leg["train"] for leg in option["legs"]]
+        b = as_data(await client.call_tool("book_journey", {
+            "passenger": "P00003", "origin": "WHV", "destination": "BWT", "travel_date": "2026-12-07", "trains": trains}))  # fmt: skip
+        assert [leg["train"] for leg in b["legs"]] == trains and b["legs"][0]["to"] == "Eastcombe"
+        second = [_seats(world, t, "2026-12-07", "second") for t in trains]
+        first = [_seats(world, t, "2026-12-07", "first") for t in trains]
+        msg = text(
+            await client.call_tool("change_seat_class", {"reference": b["reference"], "seat_class": "first"})
+        )
+        assert "is due" in msg, msg
+        assert [_seats(world, t, "2026-12-07", "second") for t in trains] == [n + 1 for n in second]
+        assert [_seats(world, t, "2026-12-07", "first") for t in trains] == [n - 1 for n in first]
+        after = as_data(await client.call_tool("get_booking", {"reference": b["reference"]}))
+        assert after["seat_class"] == "first" and after["total_fare"] > b["total_fare"]
+        # 17 days ahead: a cancellation refunds everything.
+        assert f"refund {after['total_fare']:.2f}" in text(
+            await client.call_tool("cancel_booking", {"reference": b["reference"]})
+        )
+
+
+async def test_direct_connections_agree_with_the_timetable(world: World) -> None:
+    async with serve("railway", world) as client:
+        found = as_data(await client.call_tool("find_connections", {
+            "origin": "NTH", "destination": "SPH", "travel_date": "2026-11-28", "max_changes": 0}))  # fmt: skip
+        trains = [o["legs"][0]["train"] for o in found["options"]]
+        assert "IC 101" not in trains  # the 06:00 runs Monday to Friday; the 28th is a Saturday
+        assert set(trains) == {"IC 103", "RE 102", "RE 104", "IC 105", "IC 106", "RE 107", "IC 108"}
+        tt = as_data(await client.call_tool("get_timetable", {"train": trains[0]}))
+        assert tt["calls"][0]["departs"] == found["options"][0]["departs"]
+
+
+async def test_bad_input_is_a_tool_error(world: World) -> None:
+    with Session(world.engine) as s:
+        done = s.execute(select(RailBooking).where(RailBooking.status == "completed")).scalars().first()
+        assert done is not None
+    book = {
+        "passenger": "P00001",
+        "origin": "NTH",
+        "destination": "SPH",
+        "travel_date": MONDAY,
+        "trains": ["IC 103"],
+    }
+    async with serve("railway", world) as client:
+        for tool, args, expected in [
+            ("book_journey", {**book, "travel_date": "2026-11-01"}, "in the past"),
+            ("book_journey", {**book, "travel_date": "2027-03-01"}, "no seats on sale"),
+            ("book_journey", {**book, "passenger": "P99999"}, "unknown passenger"),
+            ("book_journey", {**book, "travel_date": FRIDAY, "trains": ["IC 108"]}, "sold out"),
+            ("book_journey", {**book, "origin": "SPH", "destination": "NTH"}, "does not call at"),
+            (
+                "book_journey",
+                {**book, "trains": ["IC 101"], "travel_date": "2026-11-29"},
+                "does not run on Sundays",
+            ),
+            ("book_journey", {**book, "seats": 0}, "between 1 and 9"),
+            ("book_journey", {**book, "origin": "Atlantis"}, "no station"),
+            ("book_journey", {**book, "origin": "Aldermoor"}, "several stations"),
+            ("book_journey", {**book, "seat_class": "sleeper"}, "seat_class"),
+            ("cancel_booking", {"reference": done.reference}, "completed"),
+            ("get_booking", {"reference": "ZZZZZZ"}, "no booking"),
+            ("get_timetable", {"train": "XX 1"}, "no train"),
+            (
+                "find_connections",
+                {"origin": "NTH", "destination": "NTH", "travel_date": MONDAY},
+                "same station",
+            ),
+            ("station_departures", {"station": "NTH", "travel_date": "tomorrow"}, "YYYY-MM-DD"),
+            ("passenger_bookings", {"passenger": "P00001", "page": 0}, "page starts at 1"),
+            ("register_passenger", {"name": "X", "email": "nope"}, "valid e-mail"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error, (tool, args, text(result))
+            assert expected in text(result), (tool, text(result))
+
+
+async def test_passenger_booking_pages_cover_all(world: World) -> None:
+    with Session(world.engine) as s:
+        p = s.get(RailPassenger, 5)
+        assert p is not None
+        n = len(s.execute(select(RailBooking).where(RailBooking.passenger_id == p.id)).all())
+    async with serve("railway", world) as client:
+        seen: list[str] = []
+        page, pages = 1, 1
+        while page <= pages:
+            got = as_data(
+                await client.call_tool(
+                    "passenger_bookings", {"passenger": p.email, "page": page, "page_size": 1}
+                )
+            )
+            pages, page = got["pages"], page + 1
+            seen += [x["reference"] for x in got["items"]]
+        assert len(seen) == len(set(seen)) == got["total"] == n > 0
+
+
+async def test_stdio_round_trip(world: World) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_servers.railway", "--db", world.url, "--workspace", str(world.workspace)],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
+    async with Client(params) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert {"find_connections", "book_journey"} <= tools
+        result = as_data(await client.call_tool("get_timetable", {"train": "RE 801"}))
+        assert [c["code"] for c in result["calls"]] == ["ALC", "ALD", "ALA"]
