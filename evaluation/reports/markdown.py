@@ -1,0 +1,48 @@
+"""`report.md`: the score as Markdown, plots linked beside it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluation.document import ScoreDocument
+from evaluation.reports.tables import Table, preamble, tables
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table_md(table: Table) -> list[str]:
+    lines = [f"## {table.title}", ""]
+    lines.append("| " + " | ".join(_cell(h) for h in table.headers) + " |")
+    lines.append("|" + "---|" * len(table.headers))
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    if not table.rows:
+        lines.append("| " + " | ".join(["—"] * len(table.headers)) + " |")
+    if table.note:
+        lines += ["", f"_{table.note}_"]
+    return [*lines, ""]
+
+
+def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]]) -> str:
+    """The whole report; `images` are (title, relative file name) pairs."""
+    head = preamble(doc)
+    lines = ["# mseval report", ""]
+    if head["warnings"]:
+        lines += ["## Warnings", ""] + [f"- **Warning:** {w}" for w in head["warnings"]] + [""]
+    if head["simulated"]:
+        lines += [
+            f"> **Simulated results.** {', '.join(head['simulated'])} are deterministic simulated agents, "
+            "not language models; their numbers test the harness, not a model.",
+            "",
+        ]
+    lines += ["## Run identity", "", "| key | value |", "|---|---|"]
+    lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in head["identity"]] + [""]
+    lines += ["## Totals", ""] + [f"- {t}" for t in head["totals"]] + [""]
+    lines += ["## Aggregation contract", ""] + [f"- {c}" for c in head["contract"]] + [""]
+    for table in tables(doc):
+        lines += table_md(table)
+    if images:
+        lines += ["## Plots", ""]
+        lines += [f"### {title}\n\n![{title}]({name})\n" for title, name in images]
+    return "\n".join(lines)

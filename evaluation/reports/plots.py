@@ -1,0 +1,191 @@
+"""PNG plots of a score (matplotlib, Agg backend): MSQ leaderboard, trade-offs against the
+baseline, taxonomy bars, and a waves timeline of chosen episodes.
+
+Simulated models carry "(simulated)" in every label. Each function writes one file and
+returns its path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+from contracts import EpisodeRecord  # noqa: E402
+from evaluation.document import ScoreDocument, SettingRow  # noqa: E402
+from evaluation.success import critical_steps  # noqa: E402
+from evaluation.taxonomy import CATEGORIES  # noqa: E402
+
+DPI = 100
+_COLORS = {
+    "F2S": "#1a9850",
+    "CES": "#91cf60",
+    "S2F": "#d73027",
+    "CIS": "#fc8d59",
+    "AES": "#fee08b",
+    "CIF": "#f46d43",
+    "neutral": "#bdbdbd",
+}
+
+
+def label(row: SettingRow) -> str:
+    suffix = " (simulated)" if row.simulated else ""
+    return f"{row.model}{suffix} / {row.variant}"
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _empty(ax: Any, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def msq_leaderboard(doc: ScoreDocument, path: Path) -> Path:
+    """Horizontal bars of MSQ with 95% intervals; undefined MSQ is written, not drawn as 0."""
+    rows = [r for r in doc.settings if r.baseline is not None]
+    rows.sort(key=lambda r: (r.msq is not None, r.msq or 0.0))
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.5 * max(1, len(rows))))
+    if not rows:
+        _empty(ax, "no MAD-SAE setting with a baseline")
+    for y, row in enumerate(rows):
+        if row.msq is None:
+            ax.text(0.005, y, "undefined", va="center", fontsize=9, color="#555555")
+            continue
+        ci = (row.ci95 or {}).get("msq")
+        err = [[row.msq - ci.low], [ci.high - row.msq]] if ci else None
+        ax.barh(y, row.msq, xerr=err, color="#4575b4", capsize=3)
+        ax.text((ci.high if ci else row.msq) + 0.01, y, f"{row.msq:.3f}", va="center", fontsize=9)
+    ax.set_yticks(range(len(rows)), [label(r) for r in rows])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("MSQ = F1_hit × mean(U_p, U_e, U_c)")
+    ax.set_title("MSQ leaderboard")
+    return _save(fig, path)
+
+
+def _baseline_of(doc: ScoreDocument, row: SettingRow) -> SettingRow | None:
+    return next((r for r in doc.settings if r.model == row.model and r.variant == row.baseline), None)
+
+
+def tradeoff(doc: ScoreDocument, path: Path) -> Path:
+    """ΔSR against Δcost and against ΔCSteps, each MAD-SAE setting relative to its baseline."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    points = []
+    for row in doc.settings:
+        base = _baseline_of(doc, row) if row.baseline else None
+        if base is not None and row.sr_diff is not None:
+            points.append((row, base))
+    for ax, (attr, name) in zip(
+        axes, (("mean_cost_usd", "Δ mean cost (USD)"), ("mean_csteps", "Δ mean critical steps")), strict=True
+    ):
+        ax.axhline(0, color="#888888", lw=0.8)
+        ax.axvline(0, color="#888888", lw=0.8)
+        drawn = 0
+        for row, base in points:
+            mas_value, sa_value = getattr(row, attr), getattr(base, attr)
+            if mas_value is None or sa_value is None or row.sr_diff is None:
+                continue
+            x, y = mas_value - sa_value, row.sr_diff
+            ax.scatter([x], [y], s=40)
+            ax.annotate(label(row), (x, y), fontsize=8, xytext=(4, 4), textcoords="offset points")
+            drawn += 1
+        if not drawn:
+            _empty(ax, "no setting with a baseline")
+        ax.margins(0.35)
+        ax.set_xlabel(f"{name}, MAD-SAE − baseline")
+        ax.set_ylabel("ΔSR (paired), MAD-SAE − baseline")
+    axes[0].set_title("Success vs cost")
+    axes[1].set_title("Success vs critical steps")
+    return _save(fig, path)
+
+
+def taxonomy_bars(doc: ScoreDocument, path: Path) -> Path:
+    """Stacked bars of the case taxonomy per MAD-SAE setting."""
+    rows = [r for r in doc.settings if r.taxonomy is not None]
+    fig, ax = plt.subplots(figsize=(10, 1.8 + 0.5 * max(1, len(rows))))
+    if not rows:
+        _empty(ax, "no taxonomy (no setting with a baseline)")
+    for y, row in enumerate(rows):
+        left = 0
+        for category in CATEGORIES:
+            count = (row.taxonomy or {}).get(category, 0)
+            if count:
+                ax.barh(y, count, left=left, color=_COLORS[category], label=category if y == 0 else None)
+                ax.text(left + count / 2, y, str(count), ha="center", va="center", fontsize=8)
+                left += count
+    if rows:
+        ax.set_yticks(range(len(rows)), [label(r) for r in rows])
+        handles = [plt.Rectangle((0, 0), 1, 1, color=_COLORS[c]) for c in CATEGORIES]
+        ax.legend(handles, CATEGORIES, fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    ax.set_xlabel("cases (task, seed)")
+    ax.set_title("Case taxonomy against the baseline")
+    return _save(fig, path)
+
+
+def _timed(record: EpisodeRecord) -> bool:
+    subs = record.subagents
+    return bool(subs) and all(s.started_s is not None and s.ended_s is not None for s in subs)
+
+
+def timeline_bars(record: EpisodeRecord) -> tuple[list[tuple[str, float, float]], str]:
+    """(row name, start, length) bars of an episode and the axis unit: seconds when every
+    sub-agent has `started_s`/`ended_s`, else critical steps (main steps, waves at their step)."""
+    if _timed(record):
+        subs = record.subagents
+        end = max([s.ended_s or 0.0 for s in subs] + [record.duration_s or 0.0])
+        timed = [("main", 0.0, end)]
+        timed += [
+            (f"w{w.index} {s.id}", s.started_s or 0.0, (s.ended_s or 0.0) - (s.started_s or 0.0))
+            for w in record.waves
+            for s in w.subagents
+        ]
+        return timed, "seconds"
+    waves_at: dict[int, list[Any]] = {}
+    for wave in record.waves:
+        if wave.subagents:
+            waves_at.setdefault(wave.main_step or record.main.steps, []).append(wave)
+    bars: list[tuple[str, float, float]] = []
+    cursor = 0.0
+    for step in range(1, max(record.main.steps, max(waves_at, default=0)) + 1):
+        bars.append(("main", cursor, 1.0))
+        cursor += 1.0
+        for wave in waves_at.get(step, []):
+            bars += [(f"w{wave.index} {s.id}", cursor, float(s.steps)) for s in wave.subagents]
+            cursor += max(s.steps for s in wave.subagents)
+    return bars, "critical steps"
+
+
+def waves_timeline(records: Sequence[EpisodeRecord], path: Path) -> Path:
+    """One Gantt panel per chosen episode: the main agent and each sub-agent by wave."""
+    fig, axes = plt.subplots(
+        max(1, len(records)), 1, figsize=(10, 1.5 + 2.2 * max(1, len(records))), squeeze=False
+    )
+    if not records:
+        _empty(axes[0][0], "no episode chosen")
+    for ax, record in zip(axes[:, 0], records, strict=False):
+        bars, unit = timeline_bars(record)
+        names = list(dict.fromkeys(name for name, _, _ in bars))
+        for name, start, length in bars:
+            color = "#4575b4" if name == "main" else "#fc8d59"
+            ax.barh(names.index(name), length, left=start, color=color, edgecolor="white")
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel(unit)
+        sim = " (simulated)" if record.model.startswith("sim:") else ""
+        ax.set_title(
+            f"{record.task_id} · {record.model}{sim} / {record.variant} · seed {record.seed} · "
+            f"CSteps {critical_steps(record)}",
+            fontsize=9,
+        )
+    return _save(fig, path)

@@ -1,0 +1,284 @@
+"""`mseval score`, `mseval report`, `mseval gemmas`: the evaluation commands (SPEC §10).
+
+Everything heavy (evaluation, numpy, matplotlib, onnxruntime) is imported inside the command
+functions so that `mseval --help` starts fast. Bad input raises `contracts.InputError`, which
+`main()` prints one line per problem before exiting 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from contracts import EpisodeRecord
+    from evaluation.document import ScoreDocument
+
+# The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/evaluate.py).
+DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
+DEFAULT_STORE = "sqlite:///runs/mseval.db"
+
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="Store URL to read episodes from (default: runs/mseval.db).")
+]
+EpisodesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--episodes", help="Episode records (.jsonl, mseval.episode/1); FILE.runs.json beside it is read too."
+    ),
+]
+PriorsOpt = Annotated[Path, typer.Option("--priors", help="Folder of delegation priors (<task-id>.yaml).")]
+BaselineOpt = Annotated[
+    str, typer.Option("--baseline", help="Variant that every other variant is compared with.")
+]
+EmbedderOpt = Annotated[
+    str,
+    typer.Option(
+        "--embedder",
+        help="IDS embedder: minilm (offline all-MiniLM-L6-v2 int8), tfidf, st:<name-or-path>, or none.",
+    ),
+]
+ResamplesOpt = Annotated[
+    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
+]
+
+
+def _input_error(where: str, message: str) -> Exception:
+    from contracts import InputError
+
+    return InputError.one(where, None, message)
+
+
+def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
+    """Episode records and run identities from a `.jsonl` export or from the store."""
+    from evaluation.records import load_episodes, load_run_identities, runs_file_for
+
+    if store is not None and episodes is not None:
+        raise _input_error("--episodes", "give either --store or --episodes, not both")
+    if episodes is not None:
+        runs_file = runs_file_for(episodes)
+        runs = load_run_identities(runs_file) if runs_file.exists() else []
+        return load_episodes(episodes), runs
+    try:
+        from harness.store import read_episode_records, read_run_identities  # type: ignore[attr-defined]
+    except ImportError:
+        raise _input_error(
+            "--store",
+            "this build cannot read a store yet (harness.store.read_episode_records is missing): "
+            "export the episodes to a .jsonl file and use --episodes",
+        ) from None
+    url = store or DEFAULT_STORE
+    return list(read_episode_records(url)), list(read_run_identities(url))
+
+
+def build_document(
+    records: list[EpisodeRecord],
+    runs: list[dict[str, Any]],
+    priors_dir: Path,
+    baseline: str,
+    embedder: str,
+    resamples: int,
+) -> ScoreDocument:
+    """Load priors and the embedder, then score."""
+    from evaluation.embeddings import EmbedderError, load_embedder
+    from evaluation.identity import priors_hash
+    from evaluation.process import GraphOptions
+    from evaluation.records import load_priors
+    from evaluation.scoring import ScoreOptions, score_records
+
+    priors = load_priors(priors_dir)
+    try:
+        model = None if embedder == "none" else load_embedder(embedder)
+    except EmbedderError as exc:
+        raise _input_error("--embedder", str(exc)) from None
+    graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
+    options = ScoreOptions(baseline=baseline, graph=graph, resamples=resamples)
+    return score_records(records, priors, runs=runs, priors_hash=priors_hash(priors_dir), options=options)
+
+
+def _warn(doc: ScoreDocument) -> None:
+    for warning in doc.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def summary_table(doc: ScoreDocument) -> str:
+    """A plain-text table of the headline numbers (the full document is `--json`)."""
+    columns = [
+        "model",
+        "variant",
+        "eps",
+        "absent",
+        "SR",
+        "SR|done",
+        "UDR",
+        "ODR",
+        "F1_hit",
+        "U_p",
+        "U_e",
+        "U_c",
+        "MSQ",
+        "IDS",
+        "UPR",
+    ]
+    rows = [
+        [
+            row.model + (" (sim)" if row.simulated else ""),
+            row.variant,
+            str(row.episodes),
+            str(row.absent),
+            *(
+                _fmt(v)
+                for v in (
+                    row.sr,
+                    row.sr_conditional,
+                    row.udr,
+                    row.odr,
+                    row.f1_hit,
+                    row.u_p,
+                    row.u_e,
+                    row.u_c,
+                    row.msq,
+                    row.ids,
+                    row.upr,
+                )
+            ),
+        ]
+        for row in doc.settings
+    ]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    lines.append(
+        f"IDS embedder: {doc.contract['embedder']}; missing episodes count as failures; '—' = undefined."
+    )
+    return "\n".join(lines)
+
+
+def score(
+    store: StoreOpt = None,
+    episodes: EpisodesOpt = None,
+    priors: PriorsOpt = DEFAULT_PRIORS,
+    baseline: BaselineOpt = "sa",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the mseval.score/1 document.")] = False,
+    embedder: EmbedderOpt = "minilm",
+    resamples: ResamplesOpt = 1000,
+) -> None:
+    """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
+    records, runs = load_input(store, episodes)
+    doc = build_document(records, runs, priors, baseline, embedder, resamples)
+    _warn(doc)
+    print(doc.to_json(indent=1) if as_json else summary_table(doc))
+
+
+def report(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for report.md, index.html, score.json and the PNG plots.")
+    ],
+    store: StoreOpt = None,
+    episodes: EpisodesOpt = None,
+    priors: PriorsOpt = DEFAULT_PRIORS,
+    baseline: BaselineOpt = "sa",
+    embedder: EmbedderOpt = "minilm",
+    resamples: ResamplesOpt = 1000,
+    timeline: Annotated[
+        list[str] | None,
+        typer.Option("--timeline", help="Episode id or task id to draw in the waves timeline (repeatable)."),
+    ] = None,
+) -> None:
+    """Write report.md, a self-contained index.html and PNG plots of the score."""
+    from evaluation.reports import write_report
+
+    records, runs = load_input(store, episodes)
+    doc = build_document(records, runs, priors, baseline, embedder, resamples)
+    _warn(doc)
+    files = write_report(doc, records, out, timeline or ())
+    (out / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
+    print(f"wrote {files.markdown}, {files.html} and {len(files.plots)} plots")
+
+
+def gemmas(
+    graph_file: Annotated[
+        Path,
+        typer.Argument(metavar="GRAPH.json", help="Nodes with prompt and response; S and T as 0/1 matrices."),
+    ],
+    answer: Annotated[
+        str | None, typer.Option("--answer", help="Gold answer: a node contributes when its answer matches.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    embedder: EmbedderOpt = "minilm",
+    lam: Annotated[
+        float, typer.Option("--lambda", min=0.0, max=1.0, help="Weight of TF-IDF in the IDS similarity.")
+    ] = 0.5,
+    min_path_nodes: Annotated[
+        int, typer.Option("--min-path-nodes", min=1, max=2, help="Shortest path UPR counts.")
+    ] = 2,
+) -> None:
+    """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
+    import json
+
+    from evaluation.embeddings import EmbedderError, load_embedder
+    from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
+    from evaluation.graph import load_graph_file
+
+    graph = load_graph_file(graph_file)
+    try:
+        model = None if embedder == "none" else load_embedder(embedder)
+    except EmbedderError as exc:
+        raise _input_error("--embedder", str(exc)) from None
+    ids = information_diversity(graph, model, lam) if embedder != "none" else None
+    result: dict[str, Any] = {"nodes": len(graph.nodes), "ids": None, "upr": None}
+    if ids is not None:
+        result["ids"] = {
+            "value": ids.value,
+            "reason": ids.reason,
+            "embedder": ids.embedder,
+            "lambda": lam,
+            "weighted_pairs": ids.pairs,
+            "empty_responses": ids.empty_nodes,
+        }
+    declared = all(node.contributes is not None for node in graph.nodes)
+    if answer is not None or declared:
+        rule = answer_contribution(answer) if answer is not None else (lambda node: bool(node.contributes))
+        upr = unnecessary_path_ratio(graph, rule, min_path_nodes)
+        result["upr"] = {
+            "value": upr.value,
+            "reason": upr.reason,
+            "paths": upr.paths,
+            "necessary": upr.necessary,
+            "min_path_nodes": min_path_nodes,
+            "contribution": "answer" if answer is not None else "declared",
+        }
+    else:
+        result["upr"] = {
+            "value": None,
+            "reason": "no --answer given and not every node declares 'contributes'",
+        }
+    if as_json:
+        print(json.dumps(result, indent=1))
+        return
+    print(_gemmas_text(result))
+
+
+def _gemmas_text(result: dict[str, Any]) -> str:
+    ids, upr = result["ids"], result["upr"]
+    if ids is None:
+        ids_line = "IDS not computed"
+    else:
+        detail = ids["reason"] or f"{ids['weighted_pairs']} weighted pairs"
+        ids_line = f"IDS {_fmt(ids['value'])} ({detail}; embedder {ids['embedder']})"
+    detail = upr["reason"] or f"{upr['necessary']}/{upr['paths']} paths necessary"
+    return f"{ids_line}\nUPR {_fmt(upr['value'])} ({detail})"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluation commands to `app`."""
+    app.command("score")(score)
+    app.command("report")(report)
+    app.command("gemmas")(gemmas)
