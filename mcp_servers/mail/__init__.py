@@ -1,0 +1,1 @@
+"""`mail`: the user's mailbox (folders, messages, the company directory) in `mail_*` tables."""

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from mcp_servers.mail.schema import ME, MailMessage, sent_mail
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+
+def _calls(inbox_id: int, other_id: int) -> dict[str, dict]:
+    return {
+        "list_folders": {},
+        "list_messages": {"folder": "inbox", "unread_only": True, "page_size": 5},
+        "read_message": {"message_id": inbox_id},
+        "list_contacts": {"query": "Finance"},
+        "send_message": {
+            "to": ["kai.kaur@company.example"],
+            "cc": ["Lara Varga <lara.varga@company.example>"],
+            "subject": "Operations Q4 summary",
+            "body": "Hi Kai, attached.",
+            "attachments": ["reports/Q4.xlsx"],
+        },
+        "reply_message": {"message_id": inbox_id, "body": "Will do.", "reply_all": True},
+        "forward_message": {"message_id": other_id, "to": ["jade.dubois@company.example"], "body": "FYI"},
+        "move_message": {"message_id": other_id, "folder": "archive"},
+        "mark_read": {"message_id": inbox_id},
+        "create_folder": {"name": "Board"},
+    }
+
+
+async def _find(client, query: str) -> dict:
+    found = as_data(await client.call_tool("list_messages", {"folder": None, "query": query}))
+    assert found["total"] == 1, found
+    return found["items"][0]
+
+
+async def test_mail_contract_and_state(world: World) -> None:
+    (world.workspace / "reports").mkdir()
+    (world.workspace / "reports" / "Q4.xlsx").write_bytes(b"xlsx")
+    async with serve("mail", world) as client:
+        budget = await _find(client, "Q4 budget review")
+        invoice = await _find(client, "INV-2026-1187 for November")
+        assert budget["from"] == "kai.kaur@company.example" and budget["unread"]
+        await check_contract(client, world, _calls(budget["id"], invoice["id"]))
+
+        sent = sent_mail(world.engine, to="kai.kaur@company.example")
+        assert [m.subject for m in sent] == [
+            "Operations Q4 summary",
+            "Re: Q4 budget review - numbers needed by Nov 27",
+        ]
+        first, reply = sent
+        assert first.folder == "sent" and first.sender == ME
+        assert first.cc_list() == ["lara.varga@company.example"]
+        assert first.attachment_list() == ["reports/Q4.xlsx"]
+        assert reply.in_reply_to == budget["id"] and reply.cc_list() == ["lara.varga@company.example"]
+        assert "> For the Q4 budget review" in reply.body
+        [fwd] = sent_mail(world.engine, to="jade.dubois@company.example", subject_contains="fwd: invoice")
+        assert fwd.attachment_list() == ["INV-2026-1187.pdf"] and fwd.body.startswith("FYI")
+        assert sent_mail(world.engine, subject_contains="nothing like this") == []
+
+        read = as_data(await client.call_tool("read_message", {"message_id": budget["id"]}))
+        assert not read["unread"] and "Friday, November 27" in read["body"]
+        moved = as_data(await client.call_tool("read_message", {"message_id": invoice["id"]}))
+        assert moved["folder"] == "archive"
+        folders = {f["folder"]: f for f in as_data(await client.call_tool("list_folders", {}))}
+        assert "Board" in folders and folders["sent"]["messages"] >= 11
+        unread = await client.call_tool("mark_read", {"message_id": budget["id"], "read": False})
+        assert "marked unread" in text(unread)
+        assert as_data(await client.call_tool("read_message", {"message_id": budget["id"]}))["unread"]
+
+
+async def test_mail_listing_filters_and_pages(world: World) -> None:
+    async with serve("mail", world) as client:
+        inbox = as_data(await client.call_tool("list_messages", {"page_size": 10}))
+        assert inbox["total"] > 40 and len(inbox["items"]) == 10
+        dates = [m["date"] for m in inbox["items"]]
+        assert dates == sorted(dates, reverse=True) and dates[0] < "2026-11-20T09:00"
+        seen = {m["id"] for p in range(1, inbox["pages"] + 1)
+                for m in as_data(await client.call_tool("list_messages", {"page": p, "page_size": 10}))["items"]}  # fmt: skip
+        assert len(seen) == inbox["total"]
+        by_sender = as_data(await client.call_tool("list_messages", {"folder": None, "sender": "priya"}))
+        assert {m["from"] for m in by_sender["items"]} == {"priya.shah@northwind.example"}
+        unread = as_data(await client.call_tool("list_messages", {"unread_only": True, "page_size": 50}))
+        assert 0 < unread["total"] < inbox["total"] and all(m["unread"] for m in unread["items"])
+        recent = as_data(await client.call_tool("list_messages", {"since": "2026-11-19", "page_size": 50}))
+        assert all(m["date"] >= "2026-11-19" for m in recent["items"]) and recent["total"] > 0
+        case = as_data(await client.call_tool("list_messages", {"folder": "INBOX", "query": "northwind"}))
+        assert case["total"] >= 1
+        contacts = as_data(await client.call_tool("list_contacts", {}))
+        assert len(contacts) == 36 and {"email": ME, "name": "Jordan Lee", "department": "Operations",
+                                         "title": "Program Manager"} in contacts  # fmt: skip
+
+
+async def test_mail_bad_input_is_a_tool_error(world: World) -> None:
+    (world.workspace / "dir").mkdir()
+    async with serve("mail", world) as client:
+        send = {"to": ["kai.kaur@company.example"], "subject": "S", "body": "B"}
+        for tool, args, expected in [
+            ("read_message", {"message_id": 99999}, "no message"),
+            ("list_messages", {"folder": "Nope"}, "no folder"),
+            ("list_messages", {"since": "yesterday"}, "since"),
+            ("list_messages", {"page": 0}, "page starts at 1"),
+            ("send_message", {**send, "to": ["not-an-address"]}, "not an e-mail address"),
+            ("send_message", {**send, "to": ["nobody@company.example"]}, "no mailbox"),
+            ("send_message", {**send, "to": []}, "at least one recipient"),
+            ("send_message", {**send, "subject": " "}, "subject"),
+            ("send_message", {**send, "attachments": ["missing.pdf"]}, "no such file"),
+            ("send_message", {**send, "attachments": ["dir"]}, "folder"),
+            ("send_message", {**send, "to": "kai.kaur@company.example"}, "validation error"),
+            ("move_message", {"message_id": 1, "folder": "sent"}, "only mail you wrote"),
+            ("create_folder", {"name": "inbox"}, "exists"),
+            ("create_folder", {"name": "a/b"}, "without '/'"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, text(result))
+        assert sent_mail(world.engine) == []
+
+
+async def test_mail_attachments_stay_in_the_workspace(world: World) -> None:
+    outside = world.workspace.parent / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    (world.workspace / "escape").symlink_to(outside, target_is_directory=True)
+    async with serve("mail", world) as client:
+        for bad in ("../outside/secret.txt", f"{outside}/secret.txt", "escape/secret.txt", "a/../../x.txt"):
+            for tool, args in [
+                ("send_message", {"to": ["kai.kaur@company.example"], "subject": "S", "body": "B"}),
+                ("reply_message", {"message_id": 1, "body": "B"}),
+            ]:
+                result = await client.call_tool(tool, {**args, "attachments": [bad]})
+                assert result.is_error and "refused" in text(result), (tool, bad, text(result))
+    assert sent_mail(world.engine) == []
+    assert MailMessage.__tablename__ == "mail_message"
