@@ -1,0 +1,1 @@
+"""`warehouse`: an enterprise data warehouse (sales, HR, finance) queried with read-only SQL."""

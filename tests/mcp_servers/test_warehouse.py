@@ -1,0 +1,193 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from sqlalchemy import text as sql_text
+
+from mcp_servers.warehouse import readonly_sql
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+REPO = Path(__file__).resolve().parents[2]
+
+CALLS = {
+    "list_tables": {},
+    "describe_table": {"table": "warehouse_sales_orders"},
+    "sample_rows": {"table": "warehouse_employees", "limit": 3},
+    "run_query": {"sql": "SELECT code, name FROM warehouse_regions ORDER BY code"},
+}
+
+REFUSED = [
+    ("DELETE FROM warehouse_regions", "only read-only SELECT"),
+    ("INSERT INTO warehouse_regions (code, name, country) VALUES ('X', 'X', 'X')", "only read-only SELECT"),
+    ("UPDATE warehouse_products SET list_price = 0", "only read-only SELECT"),
+    ("DROP TABLE warehouse_budgets", "only read-only SELECT"),
+    ("PRAGMA query_only = OFF", "only read-only SELECT"),
+    ("ATTACH DATABASE 'x.db' AS x", "only read-only SELECT"),
+    ("SELECT 1; DELETE FROM warehouse_regions", "only one statement"),
+    (
+        "WITH gone AS (DELETE FROM warehouse_regions RETURNING *) SELECT * FROM gone",
+        "'DELETE' is not allowed",
+    ),
+    ("SELECT * INTO copy_of_regions FROM warehouse_regions", "'INTO' is not allowed"),
+    ("SELECT * FROM warehouse_products FOR UPDATE", "'UPDATE' is not allowed"),
+    ("SELECT set_config('search_path', 'public', false)", "'SET_CONFIG' is not allowed"),
+    ("SELECT $$x$$", "dollar quoting"),
+    ("SELECT 'unterminated", "unterminated"),
+    ("   ", "empty query"),
+]
+
+
+async def test_warehouse_contract(world: World) -> None:
+    async with serve("warehouse", world) as client:
+        await check_contract(client, world, CALLS)
+        tools = (await client.list_tools()).tools
+        assert all(t.annotations and t.annotations.read_only_hint for t in tools)
+        assert {t.meta["label"] for t in tools if t.meta} == {"enterprise-data-query"}
+
+
+async def test_schema_listing_matches_the_data(world: World) -> None:
+    async with serve("warehouse", world) as client:
+        listing = as_data(await client.call_tool("list_tables", {}))
+        assert listing["dialect"] == world.engine.dialect.name
+        rows = {t["table"]: t["rows"] for t in listing["tables"]}
+        assert len(rows) == 12 and sum(rows.values()) > 5000
+        assert rows["warehouse_regions"] == 8 and rows["warehouse_sales_lines"] > 2000
+        orders = as_data(await client.call_tool("describe_table", {"table": "sales_orders"}))
+        columns = {c["name"]: c for c in orders["columns"]}
+        assert (
+            columns["id"]["primary_key"] and columns["customer_id"]["references"] == "warehouse_customers.id"
+        )
+        assert "cancelled" in columns["status"]["description"]
+        assert orders["rows"] == rows["warehouse_sales_orders"]
+        sample = as_data(await client.call_tool("sample_rows", {"table": "warehouse_products", "limit": 2}))
+        assert sample["columns"][:2] == ["id", "sku"] and [r[0] for r in sample["rows"]] == [1, 2]
+        assert isinstance(sample["rows"][0][sample["columns"].index("list_price")], int | float)
+
+
+async def test_ledger_reconciles_with_sales_and_payroll(world: World) -> None:
+    """The seed's promises, checked through run_query on both backends."""
+    revenue_sql = """
+        SELECT o.region_id, SUM(l.line_total) AS total
+        FROM warehouse_sales_orders o JOIN warehouse_sales_lines l ON l.order_id = o.id
+        WHERE o.status = 'closed' AND substr(o.order_date, 1, 7) = '2026-03'
+        GROUP BY o.region_id ORDER BY o.region_id"""
+    ledger_sql = """
+        SELECT e.region_id, SUM(e.amount) FROM warehouse_gl_entries e
+        JOIN warehouse_gl_accounts a ON a.id = e.account_id
+        WHERE a.account_type = 'revenue' AND e.period = '2026-03'
+        GROUP BY e.region_id ORDER BY e.region_id"""
+    async with serve("warehouse", world) as client:
+        sales = as_data(await client.call_tool("run_query", {"sql": revenue_sql}))
+        ledger = as_data(await client.call_tool("run_query", {"sql": ledger_sql}))
+        assert sales["columns"] == ["region_id", "total"] and len(sales["rows"]) == 8
+        assert [r[0] for r in sales["rows"]] == [r[0] for r in ledger["rows"]]
+        for (_, s), (_, g) in zip(sales["rows"], ledger["rows"], strict=True):
+            assert s == pytest.approx(g, abs=0.05)
+        # nothing after the last closed period is posted
+        late = as_data(
+            await client.call_tool(
+                "run_query", {"sql": "SELECT COUNT(*) FROM warehouse_gl_entries WHERE period > '2026-10'"}
+            )
+        )
+        assert late["rows"] == [[0]]
+        budgets = as_data(
+            await client.call_tool(
+                "run_query",
+                {
+                    "sql": "SELECT fiscal_year, COUNT(DISTINCT fiscal_quarter) FROM warehouse_budgets GROUP BY fiscal_year ORDER BY 1"
+                },
+            )
+        )
+        assert budgets["rows"] == [[2025, 4], [2026, 4]]
+
+
+async def test_row_limit_truncates_with_a_note(world: World) -> None:
+    async with serve("warehouse", world) as client:
+        got = as_data(
+            await client.call_tool(
+                "run_query", {"sql": "SELECT id FROM warehouse_sales_lines ORDER BY id;", "max_rows": 10}
+            )
+        )
+        assert got["rows"] == [[i] for i in range(1, 11)] and got["truncated"] and "LIMIT" in got["note"]
+        exact = as_data(
+            await client.call_tool("run_query", {"sql": "SELECT id FROM warehouse_regions", "max_rows": 8})
+        )
+        assert exact["row_count"] == 8 and not exact["truncated"] and "note" not in exact
+
+
+async def test_writes_and_session_commands_are_refused(world: World) -> None:
+    before = world.dump()
+    async with serve("warehouse", world) as client:
+        for sql, expected in REFUSED:
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error, sql
+            assert expected in text(result), (sql, text(result))
+    assert world.dump() == before
+
+
+async def test_database_refuses_writes_even_past_the_lexical_check(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defence in depth: with the lexical check switched off, the connection itself is read-only,
+    and it is writable again for other users of the engine afterwards."""
+    monkeypatch.setattr(readonly_sql, "check_select", lambda sql: sql)
+    before = world.dump()
+    async with serve("warehouse", world) as client:
+        result = await client.call_tool("run_query", {"sql": "UPDATE warehouse_products SET list_price = 0"})
+        assert result.is_error and "SQL error" in text(result), text(result)
+        assert "read" in text(result).lower()  # "readonly database" / "read-only transaction"
+    assert world.dump() == before
+    with world.engine.begin() as conn:
+        conn.execute(sql_text("UPDATE warehouse_products SET discontinued = true WHERE id = 1"))
+    with world.engine.connect() as conn:
+        assert conn.execute(sql_text("SELECT discontinued FROM warehouse_products WHERE id = 1")).scalar()
+
+
+async def test_statement_timeout_stops_runaway_queries(world: World) -> None:
+    endless = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT COUNT(*) FROM r"
+    async with serve("warehouse", world, statement_timeout_s=0.2) as client:
+        result = await client.call_tool("run_query", {"sql": endless})
+        assert result.is_error and "statement timeout" in text(result), text(result)
+        again = as_data(
+            await client.call_tool("run_query", {"sql": "SELECT COUNT(*) FROM warehouse_regions"})
+        )
+        assert again["rows"] == [[8]]
+
+
+async def test_bad_input_is_a_tool_error(world: World) -> None:
+    async with serve("warehouse", world) as client:
+        for tool, args, expected in [
+            ("run_query", {"sql": "SELECT * FROM no_such_table"}, "SQL error"),
+            ("run_query", {"sql": "SELEC 1"}, "only read-only SELECT"),
+            ("run_query", {"sql": "SELECT 1", "max_rows": 0}, "max_rows"),
+            ("describe_table", {"table": "lms_course"}, "no table"),
+            ("sample_rows", {"table": "warehouse_regions", "limit": 500}, "limit"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, text(result))
+
+
+async def test_stdio_round_trip(tmp_path: Path) -> None:
+    """The server as a child process over stdio, seeding an empty SQLite file on start."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "mcp_servers.warehouse",
+            "--db",
+            f"sqlite:///{tmp_path / 'w.sqlite'}",
+            "--workspace",
+            str(tmp_path),
+        ],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
+    async with Client(params) as client:
+        got = as_data(
+            await client.call_tool("run_query", {"sql": "SELECT COUNT(*) AS n FROM warehouse_departments"})
+        )
+        assert got == {"columns": ["n"], "rows": [[8]], "row_count": 1, "truncated": False}
