@@ -1,0 +1,1 @@
+"""`calendar`: calendars, events and attendees in `calendar_*` tables."""
