@@ -1,0 +1,1 @@
+"""`scholar`: an academic research index (papers, authors, citations, full text in pages, reading lists)."""

@@ -1,0 +1,169 @@
+"""Deterministic scholar data: 300 papers (2019-2026) on six topics, 240 authors, a citation
+graph with preferential attachment (a few papers collect many citations), full text in 5-7
+pages per paper, and one reading list. The ten `ANCHORS` have fixed titles that web pages cite."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sqlalchemy import insert
+from sqlmodel import Session
+
+from mcp_servers.common.names import people
+from mcp_servers.scholar.fulltext import Facts, Reference, abstract, draw_facts, pages
+from mcp_servers.scholar.schema import (
+    ScholarAuthor,
+    ScholarAuthorship,
+    ScholarCitation,
+    ScholarPage,
+    ScholarPaper,
+    ScholarReadingList,
+    ScholarReadingListItem,
+)
+from mcp_servers.scholar.vocab import ADJECTIVES, AFFILIATIONS, NAME_HEADS, NAME_TAILS, TITLE_FORMS, TOPICS
+
+N_PAPERS = 300
+N_AUTHORS = 240
+YEARS = {2019: 3, 2020: 4, 2021: 6, 2022: 9, 2023: 14, 2024: 20, 2025: 25, 2026: 19}
+# (method name, title, year, venue, topic); ANCHOR_FACTS pins (object, mechanism) indexes in vocab.
+ANCHORS = [
+    ("DelegateBench", "DelegateBench: Measuring When Language Agents Should Hand Off Work", 2025, "NeurIPS", "multi-agent evaluation"),
+    ("SwarmScore", "SwarmScore: Process Metrics for Concurrent Sub-Agent Systems", 2026, "ICLR", "multi-agent evaluation"),
+    ("PageRAG", "PageRAG: Retrieval over Paged Documents for Long-Context Question Answering", 2024, "ACL", "retrieval-augmented generation"),
+    ("CiteGen", "Cite-then-Generate: Grounded Answers with Verifiable Citations", 2023, "EMNLP", "retrieval-augmented generation"),
+    ("ToolWeaver", "ToolWeaver: Planning Tool Calls with Learned Dependency Graphs", 2025, "ICML", "llm agents"),
+    ("SpecStream", "SpecStream: Speculative Decoding with Streaming Draft Trees", 2024, "MLSys", "efficient inference"),
+    ("QuantLens", "QuantLens: 3-bit Weight Quantization Without Calibration Data", 2025, "ICLR", "efficient inference"),
+    ("ChartSight", "ChartSight: Reading Charts and Tables with Vision-Language Models", 2024, "CVPR", "vision-language models"),
+    ("Patchwise", "Patchwise: Token-Efficient Image Encoding for Multimodal Assistants", 2026, "CVPR", "vision-language models"),
+    ("RepoWeave", "RepoWeave: Repository-Level Code Completion with Cross-File Retrieval", 2025, "ICSE", "code generation"),
+]  # fmt: skip
+ANCHOR_FACTS = {
+    "DelegateBench": (1, 1), "SwarmScore": (3, 0), "PageRAG": (7, 2), "CiteGen": (6, 0), "ToolWeaver": (3, 0),
+    "SpecStream": (0, 0), "QuantLens": (1, 2), "ChartSight": (3, 1), "Patchwise": (2, 0), "RepoWeave": (1, 0),
+}  # fmt: skip
+
+
+def _title(phrase: str) -> str:
+    """Title case that keeps acronyms ("KV-cache" -> "KV-Cache") and small words lower."""
+    small = {"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with", "without"}
+    words = phrase.split()
+    return " ".join(
+        w if i and w in small else "-".join(part[:1].upper() + part[1:] for part in w.split("-"))
+        for i, w in enumerate(words)
+    )
+
+
+def _generated(rng: random.Random) -> list[tuple[str, str, int, str, str]]:
+    """(name, title, year, venue, topic) for the papers that are not anchors."""
+    out: list[tuple[str, str, int, str, str]] = []
+    titles = {a[1] for a in ANCHORS}
+    names = {a[0] for a in ANCHORS}
+    topics = list(TOPICS)
+    years, weights = list(YEARS), list(YEARS.values())
+    while len(out) < N_PAPERS - len(ANCHORS):
+        topic = topics[len(out) % len(topics)]
+        v = TOPICS[topic]
+        name = rng.choice(NAME_HEADS) + rng.choice(NAME_TAILS)
+        if name in names:
+            name += "-" + rng.choice(("X", "2", "Pro", "Lite", "++"))
+        title = rng.choice(TITLE_FORMS).format(
+            name=name,
+            adj=rng.choice(ADJECTIVES),
+            obj=_title(rng.choice(v["objects"])),
+            task=_title(rng.choice(v["tasks"])),
+        )
+        if title in titles or name in names:
+            continue
+        titles.add(title)
+        names.add(name)
+        out.append((name, title, rng.choices(years, weights)[0], rng.choice(v["venues"]), topic))
+    return out
+
+
+def seed(session: Session) -> None:
+    """Fill the scholar tables (deterministic)."""
+    rng = random.Random(1905)
+    specs = sorted(ANCHORS + _generated(rng), key=lambda p: (p[2], p[1]))
+    facts: list[Facts] = [
+        draw_facts(rng, name, topic, *ANCHOR_FACTS.get(name, (None, None)))
+        for name, _t, _y, _v, topic in specs
+    ]
+
+    authors = [
+        ScholarAuthor(name=name, affiliation=rng.choice(AFFILIATIONS), email=email)
+        for name, email in people(N_AUTHORS, seed=33, domain="research.example")
+    ]
+    session.add_all(authors)
+    papers = [
+        ScholarPaper(title=title, year=year, venue=venue, topic=topic, abstract=abstract(f), doi=f"10.5555/mseval.{i:04d}")
+        for i, ((_n, title, year, venue, topic), f) in enumerate(zip(specs, facts, strict=True), start=1)
+    ]  # fmt: skip
+    session.add_all(papers)
+    session.flush()
+
+    # Each topic has its own community of authors (overlapping at the edges).
+    topics = list(TOPICS)
+    pool = {t: authors[i * 36 : i * 36 + 60] for i, t in enumerate(topics)}
+    lead: dict[int, str] = {}
+    authorship: list[dict[str, Any]] = []
+    for p in papers:
+        team = rng.sample(pool[p.topic], rng.randint(2, 6))
+        lead[p.id or 0] = team[0].name.split()[-1]
+        authorship += [
+            {"paper_id": p.id, "author_id": a.id, "position": k} for k, a in enumerate(team, start=1)
+        ]
+    session.execute(insert(ScholarAuthorship), authorship)
+
+    # Citations: earlier papers only; same topic three times in four; an urn makes well-cited
+    # papers likelier to be cited again.
+    urn: dict[str, list[ScholarPaper]] = {t: [] for t in topics}
+    urn_all: list[ScholarPaper] = []
+    refs: dict[int, list[ScholarPaper]] = {}
+    citations: list[dict[str, Any]] = []
+    cited_by: dict[int, int] = {}
+    anchor_titles = {a[1] for a in ANCHORS}
+    for p in papers:
+        chosen: list[ScholarPaper] = []
+        want = min(len(urn_all), rng.randint(4, 14))
+        for _ in range(want * 3):
+            if len(chosen) >= want:
+                break
+            box = urn[p.topic] if urn[p.topic] and rng.random() < 0.75 else urn_all
+            c = rng.choice(box)
+            if c not in chosen and c.year <= p.year:
+                chosen.append(c)
+        refs[p.id or 0] = chosen
+        for c in chosen:
+            citations.append({"citing_id": p.id, "cited_id": c.id})
+            cited_by[c.id or 0] = cited_by.get(c.id or 0, 0) + 1
+            if rng.random() < 0.5:
+                urn[c.topic].append(c)
+                urn_all.append(c)
+        # Anchors are landmark papers: they enter the urn with extra weight.
+        weight = 8 if p.title in anchor_titles else 1
+        urn[p.topic] += [p] * weight
+        urn_all += [p] * weight
+    session.execute(insert(ScholarCitation), citations)
+
+    page_rows: list[dict[str, Any]] = []
+    for p, f in zip(papers, facts, strict=True):
+        rs = [Reference(r.id or 0, r.title, lead[r.id or 0], r.year) for r in refs[p.id or 0]]
+        body = pages(f, rs, rng)
+        page_rows += [
+            {"paper_id": p.id, "page": n, "section": sec, "text": txt}
+            for n, (sec, txt) in enumerate(body, start=1)
+        ]
+        p.pages, p.citation_count = len(body), cited_by.get(p.id or 0, 0)
+    session.execute(insert(ScholarPage), page_rows)
+
+    reading = ScholarReadingList(name="Delegation survey", description="Background for the sub-agent delegation survey", created_on="2026-11-02")  # fmt: skip
+    session.add(reading)
+    session.flush()
+    for p in [p for p in papers if p.topic == "multi-agent evaluation"][-4:]:
+        session.add(
+            ScholarReadingListItem(
+                list_id=reading.id or 0, paper_id=p.id or 0, note="", added_on="2026-11-02"
+            )
+        )
