@@ -1,0 +1,185 @@
+"""The agent loop (SPEC §2): one step = one model call plus every tool call of its message.
+
+`run_agent` drives one agent — the main agent or a sub-agent — until it ends: normally (text
+and no tool call; or, for the main agent, a successful `claim_done`) or by a budget (steps,
+context window, identical consecutive calls, API retries). The tool calls of one message run
+concurrently; the episode runtime executes them (MCP calls, refusals, delegation waves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from contracts.episode import Turn, Usage
+from harness.budgets import Termination
+from harness.models.base import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
+from harness.models.retry import RetriesExhausted
+from harness.profiles import Profile
+from harness.tools import CLAIM_DONE, ToolInfo
+
+if TYPE_CHECKING:
+    from harness.episode import EpisodeRuntime
+
+
+@dataclass
+class AgentState:
+    """One agent's own context; a resumed sub-agent continues the same state."""
+
+    id: str
+    profile: Profile
+    is_main: bool
+    messages: list[Message]
+    tools: dict[str, ToolInfo]
+    specs: list[ToolSpec]
+    max_steps: int
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = 0.0
+    running: bool = False
+    last_text: str = ""
+    loop_key: str | None = None
+    loop_count: int = 0
+
+
+@dataclass
+class AgentRun:
+    """One run of a sub-agent within a wave (a resume is a new run of the same state)."""
+
+    id: str
+    state: AgentState
+    type: str
+    mode: str
+    description: str
+    prompt: str
+    resume_of: str | None
+    steps: int = 0
+    tools: list[str] = field(default_factory=list)
+    writes_ok: int = 0
+    write_labels: list[str] = field(default_factory=list)
+    read_labels: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    termination: Termination | None = None
+    response: str = ""
+    started_s: float | None = None
+    ended_s: float | None = None
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    messages: list[ToolMessage]
+    claimed_done: bool = False
+
+
+def call_key(call: ToolCall) -> str:
+    args = call.arguments if call.arguments is not None else call.raw_arguments
+    return call.name + "\x00" + json.dumps(args, sort_keys=True, default=str)
+
+
+def _repeats(agent: AgentState, calls: tuple[ToolCall, ...], limit: int) -> bool:
+    """Advance the identical-consecutive-call counter; True when it reaches `limit`."""
+    for call in calls:
+        key = call_key(call)
+        if key == agent.loop_key:
+            agent.loop_count += 1
+        else:
+            agent.loop_key, agent.loop_count = key, 1
+        if agent.loop_count >= limit:
+            return True
+    return False
+
+
+async def run_agent(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None = None) -> Termination:
+    """Run `agent` until it ends; return why. `run` is the sub-agent run being recorded."""
+    agent.running = True
+    try:
+        return await _loop(rt, agent, run)
+    except asyncio.CancelledError:
+        # The episode's wall-time budget cancels every running agent.
+        if run is not None and run.termination is None:
+            run.termination = "time_limit"
+        raise
+    finally:
+        agent.running = False
+
+
+async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> Termination:
+    budgets = rt.budgets
+    while True:
+        if agent.steps >= agent.max_steps:
+            return rt.breach(agent, "step_limit", steps=agent.steps)
+        try:
+            response = await rt.call_model(agent, run)
+        except RetriesExhausted as exc:
+            return rt.breach(agent, "api_error", error=str(exc.last), retries=exc.retries)
+        except rt.api_error_types as exc:
+            kind = getattr(exc, "kind", "other")
+            return rt.breach(
+                agent, "context_overflow" if kind == "context_overflow" else "api_error", error=str(exc)
+            )
+        agent.steps += 1
+        if run is not None:
+            run.steps += 1
+        message = response.message
+        agent.messages.append(message)
+        if message.content:
+            agent.last_text = message.content
+        if response.usage.input_tokens + response.usage.output_tokens > budgets.context_tokens:
+            return rt.breach(agent, "context_overflow", input_tokens=response.usage.input_tokens)
+        if not message.tool_calls:
+            if agent.is_main:
+                rt.main_turns.append(Turn(step=agent.steps, text=message.content, tools=[], tools_ok=0))
+            return "text_only"
+        if _repeats(agent, message.tool_calls, budgets.loop_repeats):
+            if agent.is_main:
+                rt.main_turns.append(
+                    Turn(
+                        step=agent.steps,
+                        text=message.content,
+                        tools=[c.name for c in message.tool_calls],
+                        tools_ok=0,
+                    )
+                )
+            return rt.breach(
+                agent, "loop_detected", tool=message.tool_calls[-1].name, repeats=agent.loop_count
+            )
+        outcome = await rt.execute_step(agent, run, message)
+        agent.messages.extend(outcome.messages)
+        if agent.is_main:
+            ok = sum(1 for m in outcome.messages if not m.is_error)
+            rt.main_turns.append(
+                Turn(
+                    step=agent.steps,
+                    text=message.content,
+                    tools=[c.name for c in message.tool_calls],
+                    tools_ok=ok,
+                )
+            )
+        if outcome.claimed_done:
+            return "claim_done"
+
+
+def is_claim_done(agent: AgentState, call: ToolCall, result: ToolMessage) -> bool:
+    return agent.is_main and call.name == CLAIM_DONE and not result.is_error
+
+
+def tool_error(call: ToolCall, text: str) -> ToolMessage:
+    return ToolMessage(tool_call_id=call.id, name=call.name, content=text, is_error=True)
+
+
+def summarize_args(arguments: dict[str, Any] | None, raw: str | None, limit: int = 2000) -> str:
+    text = json.dumps(arguments, default=str, ensure_ascii=False) if arguments is not None else (raw or "")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+__all__ = [
+    "AgentRun",
+    "AgentState",
+    "AssistantMessage",
+    "StepOutcome",
+    "is_claim_done",
+    "run_agent",
+    "tool_error",
+]

@@ -1,0 +1,300 @@
+"""The task catalog (SPEC §6): tasks, their gold solutions and checks, and delegation priors.
+
+`tasks/<scenario>/<task-id>/` holds task.yaml, check.py and solution.yaml; the prior is
+`delegation_priors/<task-id>.yaml`. Loading validates everything and reports every problem of
+every file at once (file and line), so a malformed catalog never starts a run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib.util
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from contracts.errors import InputError, Problem
+from contracts.labels import LABELS, label_mode
+from contracts.prior import DelegationPrior
+from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
+from contracts.yamlio import load_yaml_model
+from harness.budgets import BudgetOverrides
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TASKS_DIR = PROJECT_ROOT / "tasks"
+PRIORS_DIR = PROJECT_ROOT / "delegation_priors"
+_ID = r"^[a-z0-9][a-z0-9-]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SetupStep(_Strict):
+    """One change to the seeded world before the episode: a row insert/update/delete or a file."""
+
+    insert: str | None = None
+    update: str | None = None
+    delete: str | None = None
+    rows: list[dict[str, Any]] | None = None
+    where: dict[str, Any] | None = None
+    values: dict[str, Any] | None = None
+    file: str | None = None
+    content: str | None = None
+
+    @model_validator(mode="after")
+    def _one_action(self) -> SetupStep:
+        actions = [a for a in ("insert", "update", "delete", "file") if getattr(self, a) is not None]
+        if len(actions) != 1:
+            raise ValueError("a setup step is exactly one of insert, update, delete, file")
+        need = {"insert": ["rows"], "update": ["where", "values"], "delete": ["where"], "file": ["content"]}[
+            actions[0]
+        ]
+        missing = [k for k in need if getattr(self, k) is None]
+        if missing:
+            raise ValueError(f"{actions[0]} needs {', '.join(missing)}")
+        return self
+
+
+class TaskSpec(_Strict):
+    id: str = Field(pattern=_ID)
+    scenario: str
+    title: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    servers: list[str] = Field(min_length=1)
+    budgets: BudgetOverrides | None = None
+    setup: list[SetupStep] = Field(default_factory=list)
+
+
+class SolutionCall(_Strict):
+    tool: str = Field(pattern=r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Subtask(_Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    description: str = Field(min_length=1)
+    label: str
+    calls: list[SolutionCall] = Field(min_length=1)
+
+    @property
+    def mode(self) -> Literal["read-only", "writable"]:
+        return label_mode(self.label)
+
+    @model_validator(mode="after")
+    def _label(self) -> Subtask:
+        if self.label not in LABELS:
+            raise ValueError(f"unknown function label {self.label!r}")
+        return self
+
+
+class Solution(_Strict):
+    task: str
+    subtasks: list[Subtask] = Field(min_length=1)
+
+    def subtask(self, sid: str) -> Subtask:
+        return next(s for s in self.subtasks if s.id == sid)
+
+
+CheckFn = Callable[[Any], list[Any]]
+
+
+@dataclass(frozen=True)
+class Task:
+    spec: TaskSpec
+    folder: Path
+    solution: Solution
+    prior: DelegationPrior | None
+    check_path: Path
+    digest: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def servers(self) -> list[str]:
+        return list(self.spec.servers)
+
+    @property
+    def need_delegation(self) -> bool | None:
+        return None if self.prior is None else self.prior.need_delegation
+
+    def load_check(self) -> CheckFn:
+        return _load_check(self.check_path)
+
+
+def _load_check(path: Path) -> CheckFn:
+    name = "mseval_check_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InputError.one(path, None, "cannot load check.py")
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise InputError.one(path, exc.lineno, f"syntax error: {exc.msg}") from None
+    except Exception as exc:
+        raise InputError.one(path, None, f"importing check.py failed: {exc!r}") from None
+    fn = getattr(module, "check", None)
+    if not callable(fn):
+        raise InputError.one(path, None, "check.py must define check(world) -> list[Criterion]")
+    return fn  # type: ignore[no-any-return]
+
+
+def _digest(paths: Iterable[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        if p.exists():
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cross_checks(
+    spec: TaskSpec, solution: Solution, prior: DelegationPrior | None, folder: Path, prior_path: Path
+) -> list[Problem]:
+    from mcp_servers.common import registry
+
+    problems = []
+    tfile, sfile = str(folder / "task.yaml"), str(folder / "solution.yaml")
+    if spec.scenario not in SCENARIOS:
+        problems.append(
+            Problem(tfile, None, f"unknown scenario {spec.scenario!r}; known: {', '.join(SCENARIOS)}")
+        )
+    elif folder.parent.name != spec.scenario:
+        problems.append(
+            Problem(
+                tfile,
+                None,
+                f"scenario {spec.scenario!r} but the task lives under tasks/{folder.parent.name}/",
+            )
+        )
+    elif SCENARIO_SERVERS[spec.scenario] not in spec.servers:
+        problems.append(
+            Problem(tfile, None, f"a {spec.scenario} task uses the {SCENARIO_SERVERS[spec.scenario]} server")
+        )
+    if folder.name != spec.id:
+        problems.append(Problem(tfile, None, f"id {spec.id!r} must match the folder name {folder.name!r}"))
+    for server in spec.servers:
+        if server not in registry.names():
+            problems.append(
+                Problem(tfile, None, f"unknown server {server!r}; known: {', '.join(registry.names())}")
+            )
+    if solution.task != spec.id:
+        problems.append(Problem(sfile, 1, f"solution is for task {solution.task!r}, not {spec.id!r}"))
+    ids = [s.id for s in solution.subtasks]
+    if len(set(ids)) != len(ids):
+        problems.append(Problem(sfile, None, "sub-task ids must be unique"))
+    allowed = set(spec.servers) | {"local"}
+    for s in solution.subtasks:
+        for c in s.calls:
+            server = c.tool.split("__")[1]
+            if server not in allowed:
+                problems.append(
+                    Problem(
+                        sfile,
+                        None,
+                        f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
+                    )
+                )
+    if prior is not None:
+        pfile = str(prior_path)
+        if prior.task != spec.id:
+            problems.append(Problem(pfile, 1, f"prior is for task {prior.task!r}, not {spec.id!r}"))
+        seen: set[str] = set()
+        for unit in prior.units:
+            if unit.subtask not in ids:
+                problems.append(
+                    Problem(pfile, None, f"sub-task {unit.subtask!r} is not in {spec.id}'s solution")
+                )
+            if unit.subtask in seen:
+                problems.append(Problem(pfile, None, f"sub-task {unit.subtask!r} is delegated twice"))
+            seen.add(unit.subtask)
+    return problems
+
+
+def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
+    problems: list[Problem] = []
+    spec = solution = prior = None
+    prior_path = priors_dir / f"{folder.name}.yaml"
+    for attr, path, model in (
+        ("spec", folder / "task.yaml", TaskSpec),
+        ("solution", folder / "solution.yaml", Solution),
+        ("prior", prior_path, DelegationPrior),
+    ):
+        if not path.exists():
+            if attr != "prior":
+                problems.append(Problem(str(path), None, "missing file"))
+            continue
+        try:
+            value = load_yaml_model(path, model)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            continue
+        if attr == "spec":
+            spec = value
+        elif attr == "solution":
+            solution = value
+        else:
+            prior = value
+    check_path = folder / "check.py"
+    if not check_path.exists():
+        problems.append(Problem(str(check_path), None, "missing file"))
+    if spec is not None and solution is not None:
+        problems += _cross_checks(spec, solution, prior, folder, prior_path)  # type: ignore[arg-type]
+    if problems:
+        raise InputError(problems)
+    assert isinstance(spec, TaskSpec) and isinstance(solution, Solution)
+    digest = _digest([folder / "task.yaml", folder / "solution.yaml", check_path, prior_path])
+    return Task(
+        spec=spec, folder=folder, solution=solution, prior=prior, check_path=check_path, digest=digest
+    )  # type: ignore[arg-type]
+
+
+def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    return sorted(p.parent for p in tasks_dir.glob("*/*/task.yaml"))
+
+
+def select(selector: str, tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    """`all`, a scenario, a task id, or a glob over task ids (SPEC §10)."""
+    folders = task_folders(tasks_dir)
+    if selector == "all":
+        chosen = folders
+    elif selector in SCENARIOS:
+        chosen = [f for f in folders if f.parent.name == selector]
+    else:
+        chosen = [f for f in folders if fnmatch.fnmatchcase(f.name, selector)]
+    if not chosen:
+        raise InputError.one(
+            selector, None, f"no task matches {selector!r} (all, a scenario, a task id or a glob)"
+        )
+    return chosen
+
+
+def load_tasks(
+    selector: str = "all", tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
+) -> list[Task]:
+    """Every selected task, validated; all problems of all files at once."""
+    problems: list[Problem] = []
+    tasks: list[Task] = []
+    for folder in select(selector, tasks_dir):
+        try:
+            tasks.append(load_task(folder, priors_dir))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return tasks
+
+
+def catalog_hash(tasks: Iterable[Task]) -> str:
+    h = hashlib.sha256()
+    for t in sorted(tasks, key=lambda t: t.id):
+        h.update(f"{t.id}:{t.digest}".encode())
+    return h.hexdigest()[:16]

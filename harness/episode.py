@@ -1,0 +1,383 @@
+"""The runtime of one episode: the main agent, its sub-agents, their waves, and the accounting.
+
+`EpisodeRuntime.run()` drives the main agent to its end. Everything the agents do goes
+through here: model calls (with the retry policy, usage, cost and events), tool calls
+(allowlist refusals, MCP calls), and delegation (waves of sub-agents under a concurrency cap).
+The runner wraps `run()` in the episode's wall-time budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from contracts.episode import Turn, Usage
+from contracts.prior import DelegationPrior
+from contracts.tagging import tag
+from harness import delegation as dl
+from harness.agent import (
+    AgentRun,
+    AgentState,
+    StepOutcome,
+    is_claim_done,
+    run_agent,
+    summarize_args,
+    tool_error,
+)
+from harness.budgets import NORMAL, Budgets, Termination
+from harness.events import EventLog
+from harness.mcp_client import CallOutcome
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    Model,
+    ModelAPIError,
+    ModelResponse,
+    ModelSettings,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from harness.models.pricing import PriceTable
+from harness.models.retry import RetryPolicy
+from harness.profiles import PLANNER, Profile
+from harness.prompts import main_system_prompt, subagent_system_prompt, task_prompt
+from harness.tools import ToolInfo, allowlist
+
+MAIN_ID = "main"
+
+
+class ToolExecutor(Protocol):
+    catalog: list[ToolInfo]
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome: ...
+
+
+@dataclass
+class WaveState:
+    index: int
+    main_step: int
+    runs: list[AgentRun] = field(default_factory=list)
+
+
+@dataclass
+class EpisodeSetup:
+    """Everything an episode's runtime needs, decided before it starts."""
+
+    model: Model
+    settings: ModelSettings
+    variant: Profile
+    roles: dict[str, Profile]
+    servers: Sequence[str]
+    prompt: str
+    budgets: Budgets
+    prior: DelegationPrior | None = None
+    prices: PriceTable | None = None
+    today: str = "2026-11-20"
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+
+class EpisodeRuntime:
+    api_error_types: tuple[type[BaseException], ...] = (ModelAPIError,)
+
+    def __init__(self, setup: EpisodeSetup, executor: ToolExecutor, events: EventLog) -> None:
+        self.setup = setup
+        self.budgets = setup.budgets
+        self.executor = executor
+        self.events = events
+        self.retry = RetryPolicy(max_retries=setup.budgets.api_retries)
+        self.catalog_names = {t.name for t in executor.catalog}
+        self.waves: list[WaveState] = []
+        self.main_turns: list[Turn] = []
+        self.usage = Usage()
+        self.cost_usd: float | None = 0.0
+        self.planned = setup.variant.header.delegation != "plan-first"
+        self._states: dict[str, AgentState] = {}  # run id -> the context it ran in
+        self._next_id = 0
+        self.termination: Termination | None = None
+        variant = setup.variant
+        tools = self._allowlist(variant, subagent=False)
+        specs = [t.spec for t in tools.values()]
+        if variant.delegates:
+            specs += dl.tool_specs(list(setup.roles))
+        self.main = AgentState(
+            id=MAIN_ID,
+            profile=variant,
+            is_main=True,
+            messages=[
+                SystemMessage(content=main_system_prompt(variant, setup.roles, setup.today)),
+                UserMessage(content=task_prompt(setup.prompt, variant, setup.prior)),
+            ],
+            tools=tools,
+            specs=specs,
+            max_steps=self._max_steps(variant),
+        )
+
+    # -- set-up -------------------------------------------------------------------------------
+    def _max_steps(self, profile: Profile) -> int:
+        cap = profile.header.maxSteps
+        return min(cap, self.budgets.max_steps) if cap else self.budgets.max_steps
+
+    def _allowlist(self, profile: Profile, *, subagent: bool) -> dict[str, ToolInfo]:
+        h = profile.header
+        return allowlist(
+            self.executor.catalog, tools=h.tools, disallowed=h.disallowedTools, read_only=profile.read_only,
+            servers=self.setup.servers, subagent=subagent,
+        )  # fmt: skip
+
+    # -- the episode -----------------------------------------------------------------------------
+    async def run(self) -> Termination:
+        self.events.emit("episode_start", variant=self.setup.variant.name, model=self.setup.model.name)
+        try:
+            self.termination = await run_agent(self, self.main)
+        except asyncio.CancelledError:
+            self.termination = "time_limit"
+            raise
+        return self.termination
+
+    def breach(self, agent: AgentState, reason: Termination, **data: Any) -> Termination:
+        self.events.emit("budget_breach", agent.id, reason=reason, **data)
+        return reason
+
+    # -- model calls -----------------------------------------------------------------------------
+    async def call_model(self, agent: AgentState, run: AgentRun | None) -> ModelResponse:
+        model, settings = self.setup.model, self.setup.settings
+
+        def on_retry(attempt: int, error: ModelAPIError, wait: float) -> None:
+            self.events.emit(
+                "model_retry",
+                agent.id,
+                attempt=attempt,
+                kind=error.kind,
+                status=error.status,
+                wait_s=round(wait, 3),
+            )
+
+        response = await self.retry.call(
+            lambda: model.generate(agent.messages, agent.specs, settings),
+            on_retry=on_retry,
+            sleep=self.setup.sleep,
+        )
+        usage = response.usage
+        cost = self.setup.prices.call_cost(model.name, usage) if self.setup.prices else None
+        agent.usage = agent.usage + usage
+        self.usage = self.usage + usage
+        if run is not None:
+            run.usage = run.usage + usage
+        self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+        agent.cost_usd = None if cost is None or agent.cost_usd is None else agent.cost_usd + cost
+        message = response.message
+        self.events.emit(
+            "model_call", agent.id, step=agent.steps + 1, messages=len(agent.messages),
+            input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
+            output_tokens=usage.output_tokens, reasoning_tokens=usage.reasoning_tokens,
+            latency_s=round(response.latency_s, 4), cost_usd=cost, text=message.content[:4000],
+            tool_calls=[c.name for c in message.tool_calls],
+        )  # fmt: skip
+        return response
+
+    # -- one step's tool calls ---------------------------------------------------------------------
+    async def execute_step(
+        self, agent: AgentState, run: AgentRun | None, message: AssistantMessage
+    ) -> StepOutcome:
+        calls = message.tool_calls
+        results: dict[str, ToolMessage] = {}
+        if agent.is_main and not self.planned:
+            if not any(
+                c.name == dl.AGENT and (c.arguments or {}).get("subagent_type") == PLANNER for c in calls
+            ):
+                text = f"plan-first: your first action must be an {dl.AGENT} call with subagent_type '{PLANNER}'; nothing was run"
+                for c in calls:
+                    self.events.emit("tool_refused", agent.id, call_id=c.id, name=c.name, reason="plan_first")
+                return StepOutcome([tool_error(c, text) for c in calls])
+            self.planned = True
+        launches: list[dl.Launch] = []
+        ordinary: list[ToolCall] = []
+        for call in calls:
+            if call.name not in dl.DELEGATION_TOOLS or not (agent.is_main and self.setup.variant.delegates):
+                ordinary.append(call)
+                continue
+            try:
+                if call.arguments is None:
+                    raise dl.DelegationError(
+                        f"arguments are not a JSON object: {summarize_args(None, call.raw_arguments, 300)}"
+                    )
+                if call.name == dl.AGENT_SWARM:
+                    if len(calls) > 1:
+                        raise dl.DelegationError(
+                            f"{dl.AGENT_SWARM} must be the only tool call in its message"
+                        )
+                    launches += dl.parse_swarm(
+                        call, list(self.setup.roles), set(self._states), self._running()
+                    )
+                else:
+                    launches.append(
+                        dl.parse_agent(call, list(self.setup.roles), set(self._states), self._running())
+                    )
+            except dl.DelegationError as exc:
+                self.events.emit(
+                    "tool_refused",
+                    agent.id,
+                    call_id=call.id,
+                    name=call.name,
+                    reason="delegation",
+                    error=str(exc),
+                )
+                results[call.id] = tool_error(call, str(exc))
+
+        async def one(call: ToolCall) -> None:
+            results[call.id] = await self._execute_tool(agent, run, call)
+
+        async with asyncio.TaskGroup() as tg:
+            for call in ordinary:
+                tg.create_task(one(call))
+            if launches:
+                tg.create_task(self._wave_into(results, agent.steps, launches, {c.id: c for c in calls}))
+        ordered = [results[c.id] for c in calls]
+        done = any(is_claim_done(agent, c, results[c.id]) for c in calls)
+        return StepOutcome(ordered, claimed_done=done)
+
+    def _running(self) -> set[str]:
+        return {rid for rid, st in self._states.items() if st.running}
+
+    async def _execute_tool(self, agent: AgentState, run: AgentRun | None, call: ToolCall) -> ToolMessage:
+        info = agent.tools.get(call.name)
+        if info is None:
+            known = call.name in self.catalog_names or call.name in dl.DELEGATION_TOOLS
+            reason = "not_allowed" if known else "unknown_tool"
+            self.events.emit("tool_refused", agent.id, call_id=call.id, name=call.name, reason=reason)
+            text = (
+                f"tool {call.name!r} is not available to this agent; nothing was run"
+                if known
+                else f"unknown tool {call.name!r}; use one of the tools you were given"
+            )
+            return tool_error(call, text)
+        if call.arguments is None:
+            self.events.emit(
+                "tool_refused", agent.id, call_id=call.id, name=call.name, reason="invalid_arguments"
+            )
+            return tool_error(
+                call,
+                f"arguments of {call.name} are not a JSON object: {summarize_args(None, call.raw_arguments, 300)}",
+            )
+        self.events.emit(
+            "tool_call",
+            agent.id,
+            call_id=call.id,
+            name=call.name,
+            arguments=summarize_args(call.arguments, None),
+        )
+        outcome = await self.executor.call(info.server, info.tool, call.arguments)
+        self.events.emit(
+            "tool_result", agent.id, call_id=call.id, name=call.name, is_error=outcome.is_error,
+            bytes=len(outcome.text.encode()), truncated=outcome.truncated,
+        )  # fmt: skip
+        if run is not None:
+            run.tools.append(call.name)
+            if not outcome.is_error and info.label and not info.bookkeeping:
+                if info.read_only:
+                    run.read_labels.append(info.label)
+                else:
+                    run.writes_ok += 1
+                    run.write_labels.append(info.label)
+        return ToolMessage(
+            tool_call_id=call.id, name=call.name, content=outcome.text, is_error=outcome.is_error
+        )
+
+    # -- waves ---------------------------------------------------------------------------------
+    async def _wave_into(
+        self,
+        results: dict[str, ToolMessage],
+        step: int,
+        launches: list[dl.Launch],
+        calls: dict[str, ToolCall],
+    ) -> None:
+        payloads = await self.run_wave(step, launches)
+        by_call: dict[str, list[dict[str, Any]]] = {}
+        for launch, payload in zip(launches, payloads, strict=True):
+            by_call.setdefault(launch.call_id, []).append(payload)
+        for call_id, items in by_call.items():
+            call = calls[call_id]
+            body = items if call.name == dl.AGENT_SWARM else items[0]
+            results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=dl.render(body))
+
+    async def run_wave(self, step: int, launches: list[dl.Launch]) -> list[dict[str, Any]]:
+        wave = WaveState(index=len(self.waves), main_step=step)
+        self.waves.append(wave)
+        runs = [self._prepare_run(launch) for launch in launches]
+        wave.runs.extend(runs)
+        self.events.emit(
+            "wave_start", MAIN_ID, wave=wave.index, main_step=step, subagents=[r.id for r in runs]
+        )
+        slots = asyncio.Semaphore(self.budgets.wave_concurrency)
+        payloads: list[dict[str, Any]] = [{} for _ in runs]
+
+        async def one(i: int, run: AgentRun) -> None:
+            async with slots:
+                payloads[i] = await self._run_subagent(wave, run, launches[i].item)
+
+        async with asyncio.TaskGroup() as tg:
+            for i, run in enumerate(runs):
+                tg.create_task(one(i, run))
+        self.events.emit("wave_end", MAIN_ID, wave=wave.index)
+        return payloads
+
+    def _prepare_run(self, launch: dl.Launch) -> AgentRun:
+        self._next_id += 1
+        run_id = f"a{self._next_id}"
+        if launch.resume is not None:
+            state = self._states[launch.resume]
+            role = state.profile
+        else:
+            assert launch.subagent_type is not None
+            role = self.setup.roles[launch.subagent_type]
+            tools = self._allowlist(role, subagent=True)
+            state = AgentState(
+                id=run_id, profile=role, is_main=False,
+                messages=[SystemMessage(content=subagent_system_prompt(role, self.setup.today))],
+                tools=tools, specs=[t.spec for t in tools.values()], max_steps=self._max_steps(role),
+            )  # fmt: skip
+        self._states[run_id] = state
+        return AgentRun(
+            id=run_id, state=state, type=role.name, mode=role.header.mode, description=launch.description,
+            prompt=launch.prompt, resume_of=launch.resume,
+        )  # fmt: skip
+
+    async def _run_subagent(self, wave: WaveState, run: AgentRun, item: str | None) -> dict[str, Any]:
+        state = run.state
+        state.messages.append(UserMessage(content=run.prompt))
+        run.started_s = self.events.now()
+        self.events.emit(
+            "subagent_start",
+            run.id,
+            wave=wave.index,
+            type=run.type,
+            resume_of=run.resume_of,
+            description=run.description,
+        )
+        state.last_text = ""
+        run.termination = await run_agent(self, state, run)
+        run.ended_s = self.events.now()
+        run.response = state.last_text
+        self.events.emit(
+            "subagent_end", run.id, wave=wave.index, termination=run.termination, steps=run.steps
+        )
+        normal = run.termination in NORMAL
+        summary = run.response if normal else f"[stopped: {run.termination}] {run.response}".strip()
+        status = "completed" if normal else run.termination
+        return dl.result_payload(run.id, status, run.steps, summary, item)
+
+    def label_of(self, run: AgentRun) -> str:
+        return tag(run.mode, run.read_labels, run.write_labels, f"{run.description}\n{run.prompt}")
+
+    @property
+    def runs(self) -> list[AgentRun]:
+        return [r for w in self.waves for r in w.runs]
+
+
+def history_text(messages: Sequence[Message]) -> int:
+    """Characters in a context (for estimates)."""
+    return sum(len(getattr(m, "content", "")) for m in messages)

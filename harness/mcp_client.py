@@ -1,0 +1,270 @@
+"""The MCP client layer: an episode's connections to its servers.
+
+Each server connection is owned by its own task, which enters the SDK `Client` context and
+leaves it when told to close; calls come from any agent's task (the SDK routes responses by
+request id). That keeps the anyio rule that a context is exited by the task that entered it,
+and lets a failed server be restarted from wherever the failure was seen.
+
+Transports: `inprocess` (the server object over the MCP in-memory transport — the real
+protocol, no child process; the default), `stdio` (a child `python -m mcp_servers.<name>`),
+`http` (a child serving streamable HTTP on 127.0.0.1, reached by URL). Child processes get a
+minimal environment: API keys never reach a server.
+
+Every call has a timeout and a result-size cap. A call that fails because the server failed
+(not a tool error) restarts the server once and returns a tool error; a second failure raises
+`ServerFailure`, which ends the episode as `harness_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp import Client, StdioServerParameters
+from sqlalchemy.engine import Engine
+
+from harness.models.base import ToolSpec
+from harness.tools import ToolInfo, qualified
+
+Transport = Literal["inprocess", "stdio", "http"]
+
+# How long a child server may take to start answering (a stdio child costs ~1 s to import).
+SERVER_START_TIMEOUT_S = 30.0
+# Bounded shutdown: a connection that does not close in this time is abandoned.
+SERVER_CLOSE_TIMEOUT_S = 5.0
+# Environment variables a child server may inherit; nothing else (no API keys).
+CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE")
+
+
+class ServerFailure(Exception):
+    """A server failed twice in one episode; the episode ends as harness_error."""
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    text: str
+    is_error: bool
+    truncated: bool = False
+
+
+@dataclass
+class WorldAccess:
+    """What servers work on: the episode database (URL and, in-process, its engine) and workspace."""
+
+    db_url: str
+    engine: Engine
+    workspace: Path
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _child_env() -> dict[str, str]:
+    env = {k: os.environ[k] for k in CHILD_ENV_KEYS if k in os.environ}
+    project_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (project_root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cap_text(text: str, limit: int) -> tuple[str, bool]:
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, False
+    cut = data[:limit].decode("utf-8", errors="ignore")
+    return (
+        cut + f"\n[... truncated by the harness: {len(data)} bytes in all, {limit} shown; ask for less]",
+        True,
+    )
+
+
+class _Connection:
+    """One server, owned by one task; `start()` again after `close()` restarts it."""
+
+    def __init__(self, name: str, transport: Transport, world: WorldAccess) -> None:
+        self.name = name
+        self.transport = transport
+        self.world = world
+        self.client: Client | None = None
+        self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._process: asyncio.subprocess.Process | None = None
+
+    def _server_args(self) -> list[str]:
+        return [
+            "-m",
+            f"mcp_servers.{self.name}",
+            "--db",
+            self.world.db_url,
+            "--workspace",
+            str(self.world.workspace),
+            "--no-seed",
+        ]
+
+    async def _target(self) -> Any:
+        if self.transport == "inprocess":
+            from mcp_servers.common import registry
+            from mcp_servers.common.spec import ServerContext
+
+            ctx = ServerContext(
+                engine=self.world.engine, workspace=self.world.workspace, options=self.world.options
+            )
+            return registry.spec(self.name).build(ctx)
+        if self.transport == "stdio":
+            return StdioServerParameters(command=sys.executable, args=self._server_args(), env=_child_env())
+        port = _free_port()
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable, *self._server_args(), "--http", str(port),
+            env=_child_env(), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+        await _wait_for_port(port, self._process)
+        return f"http://127.0.0.1:{port}/mcp"
+
+    async def _own(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        try:
+            async with Client(await self._target()) as client:
+                self.client = client
+                ready.set_result(None)
+                await stop.wait()
+        except BaseException as exc:  # report start-up failures to start(); later ones end here
+            if not ready.done():
+                ready.set_exception(ServerFailure(f"server {self.name} failed to start: {exc!r}"))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.client = None
+            await self._kill_process()
+
+    async def start(self, tg: asyncio.TaskGroup) -> None:
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
+        async with asyncio.timeout(SERVER_START_TIMEOUT_S):
+            await ready
+
+    async def close(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
+                    await asyncio.shield(self._task)
+            if not self._task.done():
+                self._task.cancel()
+        self._task = None
+
+    async def _kill_process(self) -> None:
+        proc, self._process = self._process, None
+        if proc is not None and proc.returncode is None:
+            proc.terminate()
+            try:
+                async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
+                    await proc.wait()
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+
+
+async def _wait_for_port(port: int, proc: asyncio.subprocess.Process) -> None:
+    async with asyncio.timeout(SERVER_START_TIMEOUT_S):
+        while True:
+            if proc.returncode is not None:
+                raise ServerFailure(f"HTTP server exited with code {proc.returncode} before listening")
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                await writer.wait_closed()
+                return
+            except OSError:
+                await asyncio.sleep(0.05)
+
+
+class ServerPool:
+    """The connections of one episode. Use as `async with ServerPool(...) as pool:`."""
+
+    def __init__(
+        self, servers: Sequence[str], world: WorldAccess, transport: Transport = "inprocess", *, timeout_s: float = 60.0,
+        result_bytes: int = 32_000,
+    ) -> None:  # fmt: skip
+        self.world = world
+        self.timeout_s = timeout_s
+        self.result_bytes = result_bytes
+        self._conns = {name: _Connection(name, transport, world) for name in dict.fromkeys(servers)}
+        self._restarted: set[str] = set()
+        self._tg: asyncio.TaskGroup | None = None
+        self._restart_lock = asyncio.Lock()
+        self.catalog: list[ToolInfo] = []
+
+    async def __aenter__(self) -> ServerPool:
+        self._tg = asyncio.TaskGroup()
+        await self._tg.__aenter__()
+        try:
+            await asyncio.gather(*(c.start(self._tg) for c in self._conns.values()))
+            for name, conn in self._conns.items():
+                assert conn.client is not None
+                listed = await conn.client.list_tools()
+                self.catalog.extend(_tool_info(name, t) for t in listed.tools)
+        except BaseException:
+            await self.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.gather(*(c.close() for c in self._conns.values()), return_exceptions=True)
+        if self._tg is not None:
+            tg, self._tg = self._tg, None
+            await tg.__aexit__(None, None, None)
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        conn = self._conns[server]
+        try:
+            if conn.client is None:
+                raise ConnectionError(f"server {server} is not running")
+            async with asyncio.timeout(self.timeout_s):
+                result = await conn.client.call_tool(tool, arguments)
+        except TimeoutError:
+            return CallOutcome(f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s", True)
+        except Exception as exc:
+            await self._restart(server, exc)
+            return CallOutcome(
+                f"server {server} failed ({type(exc).__name__}) and was restarted; try again", True
+            )
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        text, truncated = cap_text(text, self.result_bytes)
+        return CallOutcome(text, bool(result.is_error), truncated)
+
+    async def _restart(self, server: str, cause: BaseException) -> None:
+        async with self._restart_lock:
+            if server in self._restarted:
+                raise ServerFailure(f"server {server} failed again after a restart: {cause!r}") from cause
+            self._restarted.add(server)
+            conn = self._conns[server]
+            await conn.close()
+            assert self._tg is not None
+            await conn.start(self._tg)
+
+
+def _tool_info(server: str, tool: Any) -> ToolInfo:
+    from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, LABEL_META_KEY
+
+    meta = tool.meta or {}
+    annotations = tool.annotations
+    read_only = bool(annotations and annotations.read_only_hint)
+    spec = ToolSpec(
+        name=qualified(server, tool.name), description=tool.description or "", input_schema=tool.input_schema
+    )
+    return ToolInfo(
+        server=server, tool=tool.name, spec=spec, read_only=read_only, label=meta.get(LABEL_META_KEY),
+        bookkeeping=bool(meta.get(BOOKKEEPING_META_KEY)),
+    )  # fmt: skip

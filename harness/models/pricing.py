@@ -1,0 +1,78 @@
+"""Cost per model call (SPEC §4): (input − cached)·p_in + cached·p_cached + output·p_out per
+million tokens, the tier chosen by the call's input tokens, converted to USD."""
+
+from __future__ import annotations
+
+import fnmatch
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from contracts.episode import Usage
+from contracts.yamlio import load_yaml_model
+
+DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
+
+
+class _Prices(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    cached_input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class Tier(_Prices):
+    above_input_tokens: int = Field(gt=0)
+
+
+class ModelPrice(_Prices):
+    match: str
+    currency: str = "USD"
+    note: str | None = None
+    tiers: tuple[Tier, ...] = ()
+
+    def for_input(self, input_tokens: int) -> _Prices:
+        chosen: _Prices = self
+        for tier in sorted(self.tiers, key=lambda t: t.above_input_tokens):
+            if input_tokens > tier.above_input_tokens:
+                chosen = tier
+        return chosen
+
+
+class PriceTable(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str = Field(min_length=1)
+    currency_rates: dict[str, float]
+    models: tuple[ModelPrice, ...]
+
+    @model_validator(mode="after")
+    def _currencies_known(self) -> PriceTable:
+        for m in self.models:
+            if m.currency not in self.currency_rates:
+                raise ValueError(f"model {m.match!r}: currency {m.currency!r} has no rate in currency_rates")
+        if any(rate <= 0 for rate in self.currency_rates.values()):
+            raise ValueError("currency rates must be positive")
+        return self
+
+    def lookup(self, model: str) -> ModelPrice | None:
+        return next((m for m in self.models if fnmatch.fnmatchcase(model, m.match)), None)
+
+    def call_cost(self, model: str, usage: Usage) -> float | None:
+        """USD cost of one call; None when the model has no price."""
+        price = self.lookup(model)
+        if price is None:
+            return None
+        p = price.for_input(usage.input_tokens)
+        cached = min(usage.cached_input_tokens, usage.input_tokens)
+        amount = (
+            (usage.input_tokens - cached) * p.input + cached * p.cached_input + usage.output_tokens * p.output
+        )
+        return amount / 1e6 / self.currency_rates[price.currency]
+
+
+@cache
+def load_prices(path: Path = DEFAULT_PRICES) -> PriceTable:
+    return load_yaml_model(path, PriceTable)

@@ -1,0 +1,226 @@
+"""Profiles (SPEC §7): main-agent variants and sub-agent roles, as Markdown with YAML front matter.
+
+The front-matter keys are Kimi Code's (name, description, whenToUse, tools, disallowedTools,
+subagents, override) plus `mode`, `maxSteps` and, for variants, `delegation`. The Markdown body
+is the principles: the system prompt. Built-in profiles live in `subagent_profiles/`; a user's
+folder may add profiles, and replace a built-in one only with `override: true`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from contracts.errors import InputError, Problem
+from contracts.yamlio import read_yaml, validation_problems
+
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "subagent_profiles"
+Delegation = Literal["none", "autonomous", "plan-first", "oracle"]
+PLANNER = "planner"
+_NAME = r"^[a-z][a-z0-9-]*$"
+
+
+class ProfileHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=_NAME)
+    description: str = Field(min_length=1)
+    whenToUse: str | None = None
+    mode: Literal["read-only", "writable"] = "writable"
+    tools: tuple[str, ...] = Field(min_length=1)
+    disallowedTools: tuple[str, ...] = ()
+    maxSteps: int | None = Field(default=None, ge=1)
+    subagents: tuple[str, ...] | None = None
+    delegation: Delegation | None = None
+    override: bool = False
+
+
+@dataclass(frozen=True)
+class Profile:
+    header: ProfileHeader
+    principles: str
+    source: Path
+    lines: dict[tuple[str | int, ...], int]
+    text: str
+
+    @property
+    def name(self) -> str:
+        return self.header.name
+
+    @property
+    def is_variant(self) -> bool:
+        return self.header.delegation is not None
+
+    @property
+    def read_only(self) -> bool:
+        return self.header.mode == "read-only"
+
+    @property
+    def delegates(self) -> bool:
+        return self.header.delegation not in (None, "none")
+
+    def line(self, *key: str | int) -> int | None:
+        return self.lines.get(key)
+
+
+_FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n?(.*)\Z", re.DOTALL)
+
+
+def parse_profile(path: Path, text: str | None = None) -> Profile:
+    """One profile file; `InputError` naming file and line for every problem."""
+    file = str(path)
+    text = path.read_text(encoding="utf-8") if text is None else text
+    m = _FRONT.match(text)
+    if m is None:
+        raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")
+    data, lines = read_yaml(path, m.group(1))
+    lines = {k: v + 1 for k, v in lines.items()}  # the opening '---' is line 1
+    if not isinstance(data, dict):
+        raise InputError.one(file, 2, "the front matter must be a mapping")
+    try:
+        header = ProfileHeader.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(validation_problems(file, exc, lines)) from None
+    problems = []
+    if header.name != path.stem:
+        problems.append(
+            Problem(
+                file, lines.get(("name",)), f"name {header.name!r} must match the file name {path.stem!r}"
+            )
+        )
+    principles = m.group(2).strip()
+    if not principles:
+        problems.append(Problem(file, None, "the principles (the Markdown after the front matter) are empty"))
+    if header.delegation is None and header.subagents is not None:
+        problems.append(
+            Problem(file, lines.get(("subagents",)), "'subagents' belongs to a variant: add 'delegation'")
+        )
+    if header.delegation is None and not header.whenToUse:
+        problems.append(Problem(file, 2, "missing field 'whenToUse' (a sub-agent role says when to use it)"))
+    if header.delegation is not None:
+        subs = header.subagents or ()
+        if header.delegation == "none" and subs:
+            problems.append(
+                Problem(file, lines.get(("subagents",)), "delegation 'none' offers no sub-agents")
+            )
+        if header.delegation != "none" and not subs:
+            problems.append(
+                Problem(
+                    file, lines.get(("delegation",)), f"delegation {header.delegation!r} needs 'subagents'"
+                )
+            )
+        if header.delegation == "plan-first" and PLANNER not in subs:
+            problems.append(
+                Problem(file, lines.get(("subagents",)), f"plan-first needs the {PLANNER!r} sub-agent")
+            )
+    if problems:
+        raise InputError(problems)
+    return Profile(header=header, principles=principles, source=path, lines=lines, text=text)
+
+
+@dataclass(frozen=True)
+class ProfileSet:
+    profiles: dict[str, Profile]
+
+    def variant(self, name: str) -> Profile:
+        p = self.profiles.get(name)
+        if p is None or not p.is_variant:
+            known = ", ".join(sorted(n for n, q in self.profiles.items() if q.is_variant))
+            raise InputError.one(name, None, f"unknown variant {name!r}; known: {known}")
+        return p
+
+    def roles(self, variant: Profile) -> dict[str, Profile]:
+        return {n: self.profiles[n] for n in variant.header.subagents or ()}
+
+    @property
+    def variants(self) -> list[Profile]:
+        return [p for p in self.profiles.values() if p.is_variant]
+
+
+def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) -> ProfileSet:
+    """Built-in profiles plus those of `extra_dirs`; every problem of every file at once."""
+    problems: list[Problem] = []
+    profiles: dict[str, Profile] = {}
+    for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
+        for path in sorted(folder.glob("*.md")):
+            try:
+                p = parse_profile(path)
+            except InputError as exc:
+                problems.extend(exc.problems)
+                continue
+            if p.name in profiles and not (p.header.override and not is_builtin):
+                problems.append(
+                    Problem(
+                        str(path),
+                        p.line("name"),
+                        f"profile {p.name!r} exists; set 'override: true' to replace it",
+                    )
+                )
+                continue
+            profiles[p.name] = p
+    for p in profiles.values():
+        for i, sub in enumerate(p.header.subagents or ()):
+            target = profiles.get(sub)
+            if target is None or target.is_variant:
+                problems.append(
+                    Problem(
+                        str(p.source),
+                        p.line("subagents", i) or p.line("subagents"),
+                        f"unknown sub-agent {sub!r}",
+                    )
+                )
+    if problems:
+        raise InputError(problems)
+    return ProfileSet(profiles)
+
+
+def glob_problems(profiles: Iterable[Profile], tool_modes: dict[str, bool]) -> list[Problem]:
+    """Tool globs that match no known tool, and read-only profiles that name write tools.
+
+    `tool_modes` maps every known qualified tool name to its read-only flag. A read-only
+    profile's wildcard globs are filtered to read-only tools at run time; naming a write tool
+    exactly, or a glob that matches only write tools, is a mistake and reported.
+    """
+    import fnmatch
+
+    problems = []
+    for p in profiles:
+        for key in ("tools", "disallowedTools"):
+            for i, glob in enumerate(getattr(p.header, key)):
+                hits = [n for n in tool_modes if fnmatch.fnmatchcase(n, glob)]
+                line = p.line(key, i) or p.line(key)
+                if not hits:
+                    problems.append(
+                        Problem(str(p.source), line, f"{key} glob {glob!r} matches no known tool")
+                    )
+                elif key == "tools" and p.read_only and all(not tool_modes[n] for n in hits):
+                    problems.append(
+                        Problem(
+                            str(p.source),
+                            line,
+                            f"read-only profile reaches write tool(s) {hits[:3]} by {glob!r}",
+                        )
+                    )
+    return problems
+
+
+LABEL_TYPES_FILE = BUILTIN_DIR / "label_types.yaml"
+
+
+def label_types(path: Path = LABEL_TYPES_FILE) -> dict[str, dict[str, str]]:
+    """label -> {"gen": type, "spec": type}: the built-in type that fits each function label."""
+    from contracts.labels import LABELS
+
+    data, lines = read_yaml(path)
+    problems = [
+        Problem(str(path), lines.get((k,)), f"unknown function label {k!r}") for k in data if k not in LABELS
+    ]
+    problems += [Problem(str(path), None, f"label {k!r} has no entry") for k in LABELS if k not in data]
+    if problems:
+        raise InputError(problems)
+    return {k: dict(v) for k, v in data.items()}

@@ -1,0 +1,208 @@
+"""The runner: the matrix of (task, model, variant, seed) episodes, run concurrently, recorded.
+
+Each episode: a fresh world, fresh server instances, its own event log; its outcome goes to the
+store in one transaction. A fault of ours (an exception anywhere in the harness, a server that
+fails twice) ends the episode as `harness_error`, recorded as absent with the traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contracts.episode import EpisodeRecord
+from harness.budgets import Budgets, Termination
+from harness.catalog import Task
+from harness.checks import Criterion
+from harness.episode import EpisodeRuntime, EpisodeSetup
+from harness.events import EventLog
+from harness.identity import matrix_key, run_identity
+from harness.mcp_client import ServerPool, Transport
+from harness.models.base import ModelSettings
+from harness.models.pricing import PriceTable
+from harness.models.registry import ModelFactory
+from harness.profiles import ProfileSet
+from harness.records import build_record
+from harness.store import EventStreamer, Store, episode_key
+from harness.world import EpisodeWorld, create_world
+
+
+@dataclass(frozen=True)
+class Job:
+    task: Task
+    model: str
+    variant: str
+    seed: int
+
+
+@dataclass
+class RunPlan:
+    """What to run: every (model, variant) setting on every task and seed."""
+
+    settings_matrix: list[tuple[str, str]]
+    tasks: list[Task]
+    profiles: ProfileSet
+    seeds: int = 1
+    budgets: Budgets = field(default_factory=Budgets)
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    prices: PriceTable | None = None
+    store_url: str = "sqlite:///runs/mseval.db"
+    transport: Transport = "inprocess"
+    concurrency: int = 4
+    db_base: str = "sqlite"
+    runs_dir: Path = Path("runs")
+    resume: bool = False
+    base_url: str | None = None
+    api_key_env: str | None = None
+    server_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(m for m, _ in self.settings_matrix))
+
+    @property
+    def variants(self) -> list[str]:
+        return list(dict.fromkeys(v for _, v in self.settings_matrix))
+
+    def jobs(self) -> list[Job]:
+        return [
+            Job(t, m, v, s) for m, v in self.settings_matrix for t in self.tasks for s in range(self.seeds)
+        ]
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    records: list[EpisodeRecord]
+    skipped: int
+
+
+Progress = Callable[[EpisodeRecord], None]
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80]
+
+
+def run_check(task: Task, world: EpisodeWorld) -> list[Criterion]:
+    """The task's check on the final world; a check that raises fails with the error as message."""
+    try:
+        result = task.load_check()(world.for_check())
+        return [Criterion(str(c.name), bool(c.passed), str(c.message)) for c in result]
+    except Exception as exc:
+        return [Criterion("check", False, f"check.py raised {exc!r}")]
+
+
+class Runner:
+    def __init__(self, plan: RunPlan) -> None:
+        self.plan = plan
+        self.store = Store(plan.store_url)
+        self.factory = ModelFactory(
+            settings=plan.settings, base_url=plan.base_url, api_key_env=plan.api_key_env
+        )
+
+    def identity(self) -> dict[str, Any]:
+        p = self.plan
+        profiles = [p.profiles.variant(v) for v in p.variants]
+        profiles += [r for v in profiles for r in p.profiles.roles(v).values()]
+        return run_identity(
+            tasks=p.tasks, profiles=list({x.name: x for x in profiles}.values()), models=p.models, variants=p.variants,
+            matrix=[f"{m}/{v}" for m, v in p.settings_matrix],
+            seeds=p.seeds, settings=p.settings.model_dump(), budgets=p.budgets.model_dump(),
+            price_version=p.prices.version if p.prices else None,
+        )  # fmt: skip
+
+    async def run(self, progress: Progress | None = None) -> RunResult:
+        identity = self.identity()
+        key = matrix_key(identity)
+        run_id = self.store.latest_run(key) if self.plan.resume else None
+        if run_id is None:
+            run_id = uuid.uuid4().hex[:12]
+            self.store.create_run(run_id, key, identity)
+        done = self.store.finished_keys(run_id)
+        jobs = [
+            j
+            for j in self.plan.jobs()
+            if episode_key(run_id, j.task.id, j.model, j.variant, j.seed) not in done
+        ]
+        slots = asyncio.Semaphore(self.plan.concurrency)
+        records: list[EpisodeRecord] = []
+        try:
+            async with EventStreamer(self.store) as streamer:
+
+                async def one(job: Job) -> None:
+                    async with slots:
+                        record = await self.run_episode(job, run_id, streamer)
+                    records.append(record)
+                    if progress is not None:
+                        progress(record)
+
+                async with asyncio.TaskGroup() as tg:
+                    for job in jobs:
+                        tg.create_task(one(job))
+        finally:
+            await self.factory.aclose()
+            self.store.close()
+        return RunResult(run_id=run_id, records=records, skipped=len(done))
+
+    async def run_episode(self, job: Job, run_id: str, streamer: EventStreamer) -> EpisodeRecord:
+        plan, task = self.plan, job.task
+        key = episode_key(run_id, task.id, job.model, job.variant, job.seed)
+        attempt = await asyncio.to_thread(
+            self.store.start_episode, key, run_id, task.id, job.model, job.variant, job.seed
+        )
+        episode_id = _safe(f"{run_id}-{task.id}-{job.model}-{job.variant}-{job.seed}")
+        events = EventLog(streamer.sink(key, attempt))
+        t0 = time.monotonic()
+        rt: EpisodeRuntime | None = None
+        checks: list[Criterion] | None = None
+        termination: Termination | None = None
+        reason: str | None = None
+        world: EpisodeWorld | None = None
+        try:
+            world = await asyncio.to_thread(
+                create_world, task, episode_id, plan.runs_dir / "episodes" / run_id, plan.db_base
+            )
+            variant = plan.profiles.variant(job.variant)
+            budgets = plan.budgets.merged(task.spec.budgets.as_dict() if task.spec.budgets else None)
+            setup = EpisodeSetup(
+                model=self.factory.for_episode(job.model, task, job.seed), settings=plan.settings, variant=variant,
+                roles=plan.profiles.roles(variant), servers=task.servers, prompt=task.spec.prompt, budgets=budgets,
+                prior=task.prior, prices=plan.prices,
+            )  # fmt: skip
+            servers = [*task.servers, "local"]
+            async with ServerPool(
+                servers, world.access(plan.server_options), plan.transport,
+                timeout_s=budgets.tool_timeout_s, result_bytes=budgets.tool_result_bytes,
+            ) as pool:  # fmt: skip
+                rt = EpisodeRuntime(setup, pool, events)
+                try:
+                    async with asyncio.timeout(budgets.wall_time_s):
+                        termination = await rt.run()
+                except TimeoutError:
+                    termination = "time_limit"
+                    events.emit("budget_breach", "main", reason="time_limit", wall_time_s=budgets.wall_time_s)
+            checks = await asyncio.to_thread(run_check, task, world)
+            events.emit("check", passed=all(c.passed for c in checks), criteria=[c.__dict__ for c in checks])
+        except Exception as exc:  # a fault of ours: recorded with its traceback, never hidden
+            termination, reason = "harness_error", f"{type(exc).__name__}: {exc}"
+            events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
+        finally:
+            if world is not None:
+                world.close()
+        events.emit("termination", reason=termination)
+        record = build_record(
+            rt, task_id=task.id, model=job.model, variant=job.variant, seed=job.seed, episode_id=episode_id,
+            run_id=run_id, checks=checks, termination=termination, reason=reason,
+            duration_s=time.monotonic() - t0, price_version=plan.prices.version if plan.prices else None,
+        )  # fmt: skip
+        await streamer.flush()
+        await asyncio.to_thread(self.store.finish_episode, key, attempt, record)
+        return record

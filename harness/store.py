@@ -1,0 +1,279 @@
+"""The run store (SPEC §8, §12): runs, episodes and their event streams, in SQLModel tables.
+
+SQLite at `runs/mseval.db` by default, any SQLAlchemy URL (PostgreSQL) by `--store`.
+Nothing is lost and nothing is counted twice:
+- an episode row is created `running` (attempt n) before the episode starts;
+- its events stream in as they happen, tagged with the attempt;
+- its outcome (status and the whole episode record) is written in one transaction at the end.
+After a crash, `--resume` finds the run, skips every finished episode and runs the `running`
+ones again as attempt n+1; readers only ever see finished attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import JSON, Column, insert
+from sqlalchemy.orm import registry as orm_registry
+from sqlmodel import Field, Session, SQLModel, col, create_engine, select
+
+from contracts.episode import EpisodeRecord
+from harness.events import Event
+
+DEFAULT_STORE = "sqlite:///runs/mseval.db"
+# Events are written in batches from a worker thread; this bounds how long one can wait.
+EVENT_FLUSH_INTERVAL_S = 0.25
+EVENT_BATCH = 2000
+
+
+class StoreModel(SQLModel, registry=orm_registry()):
+    """Store tables keep their own metadata, apart from the world's server tables."""
+
+
+class RunRow(StoreModel, table=True):
+    __tablename__ = "mseval_run"
+    run_id: str = Field(primary_key=True)
+    created_at: str
+    matrix_key: str = Field(index=True)
+    identity: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class EpisodeRow(StoreModel, table=True):
+    __tablename__ = "mseval_episode"
+    key: str = Field(primary_key=True)
+    run_id: str = Field(index=True)
+    task_id: str
+    model: str
+    variant: str
+    seed: int
+    attempt: int = 1
+    status: str  # running | completed | absent
+    started_at: str
+    ended_at: str | None = None
+    record: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+
+
+class EventRow(StoreModel, table=True):
+    __tablename__ = "mseval_event"
+    id: int | None = Field(default=None, primary_key=True)
+    episode_key: str = Field(index=True)
+    attempt: int
+    seq: int
+    t: float
+    kind: str
+    agent: str
+    data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) -> str:
+    return f"{run_id}|{task_id}|{model}|{variant}|{seed}"
+
+
+class Store:
+    def __init__(self, url: str = DEFAULT_STORE) -> None:
+        self.url = url
+        if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
+        self.engine = create_engine(url, connect_args=connect_args)
+        StoreModel.metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- runs --------------------------------------------------------------------------------------
+    def create_run(self, run_id: str, matrix_key: str, identity: dict[str, Any]) -> None:
+        with Session(self.engine) as s:
+            s.add(RunRow(run_id=run_id, created_at=_now(), matrix_key=matrix_key, identity=identity))
+            s.commit()
+
+    def latest_run(self, matrix_key: str) -> str | None:
+        with Session(self.engine) as s:
+            row = s.exec(
+                select(RunRow).where(RunRow.matrix_key == matrix_key).order_by(col(RunRow.created_at).desc())
+            ).first()
+            return None if row is None else row.run_id
+
+    def identities(self) -> list[dict[str, Any]]:
+        with Session(self.engine) as s:
+            return [
+                {"run_id": r.run_id, **r.identity}
+                for r in s.exec(select(RunRow).order_by(col(RunRow.created_at)))
+            ]
+
+    # -- episodes ------------------------------------------------------------------------------------
+    def finished_keys(self, run_id: str) -> set[str]:
+        with Session(self.engine) as s:
+            rows = s.exec(
+                select(EpisodeRow.key).where(EpisodeRow.run_id == run_id, EpisodeRow.status != "running")
+            )
+            return set(rows)
+
+    def start_episode(self, key: str, run_id: str, task_id: str, model: str, variant: str, seed: int) -> int:
+        """Mark an episode running; returns its attempt number (2+ when an interrupted one reruns)."""
+        with Session(self.engine) as s:
+            row = s.get(EpisodeRow, key)
+            if row is None:
+                row = EpisodeRow(
+                    key=key,
+                    run_id=run_id,
+                    task_id=task_id,
+                    model=model,
+                    variant=variant,
+                    seed=seed,
+                    status="running",
+                    started_at=_now(),
+                )
+            elif row.status != "running":
+                raise RuntimeError(f"episode {key} is already finished")
+            else:
+                row.attempt += 1
+                row.started_at = _now()
+            s.add(row)
+            s.commit()
+            return row.attempt
+
+    def finish_episode(self, key: str, attempt: int, record: EpisodeRecord) -> None:
+        """The outcome, in one transaction."""
+        with Session(self.engine) as s:
+            row = s.get(EpisodeRow, key)
+            if row is None or row.attempt != attempt:
+                raise RuntimeError(f"episode {key} attempt {attempt} is not the current attempt")
+            row.status = record.status
+            row.ended_at = _now()
+            row.record = record.model_dump(mode="json", by_alias=True)
+            s.add(row)
+            s.commit()
+
+    def write_events(self, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            with self.engine.begin() as conn:
+                conn.execute(insert(EventRow.__table__), rows)  # type: ignore[attr-defined]
+
+    def events(self, key: str) -> list[EventRow]:
+        """The events of the current attempt of one episode."""
+        with Session(self.engine) as s:
+            row = s.get(EpisodeRow, key)
+            if row is None:
+                return []
+            stmt = (
+                select(EventRow)
+                .where(EventRow.episode_key == key, EventRow.attempt == row.attempt)
+                .order_by(col(EventRow.seq))
+            )
+            return list(s.exec(stmt))
+
+    def records(self, run_id: str | None = None) -> list[EpisodeRecord]:
+        """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts once."""
+        with Session(self.engine) as s:
+            stmt = (
+                select(EpisodeRow, RunRow.created_at)
+                .join(RunRow, col(RunRow.run_id) == EpisodeRow.run_id)
+                .where(EpisodeRow.status != "running")
+                .order_by(col(RunRow.created_at))
+            )
+            if run_id is not None:
+                stmt = stmt.where(EpisodeRow.run_id == run_id)
+            newest: dict[tuple[str, str, str, int], EpisodeRecord] = {}
+            for row, _created in s.exec(stmt):
+                assert row.record is not None
+                newest[(row.task_id, row.model, row.variant, row.seed)] = EpisodeRecord.model_validate(
+                    row.record
+                )
+            return list(newest.values())
+
+    def episode_rows(self, run_id: str | None = None) -> list[EpisodeRow]:
+        with Session(self.engine) as s:
+            stmt = select(EpisodeRow)
+            if run_id is not None:
+                stmt = stmt.where(EpisodeRow.run_id == run_id)
+            return list(s.exec(stmt))
+
+
+class EventStreamer:
+    """Batches events from every running episode and writes them from a worker thread."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pending: list[dict[str, Any]] = []
+        self._wake = asyncio.Event()
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+
+    def sink(self, key: str, attempt: int) -> Any:
+        def put(event: Event) -> None:
+            self._pending.append(
+                {
+                    "episode_key": key,
+                    "attempt": attempt,
+                    "seq": event.seq,
+                    "t": event.t,
+                    "kind": event.kind,
+                    "agent": event.agent,
+                    "data": event.data,
+                }
+            )
+            if len(self._pending) >= EVENT_BATCH:
+                self._wake.set()
+
+        return put
+
+    async def flush(self) -> None:
+        batch, self._pending = self._pending, []
+        if batch:
+            await asyncio.to_thread(self.store.write_events, batch)
+
+    async def _loop(self) -> None:
+        while not self._closed:
+            try:
+                async with asyncio.timeout(EVENT_FLUSH_INTERVAL_S):
+                    await self._wake.wait()
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            await self.flush()
+
+    async def __aenter__(self) -> EventStreamer:
+        self._task = asyncio.create_task(self._loop(), name="event-streamer")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._closed = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+        await self.flush()
+
+
+def read_episode_records(url: str) -> list[EpisodeRecord]:
+    """Every finished episode in the store at `url` (the newest run's per setting, task and seed)."""
+    store = Store(url)
+    try:
+        return store.records()
+    finally:
+        store.close()
+
+
+def read_run_identities(url: str) -> list[dict[str, Any]]:
+    store = Store(url)
+    try:
+        return store.identities()
+    finally:
+        store.close()
+
+
+def export_jsonl(records: Iterable[EpisodeRecord], path: Path) -> int:
+    n = 0
+    with path.open("w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(r.to_json() + "\n")
+            n += 1
+    return n

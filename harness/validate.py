@@ -1,0 +1,111 @@
+"""Task validation (SPEC §6): replaying the gold solution passes the check; doing nothing fails it.
+
+Also checked here, beyond what loading checks: every gold tool call succeeds, and each gold
+sub-task can be carried out by the sub-agent type a delegating run would give it (its prior
+unit's gen/spec type, or the label's default type) — the type's allowlist reaches its tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.catalog import Task
+from harness.checks import Criterion
+from harness.mcp_client import ServerPool
+from harness.profiles import ProfileSet, label_types
+from harness.runner import run_check
+from harness.tools import ToolInfo, allowlist
+from harness.world import create_world
+
+
+@dataclass
+class TaskReport:
+    task: str
+    problems: list[str] = field(default_factory=list)
+    gold: list[Criterion] = field(default_factory=list)
+    empty: list[Criterion] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+async def replay(task: Task, root: Path, *, gold: bool) -> tuple[list[Criterion], list[str], list[ToolInfo]]:
+    """Run the gold calls (or none) on a fresh world; return the check, call failures, and the tool catalog."""
+    world = await asyncio.to_thread(create_world, task, f"{task.id}-{'gold' if gold else 'empty'}", root)
+    failures: list[str] = []
+    try:
+        async with ServerPool([*task.servers, "local"], world.access()) as pool:
+            catalog = list(pool.catalog)
+            names = {t.name: t for t in catalog}
+            for st in task.solution.subtasks if gold else []:
+                for c in st.calls:
+                    info = names.get(c.tool)
+                    if info is None:
+                        failures.append(f"sub-task {st.id}: no tool {c.tool}")
+                        continue
+                    outcome = await pool.call(info.server, info.tool, c.arguments)
+                    if outcome.is_error:
+                        failures.append(f"sub-task {st.id}: {c.tool} failed: {outcome.text[:300]}")
+        checks = await asyncio.to_thread(run_check, task, world)
+    finally:
+        world.close()
+    return checks, failures, catalog
+
+
+def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: ProfileSet) -> list[str]:
+    problems = []
+    defaults = label_types()
+    units = {u.subtask: u for u in (task.prior.units if task.prior else [])}
+    for st in task.solution.subtasks:
+        unit = units.get(st.id)
+        for family in ("gen", "spec"):
+            type_name = getattr(unit, family) if unit else defaults[st.label][family]
+            role = profiles.profiles.get(type_name)
+            if role is None or role.is_variant:
+                problems.append(f"sub-task {st.id}: unknown {family} sub-agent type {type_name!r}")
+                continue
+            h = role.header
+            reach = allowlist(
+                catalog,
+                tools=h.tools,
+                disallowed=h.disallowedTools,
+                read_only=role.read_only,
+                servers=task.servers,
+                subagent=True,
+            )
+            missing = sorted({c.tool for c in st.calls} - set(reach))
+            if missing:
+                problems.append(f"sub-task {st.id}: {family} type {type_name!r} cannot call {missing}")
+    return problems
+
+
+async def validate_task(task: Task, profiles: ProfileSet, root: Path) -> TaskReport:
+    report = TaskReport(task.id)
+    report.gold, failures, catalog = await replay(task, root, gold=True)
+    report.problems += failures
+    if not all(c.passed for c in report.gold):
+        failed = [f"{c.name}: {c.message}" for c in report.gold if not c.passed]
+        report.problems.append(f"the gold solution fails the check: {'; '.join(failed)}")
+    report.empty, _, _ = await replay(task, root, gold=False)
+    if all(c.passed for c in report.empty):
+        report.problems.append("doing nothing passes the check")
+    report.problems += delegation_problems(task, catalog, profiles)
+    return report
+
+
+async def validate_tasks(
+    tasks: Sequence[Task], profiles: ProfileSet, concurrency: int = 4
+) -> list[TaskReport]:
+    slots = asyncio.Semaphore(concurrency)
+    with tempfile.TemporaryDirectory(prefix="mseval-validate-") as tmp:
+
+        async def one(task: Task) -> TaskReport:
+            async with slots:
+                return await validate_task(task, profiles, Path(tmp))
+
+        return list(await asyncio.gather(*(one(t) for t in tasks)))

@@ -1,0 +1,98 @@
+"""An episode's world: a fresh database, a workspace folder, and the task's setup applied."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, delete, insert, update
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
+
+from contracts.errors import InputError
+from harness.catalog import SetupStep, Task
+from harness.checks import World
+from harness.mcp_client import WorldAccess
+from mcp_servers.common import worldstate
+from mcp_servers.common.db import make_engine
+
+
+@dataclass
+class EpisodeWorld:
+    folder: Path
+    db_url: str
+    engine: Engine
+    workspace: Path
+
+    def access(self, options: dict[str, Any] | None = None) -> WorldAccess:
+        return WorldAccess(
+            db_url=self.db_url, engine=self.engine, workspace=self.workspace, options=options or {}
+        )
+
+    def for_check(self) -> World:
+        return World(self.engine, self.workspace)
+
+    def close(self, keep_database: bool = False) -> None:
+        self.engine.dispose()
+        if keep_database:
+            return
+        worldstate.drop_episode_db(self.db_url)
+        shutil.rmtree(self.folder / "db", ignore_errors=True)
+
+
+def create_world(
+    task: Task, episode_id: str, root: Path, db_base: str = "sqlite", cache_dir: Path | None = None
+) -> EpisodeWorld:
+    folder = root / episode_id
+    url = worldstate.create_episode_db(db_base, episode_id, folder / "db", cache_dir)
+    engine = make_engine(url)
+    workspace = folder / "workspace"
+    if workspace.exists():
+        shutil.rmtree(workspace)
+    workspace.mkdir(parents=True)
+    try:
+        apply_setup(task, engine, workspace)
+    except BaseException:
+        engine.dispose()
+        raise
+    return EpisodeWorld(folder=folder, db_url=url, engine=engine, workspace=workspace)
+
+
+def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
+    """The task's changes to the seeded world (validated at load; a bad table name fails here)."""
+    tables = SQLModel.metadata.tables
+    file = str(task.folder / "task.yaml")
+    with engine.begin() as conn:
+        for i, step in enumerate(task.spec.setup):
+            table_name = step.insert or step.update or step.delete
+            if table_name is not None and table_name not in tables:
+                raise InputError.one(file, None, f"setup step {i + 1}: unknown table {table_name!r}")
+            if step.insert and step.rows:
+                conn.execute(insert(tables[step.insert]), step.rows)
+            elif step.update:
+                conn.execute(
+                    update(tables[step.update])
+                    .where(_where(tables[step.update], step))
+                    .values(**(step.values or {}))
+                )
+            elif step.delete:
+                conn.execute(delete(tables[step.delete]).where(_where(tables[step.delete], step)))
+            elif step.file is not None:
+                _write_file(workspace, step, file, i)
+
+
+def _where(table: Any, step: SetupStep) -> Any:
+    return and_(*(table.c[k] == v for k, v in (step.where or {}).items()))
+
+
+def _write_file(workspace: Path, step: SetupStep, file: str, i: int) -> None:
+    from mcp_servers.common.workspace import resolve
+
+    try:
+        target = resolve(workspace, step.file or "")
+    except Exception as exc:
+        raise InputError.one(file, None, f"setup step {i + 1}: {exc}") from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(step.content or "", encoding="utf-8")

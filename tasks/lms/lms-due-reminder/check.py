@@ -1,0 +1,27 @@
+"""A CS101 announcement names the open assignment and its due date."""
+
+from harness.checks import Criterion, World
+
+
+def check(world: World) -> list[Criterion]:
+    open_ = world.query(
+        """SELECT a.title, a.due_date FROM lms_assignment a JOIN lms_course c ON c.id = a.course_id
+           WHERE c.code = 'CS101' AND a.due_date > '2026-11-20' ORDER BY a.due_date LIMIT 1"""
+    )[0]
+    posts = world.query(
+        """SELECT n.title, n.body FROM lms_announcement n JOIN lms_course c ON c.id = n.course_id
+           WHERE c.code = 'CS101' AND n.posted_at = '2026-11-20'"""
+    )
+    good = [
+        p for p in posts
+        if p["title"].strip().lower() == f"reminder: {open_['title']}".lower()
+        and open_["title"].lower() in p["body"].lower() and open_["due_date"] in p["body"]
+    ]  # fmt: skip
+    return [
+        Criterion.of(
+            "reminder posted",
+            bool(good),
+            f"no new CS101 announcement titled 'Reminder: {open_['title']}' naming {open_['due_date']}",
+        ),
+        Criterion.of("exactly one", len(posts) == 1, f"{len(posts)} announcements were posted"),
+    ]
