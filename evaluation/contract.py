@@ -16,7 +16,10 @@ COMMUNICATION = (
     "communication from the caller; the state tasks scored here report none. Cost uses each "
     "record's cost_usd (input − cached, cached and output tokens at the price table's rates)."
 )
-UNIT_NORMALIZER = "sub-task text: NFKC, lower case, punctuation and articles removed, spaces collapsed"
+UNIT_NORMALIZER = (
+    "sub-task text (description and prompt): NFKC; articles a/an/the removed (a capital A only at the start); "
+    "lower case; punctuation removed; spaces collapsed; equal after this = near-identical"
+)
 TFIDF_TOKENS = "TF-IDF: lower-cased \\w+ tokens (one-character tokens kept), smoothed idf, L2"
 ANSWER_RULE = 'answer tasks: last "answer is X", else last \\boxed{X}, else last number; decimals within 1e-6'
 

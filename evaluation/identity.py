@@ -3,7 +3,9 @@
 Runs of different identity on tasks, priors, scorer or contract are never put in one table
 without a printed warning. The priors hash is computed here from the priors that score the
 runs: sha256 over the prior files sorted by name, each contributing its name, a NUL byte, its
-bytes and a NUL byte — so a renamed or edited prior changes it.
+bytes and a NUL byte — so a renamed or edited prior changes it. The runtime hashes the priors
+of a run's tasks by the same rule, so a run that lists its `tasks` is checked against the
+hash of exactly those priors here.
 """
 
 from __future__ import annotations
@@ -29,20 +31,34 @@ IDENTITY_GROUPS: dict[str, tuple[str, ...]] = {
 _ALIASES: dict[str, tuple[str, ...]] = {
     "mseval": ("mseval", "mseval_version", "version"),
     "git": ("git", "git_rev", "git_revision"),
+    "git_dirty": ("git_dirty",),
     "tasks_hash": ("tasks_hash",),
     "profiles_hash": ("profiles_hash",),
     "price_version": ("price_version", "prices_version"),
 }
 
 
+PriorSources = Mapping[str, bytes]
+"""Prior file name → its bytes."""
+
+
+def read_prior_sources(folder: Path) -> dict[str, bytes]:
+    """The prior files of `folder` by name (empty when the folder does not exist)."""
+    return {path.name: path.read_bytes() for path in prior_files(folder)} if folder.is_dir() else {}
+
+
+def hash_prior_sources(sources: PriorSources, tasks: Iterable[str] | None = None) -> str:
+    """sha256 over the files sorted by name (only those of `tasks` when given)."""
+    names = sorted(sources) if tasks is None else sorted(n for t in tasks if (n := f"{t}.yaml") in sources)
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + sources[name] + b"\0")
+    return digest.hexdigest()
+
+
 def priors_hash(folder: Path) -> str | None:
     """sha256 of the prior files of `folder` (None when the folder does not exist)."""
-    if not folder.is_dir():
-        return None
-    digest = hashlib.sha256()
-    for path in prior_files(folder):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return hash_prior_sources(read_prior_sources(folder)) if folder.is_dir() else None
 
 
 def _canonical(value: Any) -> str:
@@ -72,30 +88,34 @@ def _short(value: Any) -> str:
     return text[:12] + "…" if len(text) > 14 else text
 
 
-def identity_warnings(runs: Sequence[Mapping[str, Any]], scoring_priors_hash: str | None) -> list[str]:
-    """Warnings for runs of different identity in one table, and for priors that changed."""
+def identity_warnings(runs: Sequence[Mapping[str, Any]], sources: PriorSources | None) -> list[str]:
+    """Warnings for runs of different identity in one table, and for priors that changed
+    between a run and its scoring (`sources` None: the scoring priors are unknown)."""
     warnings = []
     for what, names in IDENTITY_GROUPS.items():
         values = distinct(runs, names)
         if len(values) > 1:
             listed = ", ".join(_short(v) for v in values)
             warnings.append(f"runs of different identity in one table: their {what} differ ({listed})")
-    run_priors = distinct(runs, IDENTITY_GROUPS["priors"])
-    if scoring_priors_hash is not None and len(run_priors) == 1 and run_priors[0] != scoring_priors_hash:
-        warnings.append(
-            f"the runs were made with priors {_short(run_priors[0])} but are scored with priors "
-            f"{_short(scoring_priors_hash)}"
-        )
+    for run in runs if sources is not None else ():
+        recorded = _lookup(run, IDENTITY_GROUPS["priors"])
+        tasks = run.get("tasks") if isinstance(run.get("tasks"), list) else None
+        current = hash_prior_sources(sources or {}, tasks)
+        if recorded is not None and recorded != current:
+            name = run.get("run_id", "a run")
+            warnings.append(
+                f"run {name} was made with priors {_short(recorded)} but the priors scoring it hash to {_short(current)}"
+            )
     return warnings
 
 
-def identity_block(runs: Sequence[Mapping[str, Any]], scoring_priors_hash: str | None) -> dict[str, Any]:
+def identity_block(runs: Sequence[Mapping[str, Any]], sources: PriorSources | None) -> dict[str, Any]:
     """The `identity` object of a score: one value where the runs agree, a list where not."""
     block: dict[str, Any] = {}
     for key, names in _ALIASES.items():
         values = distinct(runs, names)
         block[key] = values[0] if len(values) == 1 else (values or None)
-    block["priors_hash"] = scoring_priors_hash
+    block["priors_hash"] = hash_prior_sources(sources) if sources is not None else None
     block["scorer"] = SCORER_VERSION
     models = sorted({str(m) for run in runs for m in _as_list(run.get("models", run.get("model")))})
     block["models"] = models

@@ -18,7 +18,7 @@ from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
 from evaluation.contract import contract_block
 from evaluation.delegation import delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
-from evaluation.identity import identity_block, identity_warnings
+from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
 from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
@@ -194,6 +194,15 @@ def _delegation_row(
     return row.model_copy(update=update)
 
 
+def runs_of(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The runs the records come from: a store keeps superseded runs too, which must not
+    trigger identity warnings for a table they have no episode in."""
+    used = {r.run_id for r in records if r.run_id is not None}
+    if not used or not any("run_id" in run for run in runs):
+        return list(runs)
+    return [run for run in runs if run.get("run_id") in used]
+
+
 def _row_order(setting: Setting, baseline: str) -> tuple[str, int, str]:
     return (setting[0], 0 if setting[1] == baseline else 1, setting[1])
 
@@ -203,12 +212,14 @@ def score_records(
     priors: Mapping[str, DelegationPrior],
     *,
     runs: Sequence[Mapping[str, Any]] = (),
-    priors_hash: str | None = None,
+    prior_sources: PriorSources | None = None,
     options: ScoreOptions | None = None,
 ) -> ScoreDocument:
     """Score records against priors; see the module docstring.
 
-    A second record of the same (model, variant, task, seed) is left out and counted.
+    `runs` are the run identities the records come from; `prior_sources` the prior files
+    (name → bytes) behind `priors`, for the priors hash. A second record of the same
+    (model, variant, task, seed) is left out and counted.
     """
     options = options or ScoreOptions()
     unique = deduplicate(records)
@@ -218,7 +229,8 @@ def score_records(
     graph_options = prefetch_embeddings(records, options.graph)
     labeler = make_labeler(options.tool_labels, options.llm_labels)
     groups = group_by_setting(records)
-    warnings = identity_warnings(runs, priors_hash)
+    runs = runs_of(records, runs)
+    warnings = identity_warnings(runs, prior_sources)
     rows: list[SettingRow] = []
     for setting in sorted(groups, key=lambda s: _row_order(s, options.baseline)):
         mas = groups[setting]
@@ -242,7 +254,7 @@ def score_records(
     if simulated:
         warnings.append(f"simulated models (not real LLMs): {', '.join(simulated)}")
     return ScoreDocument(
-        identity=identity_block(runs, priors_hash),
+        identity=identity_block(runs, prior_sources),
         contract=contract_block(
             graph_options.embedder_id,
             graph_options.lam,

@@ -24,7 +24,8 @@ Labeler = Callable[[EpisodeRecord, SubagentRecord], str | None]
 """Gives a sub-agent's function label (None when nothing decides one)."""
 
 _PUNCT = re.compile(r"[^\w\s]")
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# Articles, but not a capital "A" inside a text: "course A" names a course.
+_ARTICLES = re.compile(r"\b(a|an|the|The)\b|^\s*(A|An)\b")
 _SPACES = re.compile(r"\s+")
 
 
@@ -50,9 +51,9 @@ def normalize_subtask(text: str) -> str:
     Deliberately narrow: "read roster of course A" and "... course B" stay different, since
     sibling sub-tasks often differ in one token only.
     """
-    text = unicodedata.normalize("NFKC", text).lower()
-    text = _PUNCT.sub(" ", text)
+    text = unicodedata.normalize("NFKC", text)
     text = _ARTICLES.sub(" ", text)
+    text = _PUNCT.sub(" ", text.lower())
     return _SPACES.sub(" ", text).strip()
 
 

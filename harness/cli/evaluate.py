@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 # The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/evaluate.py).
 DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
+# harness.store's default, repeated so that --help needs no store import.
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
 
 StoreOpt = Annotated[
@@ -84,7 +85,7 @@ def build_document(
 ) -> ScoreDocument:
     """Load priors and the embedder, then score."""
     from evaluation.embeddings import EmbedderError, load_embedder
-    from evaluation.identity import priors_hash
+    from evaluation.identity import read_prior_sources
     from evaluation.process import GraphOptions
     from evaluation.records import load_priors
     from evaluation.scoring import ScoreOptions, score_records
@@ -96,7 +97,8 @@ def build_document(
         raise _input_error("--embedder", str(exc)) from None
     graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
     options = ScoreOptions(baseline=baseline, graph=graph, resamples=resamples)
-    return score_records(records, priors, runs=runs, priors_hash=priors_hash(priors_dir), options=options)
+    sources = read_prior_sources(priors_dir)
+    return score_records(records, priors, runs=runs, prior_sources=sources, options=options)
 
 
 def _warn(doc: ScoreDocument) -> None:

@@ -1,0 +1,1 @@
+"""Tests of evaluation/: every metric against a hand-computed expectation."""

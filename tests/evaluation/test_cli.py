@@ -1,0 +1,158 @@
+"""`mseval score`, `mseval report`, `mseval gemmas` as a user runs them (exit codes, output)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.evaluation import fixtures
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mseval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+@pytest.fixture
+def exported(tmp_path: Path) -> tuple[Path, Path]:
+    """An export (FILE.jsonl + FILE.runs.json) and a priors folder."""
+    episodes = tmp_path / "run.jsonl"
+    episodes.write_text("".join(r.to_json() + "\n" for r in fixtures.records()))
+    (tmp_path / "run.runs.json").write_text(
+        json.dumps([{"mseval": "0.1.0", "tasks_hash": "a"}, {"mseval": "0.1.0", "tasks_hash": "b"}])
+    )
+    priors = tmp_path / "priors"
+    priors.mkdir()
+    for task, prior in fixtures.priors().items():
+        (priors / f"{task}.yaml").write_text(yaml.safe_dump(prior.model_dump()))
+    return episodes, priors
+
+
+def test_score_json(exported: tuple[Path, Path]) -> None:
+    episodes, priors = exported
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "tfidf", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "mseval.score/1"
+    assert [row["variant"] for row in doc["settings"]] == ["sa", "spec"]
+    assert doc["settings"][1]["f1_hit"] == 1.0
+    # The runs of the export disagree on tasks: warned in the document and on stderr.
+    assert any("their tasks differ" in w for w in doc["warnings"])
+    assert "warning: runs of different identity" in result.stderr
+    assert doc["identity"]["priors_hash"] is not None
+
+
+def test_score_table_with_the_default_minilm_embedder(exported: tuple[Path, Path]) -> None:
+    episodes, priors = exported
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--resamples", "50")
+    assert result.returncode == 0, result.stderr
+    assert "sim:test (sim)" in result.stdout and "spec" in result.stdout
+    assert "all-MiniLM-L6-v2" in result.stdout
+
+
+def test_malformed_episode_line_exits_2_naming_file_and_line(tmp_path: Path) -> None:
+    episodes = tmp_path / "bad.jsonl"
+    episodes.write_text(fixtures.records()[0].to_json() + "\n{oops\n")
+    result = mseval("score", "--episodes", str(episodes), "--embedder", "tfidf")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"{episodes}:2: invalid JSON")
+
+
+def test_bad_prior_exits_2_naming_file_and_line(exported: tuple[Path, Path]) -> None:
+    episodes, priors = exported
+    (priors / "need2.yaml").write_text("task: need2\nneed_delegation: true\nwaves: []\nextra: 1\n")
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "tfidf")
+    assert result.returncode == 2
+    assert f"{priors / 'need2.yaml'}:4: unknown key 'extra'" in result.stderr
+
+
+def test_store_is_read_through_the_runtime_or_a_clear_error(tmp_path: Path) -> None:
+    """--store goes through harness.store (lazily imported); without a reader it says so."""
+    try:
+        store = importlib.import_module("harness.store")
+    except ImportError:
+        store = None
+    result = mseval("score", "--store", f"sqlite:///{tmp_path}/empty.db", "--embedder", "tfidf", "--json")
+    if store is not None and hasattr(store, "read_episode_records"):
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["settings"] == []
+    else:
+        assert result.returncode == 2
+        assert "--store: this build cannot read a store yet" in result.stderr
+
+
+def test_report_writes_markdown_html_plots_and_score(exported: tuple[Path, Path], tmp_path: Path) -> None:
+    episodes, priors = exported
+    out = tmp_path / "report"
+    result = mseval(
+        "report",
+        "--episodes",
+        str(episodes),
+        "--priors",
+        str(priors),
+        "--out",
+        str(out),
+        "--embedder",
+        "tfidf",
+        "--resamples",
+        "50",
+    )
+    assert result.returncode == 0, result.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "index.html",
+        "msq_leaderboard.png",
+        "report.md",
+        "score.json",
+        "taxonomy.png",
+        "tradeoff.png",
+        "waves_timeline.png",
+    ]
+
+
+def graph_file(tmp_path: Path, **overrides: object) -> Path:
+    """A → B → C spatial, plus temporal A → C. Answers: 5, 5, 7."""
+    data = {
+        "nodes": [
+            {"prompt": "solve", "response": "the answer is 5"},
+            {"prompt": "check", "response": "I agree, 5"},
+            {"prompt": "final", "response": "the answer is 7"},
+        ],
+        "S": [[0, 1, 0], [0, 0, 1], [0, 0, 0]],
+        "T": [[0, 0, 1], [0, 0, 0], [0, 0, 0]],
+    }
+    data.update(overrides)
+    path = tmp_path / "graph.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_gemmas_on_a_graph_file(tmp_path: Path) -> None:
+    """Gold 5: contributions (1, 1, 0). Paths AB (2/2), BC (1/2), ABC (2/3): all necessary, UPR 0."""
+    result = mseval("gemmas", str(graph_file(tmp_path)), "--answer", "5", "--embedder", "tfidf", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["upr"]["value"] == 0.0 and out["upr"]["paths"] == 3
+    assert out["ids"]["embedder"] == "tfidf" and out["ids"]["weighted_pairs"] == 3
+    text = mseval("gemmas", str(graph_file(tmp_path)), "--embedder", "tfidf")
+    assert "UPR — (no --answer given" in text.stdout
+
+
+def test_gemmas_rejects_a_cyclic_or_malformed_graph(tmp_path: Path) -> None:
+    cyclic = graph_file(tmp_path, S=[[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    result = mseval("gemmas", str(cyclic), "--embedder", "tfidf")
+    assert result.returncode == 2 and "S has a cycle" in result.stderr
+    wrong = graph_file(tmp_path, S=[[0, 1], [0, 0]])
+    result = mseval("gemmas", str(wrong), "--embedder", "tfidf")
+    assert result.returncode == 2 and "S must be a 3×3 matrix" in result.stderr

@@ -1,0 +1,271 @@
+"""GEMMAS: the agent graph of a record, IDS, UPR (exact path counting), answer extraction."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from evaluation.gemmas import (
+    answer_contribution,
+    answers_match,
+    count_paths,
+    extract_answer,
+    information_diversity,
+    state_contribution,
+    unnecessary_path_ratio,
+)
+from evaluation.graph import AgentGraph, Node, graph_of_record
+from tests.evaluation.builders import episode, sub
+
+L = "course-records-lookup"
+
+
+def agents(*responses: str) -> list[Node]:
+    return [Node("agent", f"n{i}", response=r) for i, r in enumerate(responses)]
+
+
+class FixedEmbedder:
+    """A stand-in embedder with chosen vectors, so the semantic part is computed by hand."""
+
+    def __init__(self, vectors: dict[str, Sequence[float]]):
+        self.vectors = vectors
+
+    @property
+    def id(self) -> str:
+        return "fixed"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([self.vectors[t] for t in texts], dtype=float)
+
+
+# --- the graph of a record ---------------------------------------------------------------
+
+
+def test_graph_of_a_record_with_a_wave_and_a_resume() -> None:
+    """Turns 1..3; wave 0 at step 1 starts a and b; wave 1 at step 2 starts c, resuming a.
+    Nodes: m1 m2 m3 a b c (indices 0..5).
+    Spatial: m1→a, a→m2, m1→b, b→m2, m2→c, c→m3. Temporal: m1→m2, m2→m3, a→c."""
+    record = episode(
+        "t",
+        main_steps=3,
+        waves=[[sub("a", L), sub("b", L)], [sub("c", L, resume_of="a")]],
+        main_steps_of_waves=[1, 2],
+    )
+    graph = graph_of_record(record)
+    assert [n.name for n in graph.nodes] == ["main:1", "main:2", "main:3", "sub:a", "sub:b", "sub:c"]
+    assert sorted(graph.spatial) == sorted([(0, 3), (3, 1), (0, 4), (4, 1), (1, 5), (5, 2)])
+    assert sorted(graph.temporal) == [(0, 1), (1, 2), (3, 5)]
+    assert graph.fallback is None
+
+
+def test_a_wave_at_the_last_step_has_no_reader() -> None:
+    graph = graph_of_record(episode("t", main_steps=2, waves=[[sub("a", L)]], main_steps_of_waves=[2]))
+    assert graph.spatial == [(1, 2)]
+
+
+def test_record_without_turns_is_a_single_main_node() -> None:
+    graph = graph_of_record(episode("t", turns=False, waves=[[sub("a", L)]]))
+    assert [n.name for n in graph.nodes] == ["main"]
+    assert graph.fallback == "no main.turns in the record"
+
+
+def test_wave_whose_main_step_names_no_turn_falls_back() -> None:
+    graph = graph_of_record(episode("t", main_steps=2, waves=[[sub("a", L)]], main_steps_of_waves=[7]))
+    assert len(graph.nodes) == 1 and graph.fallback is not None
+
+
+# --- IDS ----------------------------------------------------------------------------------
+
+
+def test_ids_tfidf_keeps_one_character_tokens() -> None:
+    """'answer is 5' vs 'answer is 7', one spatial edge, tfidf only.
+    idf(answer) = idf(is) = ln(3/3) + 1 = 1; idf(5) = idf(7) = ln(3/2) + 1.
+    cos = (1 + 1) / (2 + idf(5)²); IDS = 1 − cos ≈ 0.4969."""
+    graph = AgentGraph(agents("answer is 5", "answer is 7"), spatial=[(0, 1)])
+    idf = math.log(1.5) + 1
+    result = information_diversity(graph, None)
+    assert result.value == pytest.approx(1 - 2 / (2 + idf**2))
+    assert (result.embedder, result.pairs, result.empty_nodes) == ("tfidf", 1, 0)
+
+
+def test_ids_weights_spatial_plus_temporal() -> None:
+    """A→B spatial and temporal (w = 2), B→C temporal (w = 1). A = B textually (SS = 1),
+    B and C share no token (SS = 0): IDS = (2·0 + 1·1) / 3 = 1/3."""
+    graph = AgentGraph(
+        agents("alpha beta", "alpha beta", "gamma"), spatial=[(0, 1)], temporal=[(0, 1), (1, 2)]
+    )
+    assert information_diversity(graph, None).value == pytest.approx(1 / 3)
+
+
+def test_ids_mixes_tfidf_and_clipped_embedding_cosine() -> None:
+    """x, y disjoint tokens (tfidf cos 0); embedding cos((1,0), (0.6,0.8)) = 0.6.
+    SS = 0.5·0 + 0.5·0.6 = 0.3 → IDS = 0.7. With λ = 0.2: SS = 0.8·0.6 = 0.48 → 0.52.
+    A negative cosine (x vs z = (−1, 0)) is clipped to 0: SS = 0 → IDS = 1."""
+    embedder = FixedEmbedder({"x": (1.0, 0.0), "y": (0.6, 0.8), "z": (-1.0, 0.0)})
+    graph = AgentGraph(agents("x", "y"), spatial=[(0, 1)])
+    result = information_diversity(graph, embedder)
+    assert result.value == pytest.approx(0.7)
+    assert result.embedder == "fixed"
+    assert information_diversity(graph, embedder, lam=0.2).value == pytest.approx(0.52)
+    assert information_diversity(
+        AgentGraph(agents("x", "z"), spatial=[(0, 1)]), embedder
+    ).value == pytest.approx(1.0)
+
+
+def test_ids_single_agent_graph_is_undefined() -> None:
+    result = information_diversity(AgentGraph(agents("only me")), None)
+    assert result.value is None and result.reason is not None
+    unconnected = information_diversity(AgentGraph(agents("a", "b")), None)
+    assert unconnected.value is None
+
+
+def test_ids_leaves_out_empty_responses_and_counts_them() -> None:
+    """A→B, B→C; B's response is blank: both pairs touch B, so no weighted pair is left."""
+    graph = AgentGraph(agents("alpha", "  ", "beta"), spatial=[(0, 1), (1, 2)])
+    result = information_diversity(graph, None)
+    assert (result.value, result.empty_nodes) == (None, 1)
+    graph = AgentGraph(agents("alpha", "", "beta"), spatial=[(0, 1), (0, 2)])
+    result = information_diversity(graph, None)
+    assert (result.value, result.empty_nodes, result.pairs) == (1.0, 1, 1)
+
+
+# --- UPR ----------------------------------------------------------------------------------
+
+
+def test_upr_on_a_three_node_path_by_hand() -> None:
+    """m1 → a → m2. m1 called a tool that worked, a ended normally with a summary,
+    m2 had no successful tool call: contributions (1, 1, 0).
+    Paths ≥ 2 nodes: m1a (2/2), am2 (1/2: a tie counts as necessary), m1am2 (2/3): UPR = 0.
+    With a's summary empty: m1a (1/2) necessary, am2 (0/2) and m1am2 (1/3) not: UPR = 2/3."""
+    record = episode("t", main_steps=2, waves=[[sub("a", L)]])
+    record.main.turns[1].tools_ok = 0  # type: ignore[index]
+    graph = graph_of_record(record)
+    result = unnecessary_path_ratio(graph, state_contribution)
+    assert (result.value, result.paths, result.necessary) == (0.0, 3, 3)
+    record.waves[0].subagents[0].response = ""
+    result = unnecessary_path_ratio(graph_of_record(record), state_contribution)
+    assert result.value == pytest.approx(2 / 3)
+
+
+def test_upr_min_path_nodes_one_counts_single_nodes() -> None:
+    """Same graph with contributions (1, 0, 0) and single-node paths: 6 paths (3 singles,
+    2 pairs, 1 triple); necessary: m1 (1/1), m1a (1/2) → UPR = 1 − 2/6."""
+    graph = AgentGraph(agents("", "", ""), spatial=[(0, 1), (1, 2)])
+    result = unnecessary_path_ratio(graph, lambda node: node.name == "n0", min_nodes=1)
+    assert (result.paths, result.necessary) == (6, 2)
+    assert result.value == pytest.approx(4 / 6)
+
+
+def test_upr_without_a_path_is_undefined() -> None:
+    result = unnecessary_path_ratio(AgentGraph(agents("x")), state_contribution)
+    assert result.value is None and result.paths == 0
+    sa_graph = graph_of_record(episode("t", "sa", main_steps=4))  # only temporal edges
+    assert unnecessary_path_ratio(sa_graph, state_contribution).value is None
+
+
+def brute_force(
+    n: int, edges: list[tuple[int, int]], contributes: list[bool], min_nodes: int
+) -> tuple[int, int]:
+    """Enumerate every path explicitly (the definition, for small graphs)."""
+    successors: dict[int, list[int]] = {v: [] for v in range(n)}
+    for i, j in set(edges):
+        successors[i].append(j)
+    total = necessary = 0
+    stack = [(v, [v]) for v in range(n)]
+    while stack:
+        v, path = stack.pop()
+        if len(path) >= min_nodes:
+            total += 1
+            good = sum(contributes[u] for u in path)
+            necessary += good >= len(path) - good
+        stack.extend((w, [*path, w]) for w in successors[v])
+    return total, necessary
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_exact_path_counts_equal_brute_force_on_random_dags(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(25):
+        n = rng.randint(1, 9)
+        order = list(range(n))
+        rng.shuffle(order)  # node ids not in topological order
+        edges = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.45]
+        contributes = [rng.random() < 0.5 for _ in range(n)]
+        for min_nodes in (1, 2):
+            assert count_paths(n, edges, contributes, min_nodes) == brute_force(
+                n, edges, contributes, min_nodes
+            )
+
+
+def test_sixty_node_complete_dag_is_counted_exactly() -> None:
+    """Complete DAG on 60 nodes: a path is any subset of ≥ 2 nodes, 2^60 − 1 − 60 of them.
+    With nodes 0..29 contributing and 30..59 not, a subset with c contributing and k not is
+    necessary when c ≥ k: Σ_{c ≥ k} C(30, c)·C(30, k), minus the 30 contributing singletons."""
+    n = 60
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    contributes = [i < 30 for i in range(n)]
+    total, necessary = count_paths(n, edges, contributes)
+    assert total == 2**60 - 1 - 60
+    expected = (
+        sum(
+            math.comb(30, c) * math.comb(30, k) for c in range(31) for k in range(31) if c >= k and c + k >= 1
+        )
+        - 30
+    )
+    assert necessary == expected
+
+
+def test_cycle_is_rejected() -> None:
+    with pytest.raises(ValueError, match="cycle"):
+        count_paths(2, [(0, 1), (1, 0)], [True, True])
+
+
+# --- contributions and answers -------------------------------------------------------------
+
+
+def test_state_contribution_rules() -> None:
+    def node(**kw: object) -> Node:
+        return Node("sub", "s", **kw)  # type: ignore[arg-type]
+
+    assert state_contribution(node(mode="read-only", response="found 3", termination="text_only"))
+    assert not state_contribution(node(mode="read-only", response="", termination="text_only"))
+    assert not state_contribution(node(mode="read-only", response="partial", termination="step_limit"))
+    assert state_contribution(node(mode="read-only", response="ok", termination=None))
+    assert state_contribution(node(mode="writable", response="", termination="claim_done", writes_ok=1))
+    assert not state_contribution(
+        node(mode="writable", response="wrote it", termination="text_only", writes_ok=0)
+    )
+    assert state_contribution(Node("main", "m", tools_ok=2))
+    assert not state_contribution(Node("main", "m", tools_ok=0))
+    assert not state_contribution(Node("main", "m"))
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("so the answer is 42.", "42"),
+        ("The answer is 3, no wait, the answer is $1,250.50!", "1,250.50"),
+        ("we get \\boxed{7} then \\boxed{8}", "8"),
+        ("first 3 then 4.5 apples", "4.5"),
+        ("The answer is: B", "B"),
+        ("no numbers here", None),
+        ("", None),
+    ],
+)
+def test_answer_extraction(text: str, answer: str | None) -> None:
+    assert extract_answer(text) == answer
+
+
+def test_answers_compare_as_decimals_within_tolerance() -> None:
+    assert answers_match("1,250.50", "1250.5")
+    assert answers_match("0.30000000001", "0.3")
+    assert not answers_match("0.301", "0.3")
+    assert answers_match("b", "B")
+    assert not answers_match(None, "5")
+    contributes = answer_contribution("5")
+    assert contributes(Node("agent", "a", response="I think the answer is 5"))
+    assert not contributes(Node("agent", "a", response="the answer is 7"))

@@ -1,0 +1,73 @@
+"""Loading episode records, run identities and priors: problems name file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from contracts import InputError
+from evaluation.records import deduplicate, load_episodes, load_priors, load_run_identities, runs_file_for
+from tests.evaluation.builders import episode
+
+
+def test_jsonl_round_trip_skips_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    path.write_text(episode("t1").to_json() + "\n\n" + episode("t2").to_json() + "\n")
+    assert [r.task_id for r in load_episodes(path)] == ["t1", "t2"]
+
+
+def test_malformed_lines_are_all_reported_with_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    good = episode("t1").to_json()
+    path.write_text(f"{good}\n{{not json\n{good}\n" + json.dumps({**json.loads(good), "colour": 1}) + "\n")
+    with pytest.raises(InputError) as caught:
+        load_episodes(path)
+    lines = [(p.line, p.message) for p in caught.value.problems]
+    assert lines[0][0] == 2 and "invalid JSON" in lines[0][1]
+    assert lines[1] == (4, "unknown key 'colour'")
+    assert all(p.file == str(path) for p in caught.value.problems)
+
+
+def test_runs_file_sits_beside_the_export(tmp_path: Path) -> None:
+    episodes = tmp_path / "out.jsonl"
+    assert runs_file_for(episodes) == tmp_path / "out.runs.json"
+    runs = [{"tasks_hash": "a"}, {"tasks_hash": "b"}]
+    runs_file_for(episodes).write_text(json.dumps(runs))
+    assert load_run_identities(runs_file_for(episodes)) == runs
+
+
+def test_bad_runs_file_is_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.runs.json"
+    path.write_text('{"not": "a list"}')
+    with pytest.raises(InputError, match="list of run-identity"):
+        load_run_identities(path)
+
+
+def test_priors_load_and_a_bad_prior_names_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text("task: good\nneed_delegation: false\n")
+    (tmp_path / "bad.yaml").write_text(
+        "task: bad\nneed_delegation: true\nwaves:\n  - - {subtask: s1, description: d, label: no-such-label,\n"
+        "       mode: read-only, gen: explorer, spec: x}\n"
+    )
+    (tmp_path / "renamed.yaml").write_text("task: other\nneed_delegation: false\n")
+    with pytest.raises(InputError) as caught:
+        load_priors(tmp_path)
+    problems = {(Path(p.file).name, p.line): p.message for p in caught.value.problems}
+    assert "unknown function label" in problems[("bad.yaml", 4)]
+    assert "does not match the file name" in problems[("renamed.yaml", 1)]
+    (tmp_path / "bad.yaml").unlink()
+    (tmp_path / "renamed.yaml").unlink()
+    assert list(load_priors(tmp_path)) == ["good"]
+
+
+def test_missing_priors_folder_means_no_priors(tmp_path: Path) -> None:
+    assert load_priors(tmp_path / "absent") == {}
+
+
+def test_duplicates_keep_the_first_and_are_counted() -> None:
+    first, again, other_seed = episode("t", success=True), episode("t", success=False), episode("t", seed=1)
+    result = deduplicate([first, again, other_seed])
+    assert result.records == [first, other_seed]
+    assert result.duplicates == 1

@@ -1,0 +1,208 @@
+"""The mseval.score/1 document: rows, null rules, left-out counts, identity and warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluation.identity import SCORER_VERSION, hash_prior_sources, priors_hash
+from evaluation.llm_tagger import Agreement
+from evaluation.process import GraphOptions
+from evaluation.scoring import ScoreOptions, make_labeler, score_records
+from evaluation.stats import point_values
+from evaluation.terms import task_terms
+from tests.evaluation import fixtures
+from tests.evaluation.builders import episode, sub
+
+SPEC_ROW_KEYS = [
+    "model", "variant", "baseline", "tasks", "episodes", "absent", "coverage", "sr", "sr_conditional",
+    "udr", "odr", "p_hit", "r_hit", "f1_hit", "d_del", "d_del_plus", "u_p", "u_e", "u_c",
+    "u_p_pairwise", "u_e_pairwise", "u_c_pairwise", "msq", "mean_csteps", "mean_cost_usd", "ids", "upr", "taxonomy",
+]  # fmt: skip
+DELEGATION_FIELDS = [
+    "udr",
+    "odr",
+    "p_hit",
+    "r_hit",
+    "f1_hit",
+    "d_del",
+    "d_del_plus",
+    "u_p",
+    "u_e",
+    "u_c",
+    "msq",
+    "taxonomy",
+]
+TFIDF = ScoreOptions(graph=GraphOptions(embedder=None), resamples=200)
+
+
+def test_document_shape_follows_spec_section_10() -> None:
+    doc = score_records(fixtures.records(), fixtures.priors(), options=TFIDF).as_dict()
+    assert doc["schema"] == "mseval.score/1"
+    assert {"mseval", "git", "tasks_hash", "priors_hash", "scorer"} <= set(doc["identity"])
+    assert doc["identity"]["scorer"] == SCORER_VERSION
+    assert {
+        "missing": "zero",
+        "utilities": "ratio",
+        "hit_average": "micro",
+        "embedder": "tfidf",
+    }.items() <= doc["contract"].items()
+    assert [(r["model"], r["variant"]) for r in doc["settings"]] == [("sim:test", "sa"), ("sim:test", "spec")]
+    for row in doc["settings"]:
+        assert list(row)[: len(SPEC_ROW_KEYS)] == SPEC_ROW_KEYS
+    baseline = doc["settings"][0]
+    assert all(baseline[key] is None for key in DELEGATION_FIELDS)
+    assert baseline["baseline"] is None and doc["settings"][1]["baseline"] == "sa"
+
+
+def test_setting_row_by_hand() -> None:
+    """spec vs sa (see fixtures):
+    SR = 3 ok / 4 episodes = 0.75 (orphan absent); conditional 3/3; coverage 3/4.
+    UDR = 0/2 (need1, need2 delegated); ODR = 0/1. Units: need1 2+1 = 3 (3 hits), need2 1 (1 hit):
+    P = 4/4, R = 4/4, F1 = 1. D_del = {need1, need2}: MAS wins 2, SA wins 1 → U_p = 2/3.
+    D_del⁺ = {need1}: U_e = 10/(10+9) = 10/19; U_c = 1/(1+3) = 1/4.
+    MSQ = 1 × (2/3 + 10/19 + 1/4)/3. Pairwise: U_p (½ + 1)/2 = 0.75, U_e 1, U_c 0.
+    Taxonomy: need1 CES (fewer steps); need2 F2S; none1 CES (3 < 4 steps, cheaper, MAO);
+    orphan left out (MAS absent). ΔSR paired over 4 pairs: (3 − 3)/4 = 0."""
+    doc = score_records(fixtures.records(), fixtures.priors(), options=TFIDF)
+    row = doc.settings[1]
+    assert (row.tasks, row.episodes, row.absent, row.sr, row.sr_conditional, row.coverage) == (
+        4,
+        4,
+        1,
+        0.75,
+        1.0,
+        0.75,
+    )
+    assert (row.udr, row.odr, row.p_hit, row.r_hit, row.f1_hit) == (0.0, 0.0, 1.0, 1.0, 1.0)
+    assert (row.d_del, row.d_del_plus) == (2, 1)
+    assert row.u_p == pytest.approx(2 / 3)
+    assert row.u_e == pytest.approx(10 / 19)
+    assert row.u_c == pytest.approx(0.25)
+    assert row.msq == pytest.approx((2 / 3 + 10 / 19 + 0.25) / 3)
+    assert (row.u_p_pairwise, row.u_e_pairwise, row.u_c_pairwise) == (0.75, 1.0, 0.0)
+    assert row.taxonomy == {"F2S": 1, "CES": 2, "S2F": 0, "CIS": 0, "AES": 0, "CIF": 0, "neutral": 0}
+    assert row.taxonomy_reasons is not None and row.taxonomy_reasons["CES"]["MAO"] == 1
+    assert row.sr_diff == 0.0
+    assert row.mean_csteps == pytest.approx((9 + 5 + 3) / 3)
+    assert row.counts.taxonomy_left_out == 1 and row.counts.mas_absent == 1
+    assert row.simulated is True and row.ids_embedder == "tfidf"
+
+
+def test_bootstrap_point_values_agree_with_the_row() -> None:
+    """The per-task sums that the bootstrap resamples reproduce the row's values."""
+    records, priors = fixtures.records(), fixtures.priors()
+    row = score_records(records, priors, options=TFIDF).settings[1]
+    mas = [r for r in records if r.variant == "spec"]
+    sa = [r for r in records if r.variant == "sa"]
+    point = point_values(task_terms(mas, sa, priors, make_labeler(None, None)))
+    for name in ("u_p", "u_e", "u_c", "f1_hit", "msq", "sr_diff"):
+        assert point[name] == pytest.approx(getattr(row, name)), name
+    assert row.ci95 is not None
+    for name, interval in row.ci95.items():
+        assert interval is not None, name
+        assert interval.low <= point[name] + 1e-9 and point[name] - 1e-9 <= interval.high, name  # type: ignore[operator]
+
+
+def test_unknown_task_without_prior_is_counted_not_a_crash() -> None:
+    records = fixtures.records() + [
+        episode("mystery", "spec", waves=[[sub("x", "web-research")]]),
+        episode("mystery", "sa"),
+    ]
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    assert doc.left_out["tasks_without_prior"] == ["mystery", "orphan"]
+    assert doc.settings[1].counts.no_prior == 1  # orphan's spec episode is absent, counted as such
+    assert any("no delegation prior" in w for w in doc.warnings)
+
+
+def test_missing_baseline_warns_and_nulls_the_comparison() -> None:
+    records = [r for r in fixtures.records() if r.variant == "spec"]
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    row = doc.settings[0]
+    assert row.baseline is None and row.u_p is None and row.msq is None and row.taxonomy is None
+    assert row.f1_hit == 1.0  # delegation appropriateness needs no baseline
+    assert any("no sa baseline" in w for w in doc.warnings)
+
+
+def test_no_records_gives_an_empty_table() -> None:
+    doc = score_records([], {}, options=TFIDF)
+    assert doc.settings == [] and doc.left_out["absent_episodes"] == 0
+
+
+def test_duplicates_are_left_out_and_counted() -> None:
+    records = fixtures.records()
+    doc = score_records(records + records[:2], fixtures.priors(), options=TFIDF)
+    assert doc.left_out["duplicates"] == 2
+    assert doc.settings[0].counts.duplicates == 2 and doc.settings[0].episodes == 4
+
+
+SOURCES = {"need1.yaml": b"one", "need2.yaml": b"two", "none1.yaml": b"none"}
+
+
+def test_runs_of_different_identity_are_warned_about() -> None:
+    """Two runs with different tasks hashes: warned. The priors a run recorded are checked
+    against the hash of the same tasks' priors here: run r1 matches, r2 (made before an edit) not."""
+    runs = [
+        {"run_id": "r1", "mseval": "0.1.0", "git": "abc", "tasks_hash": "t-one", "tasks": ["need1", "need2"],
+         "priors_hash": hash_prior_sources(SOURCES, ["need1", "need2"]), "models": ["sim:test"]},
+        {"run_id": "r2", "mseval": "0.1.0", "git": "def", "tasks_hash": "t-two", "tasks": ["none1"],
+         "priors_hash": "stale", "models": ["sim:test"]},
+    ]  # fmt: skip
+    doc = score_records(
+        fixtures.records(), fixtures.priors(), runs=runs, prior_sources=SOURCES, options=TFIDF
+    )
+    assert any("their tasks differ" in w for w in doc.warnings)
+    assert [w for w in doc.warnings if "made with priors" in w] == [
+        f"run r2 was made with priors stale but the priors scoring it hash to {hash_prior_sources(SOURCES, ['none1'])[:12]}…"
+    ]
+    assert doc.identity["git"] == ["abc", "def"]
+    assert doc.identity["mseval"] == "0.1.0"
+    assert doc.identity["priors_hash"] == hash_prior_sources(SOURCES)
+    same = score_records(
+        fixtures.records(), fixtures.priors(), runs=runs[:1], prior_sources=SOURCES, options=TFIDF
+    )
+    assert not any("identity" in w or "priors" in w for w in same.warnings)
+
+
+def test_runs_without_episodes_in_the_table_are_ignored() -> None:
+    """A store keeps superseded runs; only runs that records name take part."""
+    records = [r.model_copy(update={"run_id": "r1"}) for r in fixtures.records()]
+    runs = [{"run_id": "r0", "tasks_hash": "old"}, {"run_id": "r1", "tasks_hash": "new"}]
+    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
+    assert not any("differ" in w for w in doc.warnings)
+    assert [run["run_id"] for run in doc.identity["runs"]] == ["r1"]
+
+
+def test_priors_hash_covers_names_and_contents(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("task: a\nneed_delegation: false\n")
+    first = priors_hash(tmp_path)
+    assert first == priors_hash(tmp_path) and first is not None
+    (tmp_path / "a.yaml").write_text("task: a\nneed_delegation: false\n# edited\n")
+    assert priors_hash(tmp_path) != first
+    assert priors_hash(tmp_path / "missing") is None
+
+
+def test_llm_labels_replace_inferred_ones_and_agreement_is_reported() -> None:
+    """Sub-agent x has no label; its tools say web-research, the LLM says course-records-lookup,
+    which hits the prior's gold unit: R_hit 1 instead of 0."""
+    record = episode("need2", waves=[[sub("x", tools=["mcp__web__search"])]])
+    key = (("sim:test", "spec", "need2", 0), "x")
+    plain = score_records([record], fixtures.priors(), options=TFIDF)
+    assert plain.settings[0].r_hit == 0.0 and plain.tagging["sources"] == {"tools": 1}
+    options = ScoreOptions(
+        graph=GraphOptions(embedder=None),
+        llm_labels={key: "course-records-lookup"},
+        llm_agreement=Agreement(1, 0.0, None),
+    )
+    tagged = score_records([record], fixtures.priors(), options=options)
+    assert tagged.settings[0].r_hit == 1.0
+    assert tagged.tagging["tagger"] == "llm" and tagged.tagging["sources"] == {"llm": 1}
+    assert tagged.tagging["llm_agreement"] == {"n": 1, "agreement": 0.0, "kappa": None}
+
+
+def test_ids_can_be_skipped_and_says_so() -> None:
+    options = ScoreOptions(graph=GraphOptions(compute_ids=False), resamples=10)
+    doc = score_records(fixtures.records(), fixtures.priors(), options=options)
+    assert doc.settings[1].ids is None and doc.settings[1].ids_embedder is None
+    assert doc.contract["embedder"].startswith("none")
