@@ -241,6 +241,7 @@ def build(ctx: ServerContext) -> MCPServer:
             s.flush()
             p.passenger_number = f"P{p.id:05d}"
             s.commit()
+            s.refresh(p)
             return as_json(p.model_dump(exclude={"id"}))
 
     @writer(app, WRITE)

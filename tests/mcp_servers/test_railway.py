@@ -65,6 +65,12 @@ async def test_railway_contract(world: World) -> None:
             as_data(await client.call_tool("get_booking", {"reference": future[0].reference}))["status"]
             == "cancelled"
         )
+        made = as_data(
+            await client.call_tool(
+                "register_passenger", {"name": "Second Traveller", "email": "second@mail.example"}
+            )
+        )
+        assert made["railcard"] == "none" and made["passenger_number"].startswith("P00")
         found = as_data(await client.call_tool("search_passengers", {"query": "test.traveller"}))
         assert found[0]["railcard"] == "youth" and found[0]["passenger_number"].startswith("P")
 

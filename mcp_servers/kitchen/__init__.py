@@ -1,0 +1,1 @@
+"""`kitchen`: food and catering (recipes, ingredients with nutrition, allergens, menus, catering orders)."""
