@@ -1,0 +1,1 @@
+"""`wiki`: a Notion-like wiki of pages (markdown blocks) and typed databases, in `wiki_*` tables."""
