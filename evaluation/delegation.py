@@ -12,7 +12,7 @@ episodes and episodes of tasks without a prior are left out and counted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from contracts import DelegationPrior, EpisodeRecord
@@ -95,6 +95,25 @@ def episode_hits(record: EpisodeRecord, prior: DelegationPrior, labeler: Labeler
     )
 
 
+HitsOf = Callable[[EpisodeRecord, DelegationPrior], EpisodeHits]
+"""Computes (or recalls) the hits of an episode against its prior."""
+
+
+def cached_hits(labeler: Labeler) -> HitsOf:
+    """`episode_hits` with a memory, so the hit scores and the bootstrap terms of a setting
+    compute each episode's units and alignment once."""
+    memory: dict[int, tuple[EpisodeRecord, EpisodeHits]] = {}
+
+    def hits_of(record: EpisodeRecord, prior: DelegationPrior) -> EpisodeHits:
+        # Keyed by identity; the record is kept so that its id cannot be reused meanwhile.
+        known = memory.get(id(record))
+        if known is None:
+            known = memory[id(record)] = (record, episode_hits(record, prior, labeler))
+        return known[1]
+
+    return hits_of
+
+
 @dataclass(frozen=True)
 class HitScores:
     p_hit: float | None
@@ -122,13 +141,17 @@ def f1(p: float | None, r: float | None) -> float | None:
 
 
 def hit_scores(
-    records: Sequence[EpisodeRecord], priors: Mapping[str, DelegationPrior], labeler: Labeler
+    records: Sequence[EpisodeRecord],
+    priors: Mapping[str, DelegationPrior],
+    labeler: Labeler,
+    hits_of: HitsOf | None = None,
 ) -> HitScores:
     """Micro-averaged P_hit, R_hit and F1_hit."""
     scope = prior_scope(records, priors)
     hits_delegated = run_total = hits_need = gold_total = delegated = 0
     for record in scope.need + scope.no_need:
-        result = episode_hits(record, priors[record.task_id], labeler)
+        prior = priors[record.task_id]
+        result = hits_of(record, prior) if hits_of else episode_hits(record, prior, labeler)
         if record.delegated:
             delegated += 1
             hits_delegated += result.hits

@@ -63,10 +63,10 @@ def information_diversity(
         )
     position = {node: k for k, node in enumerate(kept)}
     texts = [graph.nodes[i].response for i in kept]
-    syntactic = tfidf_vectors(texts)
+    used = sorted({i for pair in weights for i in pair})
+    syntactic = tfidf_vectors(texts, only={position[i] for i in used})
     semantic = None
     if embedder is not None:
-        used = sorted({i for pair in weights for i in pair})
         vectors = embedder.embed([graph.nodes[i].response for i in used])
         semantic = dict(zip(used, vectors, strict=True))
     weighted = total = 0.0

@@ -24,7 +24,7 @@ from contracts import EpisodeRecord, InputError, Problem
 Edge = tuple[int, int]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slower to build, and graphs are many
 class Node:
     kind: Literal["main", "sub", "agent"]
     name: str

@@ -16,7 +16,7 @@ from typing import Any
 
 from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
 from evaluation.contract import contract_block
-from evaluation.delegation import delegation_rates, hit_scores
+from evaluation.delegation import cached_hits, delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
@@ -131,7 +131,8 @@ def _delegation_row(
     options: ScoreOptions,
 ) -> SettingRow:
     rates = delegation_rates(mas, priors)
-    hits = hit_scores(mas, priors, labeler)
+    hits_of = cached_hits(labeler)
+    hits = hit_scores(mas, priors, labeler, hits_of)
     counts = row.counts.model_copy(
         update={
             "no_prior": rates.no_prior,
@@ -161,7 +162,9 @@ def _delegation_row(
         wins_sa = sum(1 for p in pairing.pairs if p.sa.status == "completed" and p.sa.success is True)
         n_pairs = len(pairing.pairs)
         diff = ratio(wins_mas - wins_sa, n_pairs) if n_pairs else None
-        intervals = paired_bootstrap(task_terms(mas, sa, priors, labeler), options.resamples, options.seed)
+        intervals = paired_bootstrap(
+            task_terms(mas, sa, priors, labeler, hits_of), options.resamples, options.seed
+        )
         counts = counts.model_copy(
             update={
                 "paired": n_pairs,

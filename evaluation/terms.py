@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from contracts import DelegationPrior, EpisodeRecord
-from evaluation.delegation import episode_hits
+from evaluation.delegation import HitsOf, episode_hits
 from evaluation.success import critical_steps, is_completed, is_success
 from evaluation.units import Labeler
 from evaluation.utilities import both_costs, in_d_del, pair_episodes
@@ -21,6 +21,7 @@ def task_terms(
     sa: Sequence[EpisodeRecord],
     priors: Mapping[str, DelegationPrior],
     labeler: Labeler,
+    hits_of: HitsOf | None = None,
 ) -> list[dict[str, float]]:
     """One mapping of summed terms per task of the MAD-SAE setting, in first-seen order."""
     per_task: dict[str, dict[str, float]] = {}
@@ -49,7 +50,7 @@ def task_terms(
         prior = priors.get(record.task_id)
         if prior is None or not is_completed(record):
             continue
-        hits = episode_hits(record, prior, labeler)
+        hits = hits_of(record, prior) if hits_of else episode_hits(record, prior, labeler)
         if record.delegated:
             bump(record.task_id, hits_delegated=hits.hits, run_units=hits.run_units)
         if prior.need_delegation:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 _TOKEN = re.compile(r"\w+")
 
@@ -24,16 +24,24 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def tfidf_vectors(texts: Sequence[str]) -> list[SparseVector]:
-    """L2-normalised TF-IDF vectors of `texts`, fitted on `texts`."""
+def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> list[SparseVector]:
+    """L2-normalised TF-IDF vectors of `texts`, fitted on all of `texts`.
+
+    With `only`, vectors are built for those positions alone (the others stay empty): IDS
+    needs the idf of the whole graph but vectors of the nodes in weighted pairs only.
+    """
     counts = [Counter(tokenize(t)) for t in texts]
-    n = len(texts)
-    df: Counter[str] = Counter()
+    df: dict[str, int] = {}
     for c in counts:
-        df.update(c.keys())
-    idf = {term: math.log((1 + n) / (1 + d)) + 1.0 for term, d in df.items()}
-    vectors = []
-    for c in counts:
+        for term in c:
+            df[term] = df.get(term, 0) + 1
+    base = math.log(1 + len(texts)) + 1.0
+    idf = {term: base - math.log(1 + d) for term, d in df.items()}
+    vectors: list[SparseVector] = []
+    for position, c in enumerate(counts):
+        if only is not None and position not in only:
+            vectors.append({})
+            continue
         vector = {term: tf * idf[term] for term, tf in c.items()}
         norm = math.sqrt(sum(v * v for v in vector.values()))
         vectors.append({term: v / norm for term, v in vector.items()} if norm else {})
@@ -42,6 +50,4 @@ def tfidf_vectors(texts: Sequence[str]) -> list[SparseVector]:
 
 def cosine(a: SparseVector, b: SparseVector) -> float:
     """Cosine of two L2-normalised sparse vectors (0 when either is empty)."""
-    if len(a) > len(b):
-        a, b = b, a
-    return sum(v * b.get(term, 0.0) for term, v in a.items())
+    return sum(a[term] * b[term] for term in a.keys() & b.keys())

@@ -88,6 +88,8 @@ def wave_units(
     subs: Sequence[SubagentRecord], labels: Sequence[str | None], roots: Mapping[str, str]
 ) -> list[Unit]:
     """Collapse one wave's sub-agents with the same label and the same sub-task into units."""
+    if len(set(labels)) == len(labels):  # nothing can collapse: skip the text work
+        return [Unit(label, (sub.id,)) for sub, label in zip(subs, labels, strict=True)]
     parent = list(range(len(subs)))
 
     def find(i: int) -> int:

@@ -1,0 +1,81 @@
+"""report.md, index.html and the plots: identity, contract, warnings, simulated labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluation.process import GraphOptions
+from evaluation.reports import choose_timeline_episodes, write_report
+from evaluation.reports.plots import timeline_bars
+from evaluation.scoring import ScoreOptions, score_records
+from tests.evaluation import fixtures
+from tests.evaluation.builders import episode, sub
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+RUNS = [
+    {"run_id": "r1", "mseval": "0.1.0", "tasks_hash": "aaa"},
+    {"run_id": "r2", "mseval": "0.1.0", "tasks_hash": "bbb"},
+]
+
+
+def make_report(tmp_path: Path) -> tuple[str, str, list[Path]]:
+    records = fixtures.records() + fixtures.records(model="openai:gpt-x")
+    doc = score_records(
+        records,
+        fixtures.priors(),
+        runs=RUNS,
+        options=ScoreOptions(graph=GraphOptions(embedder=None), resamples=50),
+    )
+    files = write_report(doc, records, tmp_path)
+    return files.markdown.read_text(), files.html.read_text(), files.plots
+
+
+def test_every_report_states_identity_contract_and_warnings(tmp_path: Path) -> None:
+    markdown, html, plots = make_report(tmp_path)
+    for text in (markdown, html):
+        assert "Run identity" in text and "tasks_hash" in text
+        assert "Aggregation contract" in text and "missing-as-zero" in text
+        assert "Denominator of U_e" in text
+        # Runs of different identity in one table: the warning comes before any table.
+        warning = text.index("runs of different identity in one table")
+        assert warning < text.index("Success, critical steps and cost")
+        assert "sim:test (simulated)" in text
+        assert "openai:gpt-x (simulated)" not in text
+    assert "Simulated results." in markdown and "Simulated results." in html
+    assert [p.read_bytes()[:8] for p in plots] == [PNG_MAGIC] * 4
+
+
+def test_html_is_self_contained(tmp_path: Path) -> None:
+    _, html, _ = make_report(tmp_path)
+    assert html.count('src="data:image/png;base64,') == 4
+    assert "http://" not in html and "https://" not in html
+    assert "<table>" in html
+
+
+def test_undefined_values_are_written_as_undefined(tmp_path: Path) -> None:
+    markdown, _, _ = make_report(tmp_path)
+    assert "undefined" in markdown  # the baseline rows' delegation fields
+
+
+def test_timeline_uses_seconds_when_recorded_else_critical_steps() -> None:
+    """Steps: main steps 1..3, a wave of 4 and 2 steps at step 1: the main agent resumes at 1 + 4."""
+    stepped = episode("t", main_steps=3, waves=[[sub("a", steps=4), sub("b", steps=2)]])
+    bars, unit = timeline_bars(stepped)
+    assert unit == "critical steps"
+    assert bars == [
+        ("main", 0.0, 1.0),
+        ("w0 a", 1.0, 4.0),
+        ("w0 b", 1.0, 2.0),
+        ("main", 5.0, 1.0),
+        ("main", 6.0, 1.0),
+    ]
+    timed = episode("t", waves=[[sub("a", started_s=1.0, ended_s=3.5)]])
+    bars, unit = timeline_bars(timed)
+    assert unit == "seconds" and ("w0 a", 1.0, 2.5) in bars
+
+
+def test_timeline_episodes_by_name_or_most_sub_agents() -> None:
+    records = fixtures.records()
+    chosen = choose_timeline_episodes(records)
+    assert [(r.task_id, r.variant) for r in chosen] == [("need1", "spec")]
+    assert [r.task_id for r in choose_timeline_episodes(records, ["need2"])] == ["need2", "need2"]

@@ -1,0 +1,66 @@
+"""index.html as a person sees it: headless Debian Chromium renders its tables and images.
+
+Needs /usr/bin/chromium (`apt-get install chromium`; .ci/setup.d/chromium.sh installs it)
+and the playwright package, driven with the system browser (never `playwright install`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from evaluation.process import GraphOptions
+from evaluation.reports import write_report
+from evaluation.scoring import ScoreOptions, score_records
+from tests.evaluation import fixtures
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian chromium is not installed (apt-get install chromium)"
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
+    ),
+]
+
+
+def test_tables_and_images_render_in_chromium(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    records = fixtures.records()
+    doc = score_records(
+        records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None), resamples=50)
+    )
+    html = write_report(doc, records, tmp_path).html
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(html.as_uri())
+            assert page.title() == "mseval report"
+            widths = page.eval_on_selector_all(
+                "img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)"
+            )
+            assert len(widths) == 4 and all(w > 0 for w in widths)
+            assert page.locator("table").count() == 6  # identity + five metric tables
+            rows = page.locator("table").nth(1).locator("tbody tr")
+            assert rows.count() == 2
+            assert "sim:test (simulated)" in rows.nth(0).inner_text()
+            assert page.locator(".warn").count() >= 1
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        finally:
+            browser.close()
