@@ -1,0 +1,1 @@
+"""`shop`: an e-commerce back office (catalogue, stock, customers, orders, coupons, reviews, refunds)."""
