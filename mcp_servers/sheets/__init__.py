@@ -1,0 +1,1 @@
+"""`sheets`: cloud spreadsheets (Google-Sheets-like) with cells stored in `sheets_*` tables."""

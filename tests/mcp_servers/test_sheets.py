@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlmodel import Session, select
+
+from mcp_servers.common.tooling import ToolError
+from mcp_servers.sheets import a1
+from mcp_servers.sheets.schema import ME, SheetsCell, SheetsPermission, SheetsSheet
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+
+def test_a1_notation() -> None:
+    names = ["Sheet1", "Team Budget"]
+    assert a1.parse("Sheet1!A1:C10", names) == a1.Range("Sheet1", 1, 1, 10, 3)
+    assert a1.parse("'Team Budget'!B2", names) == a1.Range("Team Budget", 2, 2, 2, 2)
+    assert a1.parse("Team Budget", names) == a1.Range("Team Budget", 1, 1, None, None)
+    assert a1.parse("c3:a1", names) == a1.Range(None, 1, 1, 3, 3)
+    assert a1.parse("Sheet1!B:D", names) == a1.Range("Sheet1", 1, 2, None, 4)
+    assert a1.parse("Sheet1!2:5", names) == a1.Range("Sheet1", 2, 1, 5, None)
+    assert a1.column_number("AA") == 27 and a1.column_letters(702) == "ZZ"
+    assert a1.a1("Team Budget", 1, 1, 2, 28) == "'Team Budget'!A1:AB2"
+    for bad in ("Sheet1!A1:B", "1A", "Sheet1!A0", "Sheet1!ZZZZ1", ""):
+        with pytest.raises(ToolError):
+            a1.parse(bad, names)
+
+
+async def _book(client, title: str) -> dict:
+    [found] = as_data(await client.call_tool("list_spreadsheets", {"query": title}))
+    return found
+
+
+async def test_sheets_contract_and_state(world: World) -> None:
+    async with serve("sheets", world) as client:
+        budget = await _book(client, "Team Budget")
+        assert budget["your_role"] == "writer" and budget["sheets"][:2] == ["Summary", "Operations"]
+        calls = {
+            "list_spreadsheets": {},
+            "get_spreadsheet": {"spreadsheet_id": budget["id"]},
+            "read_range": {"spreadsheet_id": budget["id"], "range": "Operations!A1:D3"},
+            "create_spreadsheet": {"title": "Ops Q4 summary", "sheets": ["Spend", "Notes"]},
+            "add_sheet": {"spreadsheet_id": budget["id"], "title": "Forecast"},
+            "write_range": {"spreadsheet_id": budget["id"], "range": "Forecast!B2", "values": [["Month", "Forecast"], ["2026-12", 9400.5]]},
+            "append_rows": {"spreadsheet_id": budget["id"], "sheet": "Forecast", "values": [["2027-01", 9800, True]]},
+            "share": {"spreadsheet_id": budget["id"], "email": "Lara.Varga@company.example", "role": "writer"},
+        }  # fmt: skip
+        await check_contract(client, world, calls)
+
+        read = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": budget["id"], "range": "Forecast"})
+        )
+        assert read == {"range": "Forecast!A1:C4", "values": [[], [None, "Month", "Forecast"], [None, "2026-12", 9400.5], ["2027-01", 9800, True]]}  # fmt: skip
+        ops = as_data(
+            await client.call_tool(
+                "read_range", {"spreadsheet_id": budget["id"], "range": "Operations!A1:D3"}
+            )
+        )
+        assert ops["values"][0] == ["Month", "Category", "Budget", "Actual"]
+        assert ops["values"][1][:3] == ["2026-01", "Software", 4200]
+        with Session(world.engine) as s:
+            [tab] = s.execute(select(SheetsSheet).where(SheetsSheet.title == "Forecast")).scalars()
+            cells = {
+                (c.row_no, c.col_no): json.loads(c.value)
+                for c in s.execute(select(SheetsCell).where(SheetsCell.sheet_id == tab.id)).scalars()
+            }
+            assert cells == {(2, 2): "Month", (2, 3): "Forecast", (3, 2): "2026-12", (3, 3): 9400.5, (4, 1): "2027-01", (4, 2): 9800, (4, 3): True}  # fmt: skip
+            shared = s.execute(select(SheetsPermission).where(SheetsPermission.spreadsheet_id == budget["id"], SheetsPermission.email == "lara.varga@company.example")).scalar_one()  # fmt: skip
+            assert shared.role == "writer"
+        mine = await _book(client, "Ops Q4 summary")
+        assert (mine["owner"], mine["your_role"], mine["sheets"]) == (ME, "owner", ["Spend", "Notes"])
+        info = as_data(await client.call_tool("get_spreadsheet", {"spreadsheet_id": budget["id"]}))
+        assert {"sheet": "Forecast", "index": 5, "rows": 4, "columns": 3} in info["sheets"]
+        # Clearing cells with null / ''.
+        cleared = await client.call_tool(
+            "write_range",
+            {"spreadsheet_id": budget["id"], "range": "Forecast!A4:C4", "values": [[None, "", 1]]},
+        )
+        assert not cleared.is_error, text(cleared)
+        row4 = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": budget["id"], "range": "Forecast!A4:C4"})
+        )
+        assert row4["values"] == [[None, None, 1]]
+
+
+async def test_sheets_ranges_read_whole_columns_and_default_sheet(world: World) -> None:
+    async with serve("sheets", world) as client:
+        pipeline = await _book(client, "Q4 Sales Pipeline")
+        whole = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": pipeline["id"], "range": "Pipeline"})
+        )
+        assert whole["range"] == "Pipeline!A1:F31" and len(whole["values"]) == 31
+        amounts = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": pipeline["id"], "range": "Pipeline!E:E"})
+        )
+        assert amounts["values"][0] == ["Amount"] and all(
+            isinstance(r[0], int) for r in amounts["values"][1:]
+        )
+        first = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": pipeline["id"], "range": "A1:B1"})
+        )
+        assert first["values"] == [["Deal", "Account"]]
+
+
+async def test_sheets_bad_input_is_a_tool_error(world: World) -> None:
+    async with serve("sheets", world) as client:
+        budget = (await _book(client, "Team Budget"))["id"]
+        okrs = (await _book(client, "Company OKRs"))["id"]
+        hiring = (await _book(client, "Hiring Tracker"))["id"]
+        for tool, args, expected in [
+            ("get_spreadsheet", {"spreadsheet_id": 10**6}, "no spreadsheet"),
+            ("read_range", {"spreadsheet_id": budget, "range": "Nope!A1"}, "no sheet 'Nope'"),
+            ("read_range", {"spreadsheet_id": budget, "range": "Budget"}, "sheets of 'Team Budget 2026'"),
+            ("read_range", {"spreadsheet_id": budget, "range": "Operations!A1:ZZ100"}, "at most"),
+            ("write_range", {"spreadsheet_id": okrs, "range": "OKRs!A1", "values": [["x"]]}, "reader access"),
+            (
+                "append_rows",
+                {"spreadsheet_id": hiring, "sheet": "Open roles", "values": [["x"]]},
+                "commenter access",
+            ),
+            (
+                "write_range",
+                {"spreadsheet_id": budget, "range": "Summary!A1:B1", "values": [[1, 2, 3]]},
+                "do not fit",
+            ),
+            ("write_range", {"spreadsheet_id": budget, "range": "Summary!A1", "values": []}, "non-empty"),
+            (
+                "write_range",
+                {"spreadsheet_id": budget, "range": "Summary!A1", "values": [[{"a": 1}]]},
+                "validation error",
+            ),
+            ("add_sheet", {"spreadsheet_id": budget, "title": "summary"}, "already has"),
+            ("share", {"spreadsheet_id": budget, "email": "kai", "role": "writer"}, "not an e-mail"),
+            (
+                "share",
+                {"spreadsheet_id": budget, "email": "x@company.example", "role": "owner"},
+                "role must be",
+            ),
+            ("share", {"spreadsheet_id": okrs, "email": "x@company.example"}, "reader access"),
+            ("create_spreadsheet", {"title": "T", "sheets": ["A", "A"]}, "distinct"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
