@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -102,6 +102,7 @@ class Solution(_Strict):
 
 
 CheckFn = Callable[[Any], list[Any]]
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -219,42 +220,36 @@ def _cross_checks(
     return problems
 
 
+def _load(path: Path, model: type[M], problems: list[Problem], required: bool = True) -> M | None:
+    if not path.exists():
+        if required:
+            problems.append(Problem(str(path), None, "missing file"))
+        return None
+    try:
+        return load_yaml_model(path, model)
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None
+
+
 def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     problems: list[Problem] = []
-    spec = solution = prior = None
     prior_path = priors_dir / f"{folder.name}.yaml"
-    for attr, path, model in (
-        ("spec", folder / "task.yaml", TaskSpec),
-        ("solution", folder / "solution.yaml", Solution),
-        ("prior", prior_path, DelegationPrior),
-    ):
-        if not path.exists():
-            if attr != "prior":
-                problems.append(Problem(str(path), None, "missing file"))
-            continue
-        try:
-            value = load_yaml_model(path, model)
-        except InputError as exc:
-            problems.extend(exc.problems)
-            continue
-        if attr == "spec":
-            spec = value
-        elif attr == "solution":
-            solution = value
-        else:
-            prior = value
+    spec = _load(folder / "task.yaml", TaskSpec, problems)
+    solution = _load(folder / "solution.yaml", Solution, problems)
+    prior = _load(prior_path, DelegationPrior, problems, required=False)
     check_path = folder / "check.py"
     if not check_path.exists():
         problems.append(Problem(str(check_path), None, "missing file"))
     if spec is not None and solution is not None:
-        problems += _cross_checks(spec, solution, prior, folder, prior_path)  # type: ignore[arg-type]
+        problems += _cross_checks(spec, solution, prior, folder, prior_path)
     if problems:
         raise InputError(problems)
-    assert isinstance(spec, TaskSpec) and isinstance(solution, Solution)
+    assert spec is not None and solution is not None
     digest = _digest([folder / "task.yaml", folder / "solution.yaml", check_path, prior_path])
     return Task(
         spec=spec, folder=folder, solution=solution, prior=prior, check_path=check_path, digest=digest
-    )  # type: ignore[arg-type]
+    )
 
 
 def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:

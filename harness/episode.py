@@ -151,7 +151,7 @@ class EpisodeRuntime:
                 "model_retry",
                 agent.id,
                 attempt=attempt,
-                kind=error.kind,
+                error_kind=error.kind,
                 status=error.status,
                 wait_s=round(wait, 3),
             )

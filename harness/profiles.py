@@ -131,7 +131,7 @@ class ProfileSet:
         p = self.profiles.get(name)
         if p is None or not p.is_variant:
             known = ", ".join(sorted(n for n, q in self.profiles.items() if q.is_variant))
-            raise InputError.one(name, None, f"unknown variant {name!r}; known: {known}")
+            raise InputError.one("--variant", None, f"unknown variant {name!r}; known: {known}")
         return p
 
     def roles(self, variant: Profile) -> dict[str, Profile]:

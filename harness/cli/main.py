@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from harness.cli import evaluate
+from harness.cli import catalog_cmds, evaluate, profiles_cmd, run, servers_cmd
 
 app = typer.Typer(
     name="mseval",
@@ -19,6 +19,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+run.register(app)
+catalog_cmds.register(app)
+profiles_cmd.register(app)
+servers_cmd.register(app)
 evaluate.register(app)
 
 

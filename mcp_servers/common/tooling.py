@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
 
 from contracts.labels import label_mode
@@ -49,20 +50,41 @@ def tool(
     def decorate(fn: F) -> F:
         if not fn.__doc__:
             raise ValueError(f"tool {fn.__name__} needs a docstring: it is the description the model reads")
-        app.add_tool(
-            fn,
-            name=name,
-            annotations=ToolAnnotations(
-                readOnlyHint=read_only,
-                destructiveHint=None if read_only else destructive,
-                openWorldHint=False,
-            ),
-            meta=meta,
-            structured_output=False,
+        annotations = ToolAnnotations(
+            readOnlyHint=read_only, destructiveHint=None if read_only else destructive, openWorldHint=False
         )
+        _register(app, fn, name, annotations, meta)
         return fn
 
     return decorate
+
+
+# Building a Tool (argument model + JSON schema) costs ~2.5 ms; every episode builds fresh
+# server instances, but a tool's schema depends only on its function's code, so it is built
+# once per process and copied with the new closure. Keyed by code object: the closures made by
+# each `build(ctx)` call share it.
+_TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
+
+
+def _register(
+    app: MCPServer,
+    fn: Callable[..., Any],
+    name: str | None,
+    annotations: ToolAnnotations,
+    meta: dict[str, Any],
+) -> None:
+    key = (fn.__code__, name)
+    cached = _TOOL_CACHE.get(key)
+    tools = getattr(getattr(app, "_tool_manager", None), "_tools", None)
+    if cached is None or not isinstance(tools, dict):
+        app.add_tool(fn, name=name, annotations=annotations, meta=meta, structured_output=False)
+        built = tools.get(name or fn.__name__) if isinstance(tools, dict) else None
+        if built is not None:
+            _TOOL_CACHE[key] = built
+        return
+    if cached.name in tools:
+        raise ValueError(f"tool {cached.name!r} is registered twice")
+    tools[cached.name] = cached.model_copy(update={"fn": fn})
 
 
 def reader(app: MCPServer, label: str) -> Callable[[F], F]:

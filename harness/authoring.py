@@ -1,0 +1,187 @@
+"""Authoring tools: a task skeleton that validates, a prior drafted from a recorded episode, a
+profile skeleton (SPEC §6, §7; `docs/authoring-tasks.md`, `docs/annotating-priors.md`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from contracts.errors import InputError
+from contracts.prior import DelegationPrior
+from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
+from contracts.yamlio import load_yaml_model
+from harness.catalog import PRIORS_DIR, TASKS_DIR, load_task
+from harness.profiles import label_types, load_profiles
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+CHECK_TEMPLATE = '''"""Check of {name}: replace these criteria with the task's own."""
+
+from harness.checks import Criterion, World
+
+
+def check(world: World) -> list[Criterion]:
+    notes = world.read_text("NOTES.md")
+    return [Criterion.of("notes written", notes is not None and "{name}" in notes, "NOTES.md is missing")]
+'''
+
+
+def _first_simple_read_tool(server: str) -> tuple[str, str]:
+    """A read tool of `server` that needs no arguments, and its label."""
+    from harness.servers_catalog import tool_catalog
+
+    for t in tool_catalog():
+        if t.server == server and t.read_only and not t.spec.input_schema.get("required") and t.label:
+            return t.name, t.label
+    raise InputError.one(
+        server, None, f"server {server!r} has no read tool without required arguments for a skeleton"
+    )
+
+
+def _dump(path: Path, data: Any, header: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8"
+    )
+
+
+def new_task(
+    name: str, scenario: str, tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
+) -> list[Path]:
+    if not _ID.match(name):
+        raise InputError.one(name, None, "a task id is lower-case letters, digits and dashes")
+    if scenario not in SCENARIOS:
+        raise InputError.one(
+            "--scenario", None, f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}"
+        )
+    folder = tasks_dir / scenario / name
+    prior_path = priors_dir / f"{name}.yaml"
+    if folder.exists() or prior_path.exists():
+        raise InputError.one(str(folder), None, "exists already")
+    server = SCENARIO_SERVERS[scenario]
+    read_tool, read_label = _first_simple_read_tool(server)
+    _dump(folder / "task.yaml", {
+        "id": name, "scenario": scenario, "title": f"TODO: a one-line title for {name}",
+        "prompt": "TODO: the instruction as a user would write it. For now: look around, then write NOTES.md.",
+        "servers": [server],
+    })  # fmt: skip
+    _dump(folder / "solution.yaml", {"task": name, "subtasks": [
+        {"id": "s1", "description": f"look around the {server} system", "label": read_label,
+         "calls": [{"tool": read_tool, "arguments": {}}]},
+        {"id": "s2", "description": "write NOTES.md", "label": "file-build",
+         "calls": [{"tool": "mcp__local__python_execute",
+                    "arguments": {"code": f"open('NOTES.md', 'w').write('notes for {name}')"}}]},
+    ]})  # fmt: skip
+    (folder / "check.py").write_text(CHECK_TEMPLATE.format(name=name), encoding="utf-8")
+    _dump(prior_path, {"task": name, "need_delegation": False, "waves": []})
+    load_task(folder, priors_dir)  # the skeleton must load
+    return [folder / "task.yaml", folder / "solution.yaml", folder / "check.py", prior_path]
+
+
+def _find_record(episode_id: str, store_url: str) -> Any:
+    from harness.store import Store
+
+    store = Store(store_url)
+    try:
+        for r in store.records():
+            if r.episode_id == episode_id:
+                return r
+    finally:
+        store.close()
+    raise InputError.one(
+        "--from-episode", None, f"no finished episode {episode_id!r} in {store_url} (see `mseval export`)"
+    )
+
+
+def draft_prior(
+    task_id: str, episode_id: str, store_url: str, out: Path | None = None, force: bool = False
+) -> Path:
+    """The waves of a recorded episode as a prior: each sub-agent becomes a unit on the gold
+    sub-task whose tools it used most (ties: the earlier sub-task); duplicates are dropped."""
+    from harness.catalog import select
+
+    folder = select(task_id)[0]
+    task = load_task(folder)
+    record = _find_record(episode_id, store_url)
+    if record.task_id != task.id:
+        raise InputError.one(
+            "--from-episode", None, f"episode {episode_id} is of task {record.task_id}, not {task.id}"
+        )
+    path = out or PRIORS_DIR / f"{task.id}.yaml"
+    if path.exists() and not force and out is None and task.prior is not None and task.prior.need_delegation:
+        raise InputError.one(str(path), None, "a prior with waves exists; pass --force to replace it")
+    types = label_types()
+    spec_roles = set(load_profiles().variant("spec").header.subagents or ())
+    used: set[str] = set()
+    waves = []
+    for wave in record.waves:
+        units = []
+        for sub in wave.subagents:
+            scores = [
+                (len(set(sub.tools) & {c.tool for c in st.calls}), -i, st)
+                for i, st in enumerate(task.solution.subtasks)
+            ]
+            best = max(scores, key=lambda s: (s[0], s[1]))
+            st = best[2]
+            if best[0] == 0 or st.id in used:
+                continue
+            used.add(st.id)
+            label = sub.label or st.label
+            family = "spec" if sub.type in spec_roles else "gen"
+            other = "gen" if family == "spec" else "spec"
+            unit = {
+                "subtask": st.id,
+                "description": sub.description or st.description,
+                "label": label,
+                "mode": sub.mode,
+            }
+            unit[family] = sub.type
+            unit[other] = types[label][other]
+            units.append({k: unit[k] for k in ("subtask", "description", "label", "mode", "gen", "spec")})
+        if units:
+            waves.append(units)
+    data = {"task": task.id, "need_delegation": bool(waves), "waves": waves}
+    header = f"# Drafted from episode {episode_id} ({record.model}, {record.variant}); review every unit before use.\n"
+    _dump(path, data, header)
+    load_yaml_model(path, DelegationPrior)
+    load_task(folder, path.parent)
+    return path
+
+
+PROFILE_TEMPLATE = """---
+name: {name}
+description: "TODO: what this sub-agent does, in one sentence."
+whenToUse: "TODO: when the main agent should start it."
+mode: {mode}
+tools: ["mcp__*"]
+disallowedTools: []
+maxSteps: 100
+---
+## Core responsibilities
+- TODO
+
+## Visible boundary
+- TODO: what it may see and change.
+
+## Return contract
+- End with one plain-text answer and no tool call: TODO what to report.
+
+## Completion protocol
+- You cannot end the task; your text answer ends your sub-task.
+"""
+
+
+def new_profile(name: str, folder: Path, mode: str) -> Path:
+    if not _ID.match(name):
+        raise InputError.one(name, None, "a profile name is lower-case letters, digits and dashes")
+    if mode not in ("read-only", "writable"):
+        raise InputError.one("--mode", None, "mode is read-only or writable")
+    path = folder / f"{name}.md"
+    if path.exists():
+        raise InputError.one(str(path), None, "exists already")
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(PROFILE_TEMPLATE.format(name=name, mode=mode), encoding="utf-8")
+    return path

@@ -1,0 +1,112 @@
+"""`mseval tasks ...` and `mseval priors ...`: list, validate, create, draft."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.cli.common import DEFAULT_STORE, STORE_HELP
+
+tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True)
+priors_app = typer.Typer(help="Validate and draft delegation priors.", no_args_is_help=True)
+
+
+@tasks_app.command("list")
+def tasks_list(
+    selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
+) -> None:
+    """One line per task: id, scenario, split, servers, title."""
+    from harness.catalog import load_tasks
+
+    for t in load_tasks(selector):
+        split = {True: "D_need", False: "D_no-need", None: "no prior"}[t.need_delegation]
+        print(f"{t.id:40} {t.spec.scenario:4} {split:10} {','.join(t.servers):28} {t.spec.title}")
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
+    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+) -> None:
+    """Gold solution passes each check, doing nothing fails it, priors fit solutions, splits are populated."""
+    from contracts.scenarios import SCENARIOS
+    from harness.catalog import load_tasks
+    from harness.profiles import load_profiles
+    from harness.validate import validate_tasks
+
+    tasks = load_tasks(selector)
+    reports = asyncio.run(validate_tasks(tasks, load_profiles(), concurrency))
+    bad = 0
+    for r in reports:
+        print(f"{'ok ' if r.ok else 'BAD'} {r.task}")
+        for p in r.problems:
+            print(f"    {p}")
+        bad += not r.ok
+    if selector == "all":
+        for code in SCENARIOS:
+            splits = {t.need_delegation for t in tasks if t.spec.scenario == code}
+            if not {True, False} <= splits:
+                print(
+                    f"BAD scenario {code}: both splits must be populated (have {sorted(map(str, splits)) or 'no tasks'})"
+                )
+                bad += 1
+    print(f"{len(reports)} tasks, {bad} problems")
+    if bad:
+        raise typer.Exit(1)
+
+
+@tasks_app.command("new")
+def tasks_new(
+    name: Annotated[str, typer.Argument(help="the task id, e.g. lms-late-report")],
+    scenario: Annotated[str, typer.Option(help="lms, edw, ec, sm, vp, rs, ar or fc")],
+) -> None:
+    """Create a task skeleton (task.yaml, check.py, solution.yaml, prior) that validates."""
+    from harness.authoring import new_task
+
+    for path in new_task(name, scenario):
+        print(f"created {path}")
+
+
+@priors_app.command("validate")
+def priors_validate() -> None:
+    """Every prior parses, uses the 24 labels, and refers to its task's solution sub-tasks."""
+    from contracts.errors import InputError, Problem
+    from harness.catalog import PRIORS_DIR, load_tasks
+
+    tasks = {t.id: t for t in load_tasks("all")}
+    problems = [
+        Problem(str(p), None, f"no task {p.stem!r} for this prior")
+        for p in sorted(PRIORS_DIR.glob("*.yaml"))
+        if p.stem not in tasks
+    ]
+    if problems:
+        raise InputError(problems)
+    with_prior = sum(1 for t in tasks.values() if t.prior is not None)
+    print(f"{with_prior} priors valid; {len(tasks) - with_prior} tasks have none")
+
+
+@priors_app.command("draft")
+def priors_draft(
+    task: Annotated[str, typer.Argument(help="the task id")],
+    from_episode: Annotated[
+        str, typer.Option("--from-episode", help="episode id (see `mseval export`) whose waves to copy")
+    ],
+    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    out: Annotated[
+        Path | None, typer.Option(help="write here instead of delegation_priors/<task>.yaml")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="replace an existing prior")] = False,
+) -> None:
+    """Draft a prior from the waves of a recorded episode, for an annotator to edit."""
+    from harness.authoring import draft_prior
+
+    path = draft_prior(task, from_episode, store, out, force)
+    print(f"drafted {path}; edit it, then run `mseval priors validate`")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tasks_app, name="tasks")
+    app.add_typer(priors_app, name="priors")

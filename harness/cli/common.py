@@ -1,0 +1,92 @@
+"""Shared pieces of the command line: options, the progress bar, the settings table."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from contracts.episode import EpisodeRecord
+
+DEFAULT_STORE = "sqlite:///runs/mseval.db"
+STORE_HELP = "SQLAlchemy URL of the run store (SQLite file or PostgreSQL)"
+
+
+def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
+    """`--budget max_steps=50` → {"max_steps": "50"} (validated by the Budgets model)."""
+    from contracts.errors import InputError
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError.one("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@contextmanager
+def progress(total: int, description: str) -> Iterator[Any]:
+    """A progress bar on a terminal; nothing otherwise. Yields `advance(record)`."""
+    if not sys.stderr.isatty() or total == 0:
+        yield lambda _record: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda _record: bar.advance(task)
+
+
+def settings_table(records: list[EpisodeRecord]) -> Any:
+    """Per (model, variant): tasks, episodes, absent, success rate, mean critical steps, waves, sub-agents."""
+    from rich.table import Table
+
+    table = Table(title="mseval — per setting (simulated models are marked sim:)")
+    for col in (
+        "model",
+        "variant",
+        "tasks",
+        "episodes",
+        "absent",
+        "success rate",
+        "mean CSteps",
+        "waves",
+        "sub-agents",
+        "cost USD",
+    ):
+        table.add_column(col, justify="left" if col in ("model", "variant") else "right")
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for r in records:
+        groups.setdefault((r.model, r.variant), []).append(r)
+    for (model, variant), rs in sorted(groups.items()):
+        done = [r for r in rs if r.status == "completed"]
+        successes = sum(1 for r in rs if r.success)
+        csteps = [r.critical_steps for r in done if r.critical_steps is not None]
+        cost = [r.cost_usd for r in done if r.cost_usd is not None]
+        table.add_row(
+            model, variant, str(len({r.task_id for r in rs})), str(len(rs)), str(len(rs) - len(done)),
+            f"{successes / len(rs):.2f}", f"{sum(csteps) / len(csteps):.1f}" if csteps else "-",
+            str(sum(len(r.waves) for r in done)), str(sum(len(r.subagents) for r in done)),
+            f"{sum(cost):.4f}" if cost else "-",
+        )  # fmt: skip
+    return table
+
+
+def print_table(table: Any) -> None:
+    from rich.console import Console
+
+    Console(width=140).print(table)
+
+
+def ensure_parent(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)

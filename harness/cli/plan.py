@@ -1,0 +1,75 @@
+"""Turning command-line options into a validated `RunPlan` (all input problems at once, exit 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from contracts.errors import InputError, Problem
+
+
+def build_plan(
+    *, matrix: list[tuple[str, str]], tasks: str, seeds: int, concurrency: int, store: str, resume: bool,
+    base_url: str | None = None, api_key_env: str | None = None, transport: str = "inprocess", db: str = "sqlite",
+    budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | None = None,
+    max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
+    prices: Path | None = None, runs_dir: Path = Path("runs"),
+) -> Any:  # fmt: skip
+    from pydantic import ValidationError
+
+    from harness.budgets import Budgets
+    from harness.catalog import load_tasks
+    from harness.models.base import ModelSettings
+    from harness.models.pricing import DEFAULT_PRICES, load_prices
+    from harness.models.registry import split_name
+    from harness.profiles import load_profiles
+    from harness.runner import RunPlan
+
+    problems: list[Problem] = []
+
+    def collect(fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except InputError as exc:
+            problems.extend(exc.problems)
+            return None
+
+    task_list = collect(load_tasks, tasks)
+    profile_set = collect(load_profiles, list(profile_dirs))
+    price_table = collect(load_prices, prices or DEFAULT_PRICES)
+    for model, variant in matrix:
+        collect(split_name, model)
+        if profile_set is not None:
+            collect(profile_set.variant, variant)
+    settings_data: dict[str, Any] = {}
+    if config is not None:
+        from harness.models.config import load_model_config
+
+        cfg = collect(load_model_config, config)
+        if cfg is not None:
+            settings_data.update(cfg.settings.model_dump())
+            base_url = base_url or cfg.base_url
+            api_key_env = api_key_env or cfg.api_key_env
+    for key, value in (
+        ("temperature", temperature),
+        ("max_output_tokens", max_output_tokens),
+        ("reasoning_effort", reasoning_effort),
+    ):
+        if value is not None:
+            settings_data[key] = value
+    try:
+        settings = ModelSettings.model_validate(settings_data)
+        budget_model = Budgets().merged(budgets)
+    except ValidationError as exc:
+        problems += [
+            Problem("--budget/--config", None, f"{'.'.join(map(str, e['loc']))}: {e['msg']}")
+            for e in exc.errors()
+        ]
+    if problems:
+        raise InputError(problems)
+    return RunPlan(
+        settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
+        prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
+        resume=resume, base_url=base_url, api_key_env=api_key_env,
+    )  # fmt: skip

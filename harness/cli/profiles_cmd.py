@@ -1,0 +1,56 @@
+"""`mseval profiles ...`: list, validate and create profiles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+profiles_app = typer.Typer(
+    help="List, validate and create sub-agent profiles and variants.", no_args_is_help=True
+)
+DirOption = Annotated[list[Path], typer.Option("--dir", help="an extra profile folder (repeatable)")]
+
+
+@profiles_app.command("list")
+def profiles_list(dirs: DirOption = []) -> None:  # noqa: B006
+    """Variants and roles with their mode, delegation and sub-agents."""
+    from harness.profiles import load_profiles
+
+    ps = load_profiles(dirs)
+    for p in sorted(ps.profiles.values(), key=lambda p: (not p.is_variant, p.name)):
+        h = p.header
+        kind = f"variant ({h.delegation})" if p.is_variant else f"role ({h.mode})"
+        subs = f" -> {', '.join(h.subagents)}" if h.subagents else ""
+        print(f"{p.name:32} {kind:24} {h.description}{subs}")
+
+
+@profiles_app.command("validate")
+def profiles_validate(dirs: DirOption = []) -> None:  # noqa: B006
+    """Fields, sub-agent names, and tool globs against every server's real tools."""
+    from contracts.errors import InputError
+    from harness.profiles import glob_problems, load_profiles
+    from harness.servers_catalog import tool_modes
+
+    ps = load_profiles(dirs)
+    problems = glob_problems(ps.profiles.values(), tool_modes())
+    if problems:
+        raise InputError(problems)
+    print(f"{len(ps.profiles)} profiles valid ({len(ps.variants)} variants)")
+
+
+@profiles_app.command("new")
+def profiles_new(
+    name: Annotated[str, typer.Argument(help="profile name (lower-case, dashes)")],
+    folder: Annotated[Path, typer.Option("--dir", help="where to write it")] = Path("profiles"),
+    mode: Annotated[str, typer.Option(help="read-only or writable")] = "read-only",
+) -> None:
+    """Write a sub-agent role skeleton to edit."""
+    from harness.authoring import new_profile
+
+    print(f"created {new_profile(name, folder, mode)}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(profiles_app, name="profiles")

@@ -1,0 +1,168 @@
+"""`mseval run`, `mseval demo`, `mseval export`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from harness.cli.common import DEFAULT_STORE, STORE_HELP
+
+DEMO_MATRIX = [
+    ("sim:single", "sa"),
+    ("sim:oracle", "sa"),
+    ("sim:oracle", "spec"),
+    ("sim:eager", "sa"),
+    ("sim:eager", "spec"),
+]
+
+
+def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
+    from harness.cli.common import progress
+    from harness.runner import Runner
+
+    if executor == "ray":
+        from harness.ray_executor import run_with_ray
+
+        return run_with_ray(plan, ray_address)
+    runner = Runner(plan)
+    with progress(len(plan.jobs()), "episodes") as advance:
+        try:
+            return asyncio.run(runner.run(advance))
+        except KeyboardInterrupt:
+            print(
+                "\ninterrupted: finished episodes are stored; run the same command with --resume to complete the matrix",
+                file=sys.stderr,
+            )
+            raise typer.Exit(130) from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def run(
+        model: Annotated[
+            list[str],
+            typer.Option(
+                "--model",
+                "-m",
+                help="provider:model-id, e.g. sim:oracle, anthropic:claude-sonnet-4-5 (repeatable)",
+            ),
+        ],
+        variant: Annotated[
+            list[str],
+            typer.Option(
+                "--variant", "-v", help="sa, gen, spec, plan-first, oracle, or your own (repeatable)"
+            ),
+        ],
+        tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
+        seeds: Annotated[int, typer.Option(min=1, help="seeds per task")] = 1,
+        concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
+        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+        executor: Annotated[str, typer.Option(help="local (asyncio) or ray")] = "local",
+        ray_address: Annotated[
+            str | None, typer.Option(help="Ray cluster address for --executor ray")
+        ] = None,
+        resume: Annotated[
+            bool, typer.Option(help="complete the latest unfinished run of this same matrix")
+        ] = False,
+        base_url: Annotated[
+            str | None, typer.Option(help="base URL for openai-compatible (or a proxy)")
+        ] = None,
+        api_key_env: Annotated[
+            str | None, typer.Option(help="name of the environment variable holding the API key")
+        ] = None,
+        server_transport: Annotated[str, typer.Option(help="inprocess, stdio or http")] = "inprocess",
+        db: Annotated[
+            str,
+            typer.Option(
+                help="world databases: 'sqlite' (a file per episode) or a PostgreSQL URL (a schema per episode)"
+            ),
+        ] = "sqlite",
+        budget: Annotated[
+            list[str], typer.Option(help="override a budget, KEY=VALUE (e.g. max_steps=50); repeatable")
+        ] = [],  # noqa: B006
+        config: Annotated[Path | None, typer.Option(help="model settings file (YAML)")] = None,
+        temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
+        max_output_tokens: Annotated[int | None, typer.Option(help="max output tokens per call")] = None,
+        reasoning_effort: Annotated[
+            str | None, typer.Option(help="reasoning effort, where the provider has it")
+        ] = None,
+        profiles: Annotated[list[Path], typer.Option(help="extra profile folder (repeatable)")] = [],  # noqa: B006
+        prices: Annotated[Path | None, typer.Option(help="price table (YAML)")] = None,
+        runs_dir: Annotated[Path, typer.Option(help="where episode workspaces are kept")] = Path("runs"),
+    ) -> None:
+        """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
+        from harness.cli.common import parse_budget_overrides, print_table, settings_table
+        from harness.cli.plan import build_plan
+
+        if server_transport not in ("inprocess", "stdio", "http"):
+            raise typer.BadParameter("--server-transport must be inprocess, stdio or http")
+        if executor not in ("local", "ray"):
+            raise typer.BadParameter("--executor must be local or ray")
+        plan = build_plan(
+            matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, concurrency=concurrency, store=store,
+            resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
+            budgets=parse_budget_overrides(budget), config=config, temperature=temperature,
+            max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
+            prices=prices, runs_dir=runs_dir,
+        )  # fmt: skip
+        result = _execute(plan, executor, ray_address)
+        print_table(settings_table(result.records))
+        absent = [r for r in result.records if r.status == "absent"]
+        print(
+            f"run {result.run_id}: {len(result.records)} episodes run, {result.skipped} already finished, {len(absent)} absent; store {store}"
+        )
+        for r in absent[:10]:
+            print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
+        if absent:
+            raise typer.Exit(1)
+
+    @app.command()
+    def demo(
+        store: Annotated[str, typer.Option(help=STORE_HELP)] = "sqlite:///runs/demo.db",
+        report: Annotated[
+            Path | None, typer.Option(help="also write the report (report.md, index.html, plots) here")
+        ] = None,
+        tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
+        concurrency: Annotated[int, typer.Option(min=1)] = 4,
+    ) -> None:
+        """The offline main job: sim agents under sa and spec on every task; prints the tables, writes the store."""
+        from harness.cli.common import print_table, settings_table
+        from harness.cli.plan import build_plan
+
+        plan = build_plan(
+            matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
+        )
+        result = _execute(plan, "local", None)
+        print_table(settings_table(result.records))
+        print(f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {store}")
+        from harness.cli.evaluate_bridge import score_and_report
+
+        score_and_report(store, report)
+
+    @app.command()
+    def export(
+        out: Annotated[
+            Path,
+            typer.Option(help="the .jsonl file to write (run identities go beside it as FILE.runs.json)"),
+        ],
+        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    ) -> None:
+        """Write every finished episode as `mseval.episode/1` records, one JSON per line."""
+        import json
+
+        from harness.store import Store, export_jsonl
+
+        s = Store(store)
+        try:
+            records, identities = s.records(), s.identities()
+        finally:
+            s.close()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        n = export_jsonl(records, out)
+        sidecar = out.with_name(out.name.removesuffix(".jsonl") + ".runs.json")
+        sidecar.write_text(json.dumps(identities, indent=2, default=str))
+        print(f"{n} episode records -> {out}; {len(identities)} run identities -> {sidecar}")
