@@ -1,0 +1,215 @@
+"""`anthropic:MODEL` — the Anthropic Messages API with tool use, through `anthropic.AsyncAnthropic`.
+
+Mapping, both ways:
+- system messages → `system`; user text → user text blocks; assistant text and tool calls →
+  `text` + `tool_use` blocks; tool results → `tool_result` blocks (`is_error` set) in one user
+  message per step; consecutive same-role messages are merged, as the API requires.
+- A response with `thinking`/`redacted_thinking` blocks keeps its whole content in
+  `provider_state["anthropic"]`, sent back unchanged on the next call (signatures intact).
+- Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
+  `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
+  the cache reads, `reasoning_tokens` the thinking tokens.
+
+Settings: `max_output_tokens` → `max_tokens`; `reasoning_effort` → adaptive thinking with
+`output_config.effort` (`none` turns thinking off). `temperature` is never sent: the API version
+the SDK speaks (2026-10-21) rejects every sampling parameter. Extra request fields
+(`ModelSettings.extra`, see `provider_common.request_extras`) go into the body as given and win.
+The SDK's own retries are off: the harness's policy counts them (SPEC §2).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from contracts.episode import Usage
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    ModelAPIError,
+    ModelResponse,
+    ModelSettings,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from harness.models.provider_common import (
+    CONNECT_TIMEOUT_S,
+    REQUEST_TIMEOUT_S,
+    api_key,
+    request_extras,
+    split_options,
+    status_error,
+)
+
+PROVIDER = "anthropic"
+DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
+STATE_KEY = "anthropic"
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
+# The API rejects empty text blocks; an empty turn is sent as this marker.
+EMPTY = "(empty)"
+
+
+def make(
+    model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
+) -> AnthropicModel:
+    """The registry's factory for `anthropic:MODEL`."""
+    split_options(model_id, {})
+    env = api_key_env or DEFAULT_KEY_ENV
+    return AnthropicModel(
+        model_id, api_key=api_key(PROVIDER, api_key_env, DEFAULT_KEY_ENV), base_url=base_url, key_env=env
+    )
+
+
+# -- requests ------------------------------------------------------------------------------------
+def _text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text or EMPTY}
+
+
+def _assistant_blocks(m: AssistantMessage) -> list[dict[str, Any]]:
+    state = (m.provider_state or {}).get(STATE_KEY)
+    if isinstance(state, dict) and isinstance(state.get("content"), list):
+        return list(state["content"])
+    blocks: list[dict[str, Any]] = [_text_block(m.content)] if m.content or not m.tool_calls else []
+    for call in m.tool_calls:
+        args: Any = call.arguments if call.arguments is not None else {}
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": args})
+    return blocks
+
+
+def to_wire(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """The `system` text and the `messages` list of a Messages API request."""
+    system: list[str] = []
+    wire: list[dict[str, Any]] = []
+    for m in messages:
+        role: str
+        if isinstance(m, SystemMessage):
+            system.append(m.content)
+            continue
+        if isinstance(m, UserMessage):
+            role, blocks = "user", [_text_block(m.content)]
+        elif isinstance(m, ToolMessage):
+            result = {
+                "type": "tool_result",
+                "tool_use_id": m.tool_call_id,
+                "content": m.content or "(no output)",
+                "is_error": m.is_error,
+            }
+            role, blocks = "user", [result]
+        else:
+            role, blocks = "assistant", _assistant_blocks(m)
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return "\n\n".join(system), wire
+
+
+def tools_to_wire(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]
+
+
+def request_body(
+    model_id: str, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+) -> dict[str, Any]:
+    system, wire = to_wire(messages)
+    body: dict[str, Any] = {"model": model_id, "max_tokens": settings.max_output_tokens, "messages": wire}
+    if system:
+        body["system"] = system
+    if tools:
+        body["tools"] = tools_to_wire(tools)
+    effort = settings.reasoning_effort
+    if effort == "none":
+        body["thinking"] = {"type": "disabled"}
+    elif effort:
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": effort}
+    body.update(request_extras(settings.extra, PROVIDER))
+    return body
+
+
+# -- responses -----------------------------------------------------------------------------------
+def _tool_call(block: dict[str, Any]) -> ToolCall:
+    raw = block.get("input")
+    if isinstance(raw, dict):
+        return ToolCall(id=str(block.get("id", "")), name=str(block.get("name", "")), arguments=raw)
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    return ToolCall(
+        id=str(block.get("id", "")), name=str(block.get("name", "")), arguments=None, raw_arguments=text
+    )
+
+
+def usage_from_wire(u: dict[str, Any] | None) -> Usage:
+    u = u or {}
+    read = int(u.get("cache_read_input_tokens") or 0)
+    created = int(u.get("cache_creation_input_tokens") or 0)
+    details = u.get("output_tokens_details") or {}
+    return Usage(
+        input_tokens=int(u.get("input_tokens") or 0) + read + created,
+        cached_input_tokens=read,
+        output_tokens=int(u.get("output_tokens") or 0),
+        reasoning_tokens=int(details.get("thinking_tokens") or 0),
+    )
+
+
+def from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
+    """The assistant message, usage and stop reason of a Messages API response body."""
+    blocks: list[dict[str, Any]] = list(data.get("content") or [])
+    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    calls = tuple(_tool_call(b) for b in blocks if b.get("type") == "tool_use")
+    state = {STATE_KEY: {"content": blocks}} if any(b.get("type") in THINKING_TYPES for b in blocks) else None
+    message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
+    return message, usage_from_wire(data.get("usage")), data.get("stop_reason")
+
+
+# -- the model -----------------------------------------------------------------------------------
+class AnthropicModel:
+    def __init__(
+        self, model_id: str, *, api_key: str, base_url: str | None = None, key_env: str | None = None
+    ) -> None:
+        import anthropic
+
+        self.name = f"{PROVIDER}:{model_id}"
+        self.model_id = model_id
+        self.key_env = key_env
+        self._sdk = anthropic
+        self.client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=anthropic.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        )
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+    ) -> ModelResponse:
+        body = request_body(self.model_id, messages, tools, settings)
+        model, max_tokens, wire = body.pop("model"), body.pop("max_tokens"), body.pop("messages")
+        sdk = self._sdk
+        t0 = time.perf_counter()
+        try:
+            result = await self.client.messages.create(
+                model=model, max_tokens=max_tokens, messages=wire, extra_body=body
+            )
+        except sdk.APIStatusError as exc:
+            raise status_error(
+                PROVIDER, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env
+            ) from exc
+        except sdk.APITimeoutError as exc:
+            raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc
+        except sdk.APIConnectionError as exc:
+            raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
+        except sdk.APIResponseValidationError as exc:
+            raise ModelAPIError("other", f"unreadable answer from {self.name}: {exc}") from exc
+        latency = time.perf_counter() - t0
+        message, usage, stop = from_wire(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        if stop == "model_context_window_exceeded":
+            raise ModelAPIError("context_overflow", f"{self.name}: the context window is full")
+        return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
+
+    async def aclose(self) -> None:
+        await self.client.close()

@@ -1,0 +1,87 @@
+"""The model config file (`mseval run --config FILE`): settings, per-provider extras, prices, endpoint.
+
+```yaml
+settings:                       # every key optional; these are the defaults
+  temperature: 0                # null: never sent
+  max_output_tokens: 8192
+  reasoning_effort: null        # e.g. low | medium | high (provider-specific words)
+  extra: {}                     # request fields sent to every provider as they are
+providers:                      # request fields for one provider only (win over settings.extra)
+  anthropic: {extra: {cache_control: {type: ephemeral}}}
+  openai: {extra: {service_tier: flex}}
+  openai-compatible: {extra: {top_k: 20}}
+prices: my-prices.yaml          # a price table (path relative to this file)
+base_url: http://127.0.0.1:8000/v1
+api_key_env: MY_SERVER_KEY      # the NAME of the variable holding the key, never the key
+```
+The per-provider sections are folded into `settings.extra` under the provider's name (the
+convention `provider_common.request_extras` reads), so `config.settings` is exactly the
+`ModelSettings` of the run and everything in it is part of the run identity.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from contracts.yamlio import load_yaml_model
+from harness.models.base import ModelSettings
+from harness.models.provider_common import ENV_NAME
+
+ProviderName = Literal["anthropic", "openai", "openai-compatible"]
+_DEFAULTS = ModelSettings()
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SettingsSection(_Strict):
+    temperature: float | None = Field(default=_DEFAULTS.temperature, ge=0, le=2)
+    max_output_tokens: int = Field(default=_DEFAULTS.max_output_tokens, ge=1)
+    reasoning_effort: str | None = Field(default=_DEFAULTS.reasoning_effort, min_length=1)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderSection(_Strict):
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModelConfig(_Strict):
+    settings: SettingsSection = Field(default_factory=SettingsSection)
+    providers: dict[ProviderName, ProviderSection] = Field(default_factory=dict)
+    prices: Path | None = None
+    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    api_key_env: str | None = None
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_NAME.match(value):
+            raise ValueError(
+                "give the NAME of the environment variable holding the key (e.g. MY_KEY), not the key"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _fold_providers(self) -> ModelConfig:
+        if not self.providers:
+            return self
+        extra = dict(self.settings.extra)
+        for name, section in self.providers.items():
+            extra[name] = {**(extra.get(name) or {}), **section.extra}
+        return self.model_copy(update={"settings": self.settings.model_copy(update={"extra": extra})})
+
+    def model_settings(self) -> ModelSettings:
+        """The run's `ModelSettings` (per-provider extras folded into `extra`)."""
+        return ModelSettings.model_validate(self.settings.model_dump())
+
+
+def load_model_config(path: Path) -> ModelConfig:
+    """Read and validate a model config file; problems → `InputError` with file and line."""
+    config = load_yaml_model(path, ModelConfig)
+    if config.prices is not None and not config.prices.is_absolute():
+        config = config.model_copy(update={"prices": (path.parent / config.prices).resolve()})
+    return config

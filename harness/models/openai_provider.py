@@ -1,0 +1,393 @@
+"""`openai:MODEL` and `openai-compatible:MODEL` through `openai.AsyncOpenAI`.
+
+Two wire formats:
+- Chat Completions (the default): system/user/assistant messages, `tool_calls` on assistant
+  messages, `role: tool` messages for results, `tools=[{"type": "function", ...}]`.
+- The Responses API, chosen per model with the name option `?api=responses`
+  (`openai:gpt-5.2?api=responses`): `instructions`, `function_call` / `function_call_output`
+  items. It runs stateless (`store: false`): each response's output items are kept in
+  `provider_state` and replayed on the next call (without server ids), so reasoning items
+  with their `encrypted_content` carry the model's reasoning across tool calls.
+
+`openai-compatible:MODEL` is Chat Completions at `--base-url` (vLLM, Ollama, llama.cpp, SGLang,
+DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
+or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` field a
+server returns (DeepSeek, Kimi, vLLM reasoning parsers) is kept and sent back with its turn.
+
+Tool arguments that are not a JSON object become `ToolCall(arguments=None, raw_arguments=…)`:
+the runtime answers with a tool error and the episode goes on. Chat Completions has no error
+flag on tool results, so an error result is sent as "Error: <text>".
+
+Settings: `max_output_tokens` → `max_completion_tokens` (OpenAI) or `max_tokens` (compatible
+servers, which all know it); `reasoning_effort` → `reasoning_effort` / `reasoning.effort`;
+`temperature` is sent except to OpenAI's reasoning models (o-series, gpt-5 and later), which
+reject it — put `temperature` in the extras to force it. Extras win over everything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from contracts.episode import Usage
+from contracts.errors import InputError
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    ModelAPIError,
+    ModelResponse,
+    ModelSettings,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from harness.models.provider_common import (
+    CONNECT_TIMEOUT_S,
+    REQUEST_TIMEOUT_S,
+    api_key,
+    request_extras,
+    split_options,
+    status_error,
+)
+
+Api = Literal["chat", "responses"]
+OPTIONS = {"api": ("chat", "responses")}
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+COMPATIBLE_KEY = "EMPTY"
+CHAT_STATE, RESPONSES_STATE = "openai_chat", "openai_responses"
+_REASONING_MODEL = re.compile(r"^(o\d|gpt-(5|[6-9]|\d{2,}))", re.IGNORECASE)
+
+
+def make(
+    model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
+) -> OpenAIModel:
+    """The registry's factory for `openai:MODEL[?api=chat|responses]`."""
+    base, options = split_options(model_id, OPTIONS)
+    key = api_key("openai", api_key_env, DEFAULT_KEY_ENV)
+    return OpenAIModel(
+        "openai", model_id, base, api=_api(options), api_key=key, base_url=base_url,
+        key_env=api_key_env or DEFAULT_KEY_ENV,
+    )  # fmt: skip
+
+
+def make_compatible(
+    model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
+) -> OpenAIModel:
+    """The registry's factory for `openai-compatible:MODEL` (needs `--base-url`)."""
+    base, options = split_options(model_id, OPTIONS)
+    if not base_url:
+        raise InputError.one(
+            "--base-url",
+            None,
+            f"openai-compatible:{model_id} needs --base-url (e.g. http://127.0.0.1:8000/v1)",
+        )
+    key = api_key("openai-compatible", api_key_env, None, fallback=COMPATIBLE_KEY)
+    return OpenAIModel(
+        "openai-compatible",
+        model_id,
+        base,
+        api=_api(options),
+        api_key=key,
+        base_url=base_url,
+        key_env=api_key_env,
+    )
+
+
+def _api(options: dict[str, str]) -> Api:
+    return "responses" if options.get("api") == "responses" else "chat"
+
+
+def is_reasoning_model(provider: str, model: str) -> bool:
+    return provider == "openai" and bool(_REASONING_MODEL.match(model.rsplit("/", 1)[-1]))
+
+
+def _arguments_text(call: ToolCall, strict_json: bool) -> str:
+    if call.arguments is not None:
+        return json.dumps(call.arguments, ensure_ascii=False)
+    # Some compatible servers re-parse earlier turns' arguments to render their chat template and
+    # fail on invalid JSON; the tool error that answered the call already quotes the raw text.
+    return "{}" if strict_json else call.raw_arguments or ""
+
+
+def _result_text(m: ToolMessage) -> str:
+    return f"Error: {m.content}" if m.is_error else m.content
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(arguments, raw text when they are not a JSON object)."""
+    if isinstance(raw, dict):
+        return raw, None
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    if not text.strip():
+        return {}, None  # a call without arguments, as some servers write it
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None, text
+    return (value, None) if isinstance(value, dict) else (None, text)
+
+
+def _tool_call(call_id: Any, name: Any, raw: Any) -> ToolCall:
+    arguments, text = parse_arguments(raw)
+    ident = str(call_id) if call_id else f"call_{uuid.uuid4().hex[:12]}"
+    return ToolCall(id=ident, name=str(name or ""), arguments=arguments, raw_arguments=text)
+
+
+def _usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:
+    return Usage(
+        input_tokens=int(prompt or 0),
+        cached_input_tokens=int(cached or 0),
+        output_tokens=int(output or 0),
+        reasoning_tokens=int(reasoning or 0),
+    )
+
+
+# -- Chat Completions -----------------------------------------------------------------------------
+def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, SystemMessage | UserMessage):
+            out.append({"role": m.role, "content": m.content})
+        elif isinstance(m, ToolMessage):
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": _result_text(m)})
+        else:
+            item: dict[str, Any] = {
+                "role": "assistant",
+                "content": m.content or (None if m.tool_calls else ""),
+            }
+            if m.tool_calls:
+                item["tool_calls"] = [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.name, "arguments": _arguments_text(c, strict_json)}}
+                    for c in m.tool_calls
+                ]  # fmt: skip
+            state = (m.provider_state or {}).get(CHAT_STATE) or {}
+            if state.get("reasoning_content"):
+                item["reasoning_content"] = state["reasoning_content"]
+            out.append(item)
+    return out
+
+
+def chat_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+        }
+        for t in tools
+    ]
+
+
+def chat_body(
+    provider: str, model: str, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(messages, provider != "openai")}
+    if tools:
+        body["tools"] = chat_tools(tools)
+    if settings.temperature is not None and not is_reasoning_model(provider, model):
+        body["temperature"] = settings.temperature
+    body["max_completion_tokens" if provider == "openai" else "max_tokens"] = settings.max_output_tokens
+    if settings.reasoning_effort:
+        body["reasoning_effort"] = settings.reasoning_effort
+    body.update(request_extras(settings.extra, provider))
+    return body
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):  # content parts, as some servers answer
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
+    choices = data.get("choices") or []
+    if not choices:
+        raise ModelAPIError("server_error", f"the answer has no choices: {json.dumps(data)[:300]}")
+    choice = choices[0]
+    msg = choice.get("message") or {}
+    calls = tuple(
+        _tool_call(
+            c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments")
+        )
+        for c in msg.get("tool_calls") or []
+    )
+    reasoning = msg.get("reasoning_content")
+    state = {CHAT_STATE: {"reasoning_content": reasoning}} if reasoning else None
+    u = data.get("usage") or {}
+    usage = _usage(
+        u.get("prompt_tokens"),
+        (u.get("prompt_tokens_details") or {}).get("cached_tokens"),
+        u.get("completion_tokens"),
+        (u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
+    )
+    message = AssistantMessage(
+        content=_content_text(msg.get("content")), tool_calls=calls, provider_state=state
+    )
+    return message, usage, choice.get("finish_reason")
+
+
+# -- Responses API ----------------------------------------------------------------------------------
+def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
+    """An output item as input for the next stateless call: without server ids or status."""
+    if item.get("type") == "reasoning" and not item.get("encrypted_content"):
+        return None  # a bare reasoning item refers to server state that `store: false` never kept
+    return {k: v for k, v in item.items() if k not in ("id", "status")}
+
+
+def responses_input(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            instructions.append(m.content)
+        elif isinstance(m, UserMessage):
+            items.append({"type": "message", "role": "user", "content": m.content})
+        elif isinstance(m, ToolMessage):
+            items.append(
+                {"type": "function_call_output", "call_id": m.tool_call_id, "output": _result_text(m)}
+            )
+        else:
+            state = (m.provider_state or {}).get(RESPONSES_STATE) or {}
+            if isinstance(state.get("output"), list):
+                items += [r for r in map(_replayable, state["output"]) if r is not None]
+                continue
+            if m.content:
+                items.append({"type": "message", "role": "assistant", "content": m.content})
+            items += [
+                {
+                    "type": "function_call",
+                    "call_id": c.id,
+                    "name": c.name,
+                    "arguments": _arguments_text(c, False),
+                }
+                for c in m.tool_calls
+            ]
+    return "\n\n".join(instructions), items
+
+
+def responses_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.input_schema,
+            "strict": False,
+        }
+        for t in tools
+    ]
+
+
+def responses_body(
+    provider: str, model: str, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+) -> dict[str, Any]:
+    instructions, items = responses_input(messages)
+    body: dict[str, Any] = {"model": model, "input": items, "store": False}
+    if instructions:
+        body["instructions"] = instructions
+    if tools:
+        body["tools"] = responses_tools(tools)
+    reasoning = is_reasoning_model(provider, model)
+    if settings.temperature is not None and not reasoning:
+        body["temperature"] = settings.temperature
+    body["max_output_tokens"] = settings.max_output_tokens
+    if settings.reasoning_effort:
+        body["reasoning"] = {"effort": settings.reasoning_effort}
+    if provider == "openai" and (reasoning or settings.reasoning_effort):
+        body["include"] = ["reasoning.encrypted_content"]
+    body.update(request_extras(settings.extra, provider))
+    return body
+
+
+def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
+    if data.get("status") == "failed":
+        error = data.get("error") or {}
+        code = str(error.get("code") or "")
+        kind: Any = "rate_limit" if "rate_limit" in code else "server_error"
+        if "context" in code:
+            kind = "context_overflow"
+        raise ModelAPIError(kind, f"the response failed: {error.get('message') or code or 'no reason given'}")
+    output: list[dict[str, Any]] = list(data.get("output") or [])
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for item in output:
+        if item.get("type") == "message":
+            texts += [p.get("text") or p.get("refusal") or "" for p in item.get("content") or []]
+        elif item.get("type") == "function_call":
+            calls.append(_tool_call(item.get("call_id"), item.get("name"), item.get("arguments")))
+    u = data.get("usage") or {}
+    usage = _usage(
+        u.get("input_tokens"),
+        (u.get("input_tokens_details") or {}).get("cached_tokens"),
+        u.get("output_tokens"),
+        (u.get("output_tokens_details") or {}).get("reasoning_tokens"),
+    )
+    stop = (data.get("incomplete_details") or {}).get("reason") or data.get("status")
+    message = AssistantMessage(
+        content="".join(texts), tool_calls=tuple(calls), provider_state={RESPONSES_STATE: {"output": output}}
+    )
+    return message, usage, stop
+
+
+# -- the model ------------------------------------------------------------------------------------
+class OpenAIModel:
+    def __init__(
+        self, provider: str, model_id: str, model: str, *, api: Api, api_key: str,
+        base_url: str | None = None, key_env: str | None = None,
+    ) -> None:  # fmt: skip
+        import openai
+
+        self.name = f"{provider}:{model_id}"
+        self.provider, self.model, self.api, self.key_env = provider, model, api, key_env
+        self._sdk = openai
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url or None,
+            max_retries=0,
+            timeout=openai.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        )
+
+    async def _call(self, body: dict[str, Any]) -> dict[str, Any]:
+        model = body.pop("model")
+        if self.api == "responses":
+            result: Any = await self.client.responses.create(model=model, extra_body=body)
+        else:
+            messages = body.pop("messages")
+            result = await self.client.chat.completions.create(
+                model=model, messages=messages, extra_body=body
+            )
+        data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return data
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+    ) -> ModelResponse:
+        build = responses_body if self.api == "responses" else chat_body
+        body = build(self.provider, self.model, messages, tools, settings)
+        sdk = self._sdk
+        t0 = time.perf_counter()
+        try:
+            data = await self._call(body)
+        except sdk.APIStatusError as exc:
+            raise status_error(
+                self.provider, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env
+            ) from exc
+        except sdk.APITimeoutError as exc:
+            raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc
+        except sdk.APIConnectionError as exc:
+            raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
+        except sdk.APIResponseValidationError as exc:
+            raise ModelAPIError("other", f"unreadable answer from {self.name}: {exc}") from exc
+        latency = time.perf_counter() - t0
+        parse = responses_from_wire if self.api == "responses" else chat_from_wire
+        message, usage, stop = parse(data)
+        return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
+
+    async def aclose(self) -> None:
+        await self.client.close()

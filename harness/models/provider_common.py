@@ -1,0 +1,168 @@
+"""What the HTTP model providers share: API keys, model-name options, extras, error mapping.
+
+No provider SDK is imported here, so this module is cheap; the provider modules map their
+SDK's exceptions to `(status, headers, body)` and call `status_error`, so one table decides
+which failures the harness retries (SPEC §2) for every provider.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+from contracts.errors import InputError
+from harness.models.base import ErrorKind, ModelAPIError
+from harness.models.registry import PROVIDERS
+
+# A whole model call; long reasoning answers take minutes, so this is generous (the SDKs'
+# own default is 10 minutes too). Connecting should be quick: a dead host fails fast.
+REQUEST_TIMEOUT_S = 600.0
+CONNECT_TIMEOUT_S = 10.0
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Phrases that servers use for a prompt beyond the model's context window (Anthropic,
+# OpenAI, vLLM, llama.cpp, SGLang); such a 400 is not worth retrying.
+_OVERFLOW = re.compile(
+    r"context[ _-]?(length|window|size|limit)|prompt is too long|too many (input )?tokens|"
+    r"maximum context|exceeds? the (model's )?(max(imum)? )?(context|input)",
+    re.IGNORECASE,
+)
+# 429s that no amount of waiting fixes (quota and spend limits), by the error code servers give.
+_NOT_TRANSIENT_429 = re.compile(r"quota|spend_limit|billing", re.IGNORECASE)
+
+
+def api_key(provider: str, env_name: str | None, default_env: str | None, fallback: str | None = None) -> str:
+    """The API key from the environment variable named `env_name` (or `default_env`).
+
+    `fallback` is used when no variable was named and the default is unset (local servers
+    such as vLLM or Ollama accept any key). Raises `InputError` naming the variable.
+    """
+    name = env_name or default_env
+    if name is not None and not ENV_NAME.match(name):
+        raise InputError.one(
+            "--api-key-env", None, f"{name[:6]}…: give the NAME of an environment variable, not a key"
+        )
+    value = os.environ.get(name) if name else None
+    if value:
+        return value
+    if fallback is not None and env_name is None:
+        return fallback
+    raise InputError.one(
+        "--api-key-env",
+        None,
+        f"{provider}: environment variable {name} is not set; export it or name another with --api-key-env",
+    )
+
+
+def split_options(model_id: str, allowed: Mapping[str, tuple[str, ...]]) -> tuple[str, dict[str, str]]:
+    """`gpt-5?api=responses` -> ("gpt-5", {"api": "responses"}); unknown options are errors."""
+    base, _, query = model_id.partition("?")
+    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
+    for key, value in options.items():
+        if key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise InputError.one("--model", None, f"{model_id}: unknown option {key!r} (known: {known})")
+        if value not in allowed[key]:
+            raise InputError.one(
+                "--model", None, f"{model_id}: option {key} must be one of {', '.join(allowed[key])}"
+            )
+    return base, options
+
+
+def request_extras(extra: Mapping[str, Any], provider: str) -> dict[str, Any]:
+    """Extra request fields for `provider`: the common ones, then its own section on top.
+
+    `ModelSettings.extra` holds request fields for every provider, except that a key named
+    after a provider (`anthropic`, `openai`, `openai-compatible`) holds fields for it alone.
+    """
+    common = {k: v for k, v in extra.items() if k not in PROVIDERS}
+    own = extra.get(provider) or {}
+    return {**common, **own}
+
+
+def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def error_text(body: object, fallback: str) -> tuple[str, str]:
+    """(message, code) from an error body: `{"error": {"message", "code"|"type"}}` or flat."""
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping):
+            message = inner.get("message") or fallback
+            code = inner.get("code") or inner.get("type") or ""
+            details = inner.get("details")
+            if isinstance(details, Mapping) and details.get("error_code"):
+                code = details["error_code"]
+            return str(message), str(code)
+        if isinstance(inner, str):
+            return inner, ""
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:500], ""
+    return fallback, ""
+
+
+def status_error(
+    provider: str,
+    status: int,
+    headers: Mapping[str, str] | None,
+    body: object,
+    fallback: str,
+    key_env: str | None = None,
+) -> ModelAPIError:
+    """The `ModelAPIError` for an HTTP error status (which kinds the harness retries: base.py)."""
+    message, code = error_text(body, fallback)
+    kind: ErrorKind
+    if status == 429:
+        kind = "other" if _NOT_TRANSIENT_429.search(code) else "rate_limit"
+    elif status in (401, 403):
+        kind = "authentication"
+        where = f" (key from ${key_env})" if key_env else ""
+        message = f"{provider} refused the credentials{where}: {message}"
+    elif status == 408:
+        kind = "timeout"
+    elif status == 409 or status >= 500:
+        kind = "server_error"
+    elif status in (400, 413, 422) and (_OVERFLOW.search(message) or _OVERFLOW.search(code)):
+        kind = "context_overflow"
+    elif status == 402:
+        kind = "other"
+    else:
+        kind = "bad_request"
+    if code and code not in message:
+        message = f"{message} [{code}]"
+    return ModelAPIError(
+        kind,
+        f"HTTP {status}: {message}",
+        status=status,
+        retry_after_s=retry_after_s(headers) if kind in ("rate_limit", "server_error", "timeout") else None,
+    )
+
+
+def elapsed(t0: float) -> float:
+    return time.perf_counter() - t0
