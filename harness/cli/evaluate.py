@@ -157,8 +157,11 @@ def summary_table(doc: ScoreDocument) -> str:
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    identity = doc.identity
+    priors = (identity.get("priors_hash") or "none")[:12]
     lines.append(
-        f"IDS embedder: {doc.contract['embedder']}; missing episodes count as failures; '—' = undefined."
+        f"scorer {identity['scorer']}; priors {priors}; runs {len(identity.get('runs', []))}; "
+        f"IDS embedder {doc.contract['embedder']}; absent episodes count as failures; '—' = undefined."
     )
     return "\n".join(lines)
 
