@@ -1,0 +1,1 @@
+"""`market`: a stock market data service (tickers, daily prices, financials, news, watchlists)."""

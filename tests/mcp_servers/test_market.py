@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+
+CALLS = {
+    "list_tickers": {"sector": "Technology"},
+    "get_quote": {"symbol": "NOVA"},
+    "get_price_history": {"symbol": "nova", "start_date": "2026-03-01", "end_date": "2026-03-31"},
+    "get_financials": {"symbol": "SEMI", "quarters": 2},
+    "search_news": {"symbol": "NOVA"},
+    "list_watchlists": {},
+    "get_watchlist": {"name": "Core holdings"},
+    "create_watchlist": {"name": "Energy transition", "symbols": ["SOLR", "WIND"]},
+    "add_to_watchlist": {"watchlist": "core holdings", "symbol": "QBIT", "note": "speculative"},
+    "remove_from_watchlist": {"watchlist": "Core holdings", "symbol": "HRBR"},
+}
+
+
+async def call(client: Client, tool: str, **args: Any) -> Any:
+    return as_data(await client.call_tool(tool, args))
+
+
+async def error(client: Client, tool: str, **args: Any) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, f"{tool} should have failed: {text(result)}"
+    return text(result)
+
+
+async def all_pages(client: Client, **args: Any) -> list[dict[str, Any]]:
+    first = await call(client, "get_price_history", **args)
+    items = list(first["items"])
+    for page in range(2, first["pages"] + 1):
+        items += (await call(client, "get_price_history", page=page, **args))["items"]
+    assert len(items) == first["total"]
+    return items
+
+
+async def test_market_contract(world: World) -> None:
+    async with serve("market", world) as client:
+        await check_contract(client, world, CALLS)
+        lists = {w["name"]: w["symbols"] for w in await call(client, "list_watchlists")}
+        assert lists == {
+            "Core holdings": ["NOVA", "SEMI", "RTLX", "STRM", "QBIT"],
+            "Dividend ideas": ["TELX", "PETX", "REIT"],
+            "Energy transition": ["SOLR", "WIND"],
+        }
+
+
+async def test_history_pages_cover_every_trading_day(world: World) -> None:
+    async with serve("market", world) as client:
+        assert len(await call(client, "list_tickers")) == 30
+        days = await all_pages(client, symbol="SEMI")
+        dates = [d["date"] for d in days]
+        assert dates == sorted(set(dates)) and dates[0] == "2026-01-02" and dates[-1] == "2026-11-20"
+        assert all(date.fromisoformat(d).weekday() < 5 for d in dates)
+        assert "2026-07-03" not in dates and "2026-04-03" not in dates
+        assert all(
+            d["low"] <= min(d["open"], d["close"]) <= max(d["open"], d["close"]) <= d["high"] for d in days
+        )
+        quote = await call(client, "get_quote", symbol="SEMI")
+        assert quote["close"] == days[-1]["close"] and quote["previous_close"] == days[-2]["close"]
+        assert quote["change_pct"] == pytest.approx(
+            (days[-1]["close"] / days[-2]["close"] - 1) * 100, abs=0.01
+        )
+        assert quote["year_high"] == max(d["high"] for d in days) and quote["year_low"] == min(
+            d["low"] for d in days
+        )
+        weekly = await all_pages(
+            client, symbol="SEMI", interval="weekly", start_date="2026-06-01", end_date="2026-06-30"
+        )
+        june = [d for d in days if d["date"].startswith("2026-06")]
+        assert weekly[0]["date"] == "2026-06-01" and weekly[-1]["end_date"] == "2026-06-30"
+        assert sum(w["volume"] for w in weekly) == sum(d["volume"] for d in june)
+        assert weekly[0]["open"] == june[0]["open"] and weekly[-1]["close"] == june[-1]["close"]
+        monthly = await all_pages(client, symbol="SEMI", interval="monthly")
+        assert len(monthly) == 11 and max(m["high"] for m in monthly) == quote["year_high"]
+
+
+async def test_financials_and_news_agree(world: World) -> None:
+    async with serve("market", world) as client:
+        fin = (await call(client, "get_financials", symbol="CLDX", quarters=8))["quarters"]
+        assert [q["fiscal_quarter"] for q in fin] == [
+            "2026Q3",
+            "2026Q2",
+            "2026Q1",
+            "2025Q4",
+            "2025Q3",
+            "2025Q2",
+            "2025Q1",
+        ]
+        latest = fin[0]
+        assert latest["revenue_growth_yoy_pct"] == pytest.approx(
+            (latest["revenue"] / fin[4]["revenue"] - 1) * 100, abs=0.1
+        )
+        assert fin[-1]["revenue_growth_yoy_pct"] is None
+        news = await call(
+            client,
+            "search_news",
+            symbol="CLDX",
+            date_from=latest["reported_on"],
+            date_to=latest["reported_on"],
+        )
+        verb = "beats" if latest["eps"] >= latest["eps_estimate"] else "misses"
+        assert any(verb in n["headline"] and "Q3" in n["headline"] for n in news["items"]), news
+        negative = await call(client, "search_news", sentiment="negative", page_size=50)
+        assert negative["total"] > 20 and all(n["sentiment"] == "negative" for n in negative["items"])
+        stamps = [n["published_at"] for n in negative["items"]]
+        assert stamps == sorted(stamps, reverse=True)
+        tumble = await call(
+            client, "search_news", query="TUMBLE", date_from="2026-04-07", date_to="2026-04-07"
+        )
+        assert tumble["total"] >= 1 and tumble["items"][0]["symbol"] is None
+
+
+async def test_watchlist_writes(world: World) -> None:
+    async with serve("market", world) as client:
+        made = await client.call_tool(
+            "create_watchlist", {"name": "Chips", "symbols": ["semi", "SEMI", "qbit"]}
+        )
+        assert "2 symbol" in text(made)
+        assert "already exists" in await error(client, "create_watchlist", name="chips")
+        assert "no ticker" in await error(client, "create_watchlist", name="Bad", symbols=["ZZZZ"])
+        assert "already on" in await error(client, "add_to_watchlist", watchlist="Chips", symbol="SEMI")
+        added = await client.call_tool(
+            "add_to_watchlist", {"watchlist": "Chips", "symbol": "NOVA", "note": "software"}
+        )
+        assert not added.is_error, text(added)
+        chips = await call(client, "get_watchlist", name="chips")
+        assert [(i["symbol"], i["note"]) for i in chips["items"]] == [
+            ("SEMI", ""),
+            ("QBIT", ""),
+            ("NOVA", "software"),
+        ]
+        quote = await call(client, "get_quote", symbol="NOVA")
+        assert chips["items"][2]["close"] == quote["close"]
+        assert not (
+            await client.call_tool("remove_from_watchlist", {"watchlist": "Chips", "symbol": "qbit"})
+        ).is_error
+        assert "is not on" in await error(client, "remove_from_watchlist", watchlist="Chips", symbol="QBIT")
+        assert "no watchlist" in await error(client, "get_watchlist", name="Nope")
+        assert [i["symbol"] for i in (await call(client, "get_watchlist", name="Chips"))["items"]] == [
+            "SEMI",
+            "NOVA",
+        ]
+
+
+async def test_bad_input_is_a_tool_error(world: World) -> None:
+    async with serve("market", world) as client:
+        for tool, args, expected in [
+            ("get_quote", {"symbol": "ZZZZ"}, "no ticker"),
+            ("get_price_history", {"symbol": "NOVA", "start_date": "March"}, "YYYY-MM-DD"),
+            (
+                "get_price_history",
+                {"symbol": "NOVA", "start_date": "2026-05-01", "end_date": "2026-04-01"},
+                "before",
+            ),
+            ("get_price_history", {"symbol": "NOVA", "page_size": 500}, "page_size"),
+            ("get_price_history", {"symbol": "NOVA", "interval": "hourly"}, "validation error"),
+            ("get_financials", {"symbol": "NOVA", "quarters": 0}, "quarters"),
+            ("list_tickers", {"sector": "Crypto"}, "no tickers in sector"),
+            ("search_news", {"page": 0}, "page starts at 1"),
+        ]:
+            assert expected in await error(client, tool, **args), (tool, args)
