@@ -116,6 +116,22 @@ def _calls(
     return out
 
 
+Calls = list[tuple[str, str | None, str | None, float]]
+
+
+def timetable() -> list[tuple[str, str, str, str, Calls]]:
+    """Every train as (line, number, kind, weekday pattern, calls), numbered per line from its
+    base: first the outbound services, then the return ones."""
+    out: list[tuple[str, str, str, str, Calls]] = []
+    for line, (base, route, services) in LINES.items():
+        number = base
+        for direction in (route, [(n, route[-1][1] - km) for n, km in reversed(route)]):
+            for kind, first, pattern in services:
+                number += 1
+                out.append((line, f"{PREFIX[kind]} {number}", kind, pattern, _calls(direction, kind, first)))
+    return out
+
+
 def seed(session: Session) -> None:
     """Fill the railway tables (deterministic)."""
     rng = random.Random(4711)
@@ -133,18 +149,13 @@ def seed(session: Session) -> None:
 
     trains: list[tuple[RailTrain, list[tuple[str, str | None, str | None, float]]]] = []
     stops: list[dict[str, Any]] = []
-    for line, (base, route, services) in LINES.items():
-        number = base
-        for direction in (route, [(n, route[-1][1] - km) for n, km in reversed(route)]):
-            for kind, first, pattern in services:
-                number += 1
-                calls = _calls(direction, kind, first)
-                t = RailTrain(
-                    number=f"{PREFIX[kind]} {number}", kind=kind, line=line, runs_on=pattern,
-                    origin_id=station_ids[calls[0][0]], destination_id=station_ids[calls[-1][0]],
-                )  # fmt: skip
-                session.add(t)
-                trains.append((t, calls))
+    for line, number, kind, pattern, calls in timetable():
+        t = RailTrain(
+            number=number, kind=kind, line=line, runs_on=pattern,
+            origin_id=station_ids[calls[0][0]], destination_id=station_ids[calls[-1][0]],
+        )  # fmt: skip
+        session.add(t)
+        trains.append((t, calls))
     session.flush()
     for t, calls in trains:
         for seq, (name, arrives, departs, km) in enumerate(calls, start=1):

@@ -45,6 +45,13 @@ ANCHOR_FACTS = {
 }  # fmt: skip
 
 
+def anchor_facts(name: str) -> Facts:
+    """The facts of an anchor paper, from a generator of its own so that other servers' pages
+    (the web corpus) can quote them without seeding the whole index."""
+    topic = next(a[4] for a in ANCHORS if a[0] == name)
+    return draw_facts(random.Random(f"anchor:{name}"), name, topic, *ANCHOR_FACTS[name])
+
+
 def _title(phrase: str) -> str:
     """Title case that keeps acronyms ("KV-cache" -> "KV-Cache") and small words lower."""
     small = {"a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with", "without"}
@@ -87,7 +94,7 @@ def seed(session: Session) -> None:
     rng = random.Random(1905)
     specs = sorted(ANCHORS + _generated(rng), key=lambda p: (p[2], p[1]))
     facts: list[Facts] = [
-        draw_facts(rng, name, topic, *ANCHOR_FACTS.get(name, (None, None)))
+        anchor_facts(name) if name in ANCHOR_FACTS else draw_facts(rng, name, topic)
         for name, _t, _y, _v, topic in specs
     ]
 

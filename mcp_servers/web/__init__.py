@@ -1,0 +1,1 @@
+"""`web`: a local corpus of web pages (search, read in chunks, list links); no network access."""
