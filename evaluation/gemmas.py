@@ -173,24 +173,29 @@ def count_paths(n: int, edges: list[Edge], contributes: list[bool], min_nodes: i
     """(all paths, necessary paths) with at least `min_nodes` nodes, counted exactly."""
     if min_nodes not in (1, 2):
         raise ValueError("min_nodes must be 1 or 2")
-    predecessors: list[list[int]] = [[] for _ in range(n)]
-    for i, j in set(edges):
-        predecessors[j].append(i)
-    size, offset = 2 * n + 1, n
+    edges = list(set(edges))
+    # Only nodes on an edge lie on a path of ≥ 2 nodes; the others are single-node paths.
+    on_edge = sorted({v for edge in edges for v in edge})
+    local = {v: k for k, v in enumerate(on_edge)}
+    m = len(on_edge)
+    predecessors: list[list[int]] = [[] for _ in range(m)]
+    for i, j in edges:
+        predecessors[local[j]].append(local[i])
+    size, offset = 2 * m + 1, m
     # ending[v][offset + d] = number of paths ending at v whose (contributing − not) is d.
-    ending: list[list[int]] = [[] for _ in range(n)]
-    for v in topological_order(n, list(set(edges))):
+    ending: list[list[int]] = [[] for _ in range(m)]
+    for v in topological_order(m, [(local[i], local[j]) for i, j in edges]):
         into = [0] * size
         for u in predecessors[v]:
             into = list(map(add, into, ending[u]))
         into[offset] += 1  # the path that starts at v, before v's own node is counted
-        # Adding v moves every path's d by +1 (v contributes) or −1; |d| ≤ n, so no loss.
-        ending[v] = [0, *into[:-1]] if contributes[v] else [*into[1:], 0]
-    total = sum(sum(vector) for vector in ending)
-    necessary = sum(sum(vector[offset:]) for vector in ending)
-    if min_nodes == 2:
-        total -= n
-        necessary -= sum(1 for c in contributes if c)
+        # Adding v moves every path's d by +1 (v contributes) or −1; |d| ≤ m, so no loss.
+        ending[v] = [0, *into[:-1]] if contributes[on_edge[v]] else [*into[1:], 0]
+    total = sum(sum(vector) for vector in ending) - m
+    necessary = sum(sum(vector[offset:]) for vector in ending) - sum(1 for v in on_edge if contributes[v])
+    if min_nodes == 1:
+        total += n
+        necessary += sum(1 for c in contributes if c)
     return total, necessary
 
 

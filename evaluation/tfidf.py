@@ -13,6 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
+from itertools import chain
 
 _TOKEN = re.compile(r"\w+")
 
@@ -30,11 +31,8 @@ def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> 
     With `only`, vectors are built for those positions alone (the others stay empty): IDS
     needs the idf of the whole graph but vectors of the nodes in weighted pairs only.
     """
-    counts = [Counter(tokenize(t)) for t in texts]
-    df: dict[str, int] = {}
-    for c in counts:
-        for term in c:
-            df[term] = df.get(term, 0) + 1
+    counts = [Counter(_TOKEN.findall(t.lower())) for t in texts]
+    df = Counter(chain.from_iterable(counts))  # iterating a Counter yields its distinct terms
     base = math.log(1 + len(texts)) + 1.0
     idf = {term: base - math.log(1 + d) for term, d in df.items()}
     vectors: list[SparseVector] = []
