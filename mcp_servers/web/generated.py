@@ -1,6 +1,7 @@
 """Pages generated from the other scenarios' fixed data, so the web agrees with them: railway
-lines, fares and station guides; digests of the scholar index's landmark papers and topic
-guides; cuisine guides and menus of the caterer. Links are written `[anchor](url)`."""
+lines, fares, timetables and station guides; digests of the scholar index's landmark papers and
+topic guides; cuisine guides and menus of the caterer; directory entries of the market's listed
+companies. Links are written `[anchor](url)`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 from mcp_servers.kitchen.catalog import ALLERGENS, INGREDIENTS, MENUS, RECIPES
 from mcp_servers.kitchen.nutrition import diet_of
+from mcp_servers.market.companies import COMPANIES
 from mcp_servers.railway.schema import RAILCARDS
 from mcp_servers.railway.seed import FARES, LINES, SALE_DAYS, STATIONS, timetable
 from mcp_servers.scholar.seed import ANCHORS, anchor_facts
@@ -184,6 +186,34 @@ def _kitchen() -> list[Page]:
     return pages
 
 
+def _companies() -> list[Page]:
+    """A business directory entry for each listed company of the market scenario."""
+    pages = []
+    for c in COMPANIES:
+        dividend = (
+            f"It paid a dividend yielding {c.dividend}% at the start of 2026."
+            if c.dividend
+            else "It pays no dividend."
+        )
+        pages.append(Page(
+            f"https://bizdirectory.example/companies/{c.symbol.lower()}", f"{c.name} ({c.symbol}) | Business Directory",
+            "bizdirectory.example", "company", "2026-01-05",
+            f"# {c.name}\n\nTicker {c.symbol} on the {c.exchange}. Sector: {c.sector}; industry: {c.industry}.\n\n"
+            f"At the first open of 2026 the share price was {c.price:.2f} USD and the market capitalisation about "
+            f"{c.cap_bn:g} billion USD. Quarterly revenue at the start of 2025 was about {c.revenue_m:,.0f} million USD. "
+            f"{dividend}\n\nSee the [directory index](https://bizdirectory.example/companies).",
+        ))  # fmt: skip
+    listed = "\n".join(
+        f"- [{c.name} ({c.symbol})](https://bizdirectory.example/companies/{c.symbol.lower()}): {c.industry}"
+        for c in COMPANIES
+    )
+    pages.append(Page(
+        "https://bizdirectory.example/companies", "Listed companies | Business Directory", "bizdirectory.example",
+        "company", "2026-01-05", f"# Listed companies\n\n{listed}",
+    ))  # fmt: skip
+    return pages
+
+
 def generated_pages() -> list[Page]:
     """Every generated page, in a fixed order."""
-    return _rail() + _scholar() + _kitchen()
+    return _rail() + _scholar() + _kitchen() + _companies()
