@@ -48,6 +48,8 @@ def prior_scope(records: Sequence[EpisodeRecord], priors: Mapping[str, Delegatio
 
 @dataclass(frozen=True)
 class DelegationRates:
+    """UDR and ODR with their counts."""
+
     udr: float | None
     odr: float | None
     d_need: int
@@ -79,6 +81,8 @@ def delegation_rates(
 
 @dataclass(frozen=True)
 class EpisodeHits:
+    """Hits, run units and gold units of one episode."""
+
     hits: int
     run_units: int
     gold_units: int
@@ -116,6 +120,8 @@ def cached_hits(labeler: Labeler) -> HitsOf:
 
 @dataclass(frozen=True)
 class HitScores:
+    """Micro-averaged hit scores with their numerators and denominators."""
+
     p_hit: float | None
     r_hit: float | None
     f1_hit: float | None

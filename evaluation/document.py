@@ -56,6 +56,8 @@ class Interval(_Strict):
 
 
 class SettingRow(_Strict):
+    """One (model, variant) row of the score table."""
+
     model: str
     variant: str
     baseline: str | None
@@ -95,6 +97,8 @@ class SettingRow(_Strict):
 
 
 class ScoreDocument(_Strict):
+    """The whole `mseval.score/1` document."""
+
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     schema_: Literal["mseval.score/1"] = Field(default=SCORE_SCHEMA, alias="schema")

@@ -150,6 +150,7 @@ class UPRResult:
 
 
 def topological_order(n: int, edges: list[Edge]) -> list[int]:
+    """Kahn's order of the nodes; ValueError on a cycle."""
     indegree = [0] * n
     successors: list[list[int]] = [[] for _ in range(n)]
     for i, j in edges:

@@ -26,6 +26,8 @@ Edge = tuple[int, int]
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass is slower to build, and graphs are many
 class Node:
+    """One agent invocation: a main turn, a sub-agent run, or a node of a graph file."""
+
     kind: Literal["main", "sub", "agent"]
     name: str
     prompt: str = ""
@@ -40,6 +42,8 @@ class Node:
 
 @dataclass(frozen=True)
 class AgentGraph:
+    """Nodes with spatial and temporal edges (index pairs, from → to)."""
+
     nodes: list[Node]
     spatial: list[Edge] = field(default_factory=list)
     temporal: list[Edge] = field(default_factory=list)
@@ -47,6 +51,7 @@ class AgentGraph:
 
 
 def single_node_graph(record: EpisodeRecord, why: str) -> AgentGraph:
+    """The main agent as the only node (a record the graph cannot be built from)."""
     node = Node("main", "main", response=record.main.response)
     return AgentGraph([node], fallback=why)
 

@@ -28,6 +28,8 @@ from evaluation.success import is_completed
 
 @dataclass(frozen=True)
 class GraphOptions:
+    """IDS and UPR settings: embedder (None = tfidf), λ, UPR's shortest path, contribution."""
+
     embedder: Embedder | None = None
     """None: the `tfidf` embedder (syntactic part alone)."""
     compute_ids: bool = True

@@ -33,6 +33,8 @@ from evaluation.utilities import msq, pair_episodes, utilities
 
 @dataclass(frozen=True)
 class ScoreOptions:
+    """How to score: the baseline variant, GEMMAS options, labels and the bootstrap."""
+
     baseline: str = "sa"
     graph: GraphOptions = field(default_factory=GraphOptions)
     tool_labels: Mapping[str, str] | None = None

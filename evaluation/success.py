@@ -19,6 +19,7 @@ def is_success(record: EpisodeRecord) -> bool:
 
 
 def is_completed(record: EpisodeRecord) -> bool:
+    """The episode ran to a verdict (not absent)."""
     return record.status == "completed"
 
 
@@ -29,6 +30,8 @@ def ratio(numerator: float, denominator: float) -> float | None:
 
 @dataclass(frozen=True)
 class SuccessRate:
+    """SR, conditional SR and coverage with the counts behind them."""
+
     episodes: int
     completed: int
     absent: int
@@ -71,6 +74,8 @@ def critical_steps(record: EpisodeRecord) -> int:
 
 @dataclass(frozen=True)
 class Mean:
+    """A mean with the number of values and how many were unknown."""
+
     value: float | None
     n: int
     left_out: int
@@ -91,4 +96,5 @@ def mean_cost(records: Sequence[EpisodeRecord]) -> Mean:
 
 
 def task_count(records: Iterable[EpisodeRecord]) -> int:
+    """Distinct tasks among the records."""
     return len({r.task_id for r in records})

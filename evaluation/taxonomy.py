@@ -71,6 +71,8 @@ def reasons(mas: EpisodeRecord, sa: EpisodeRecord, prior: DelegationPrior | None
 
 @dataclass(frozen=True)
 class Case:
+    """One classified (task, seed) pair."""
+
     task_id: str
     seed: int
     category: Category
@@ -83,6 +85,8 @@ class Case:
 
 @dataclass(frozen=True)
 class Taxonomy:
+    """Category and reason counts of a setting against its baseline."""
+
     counts: dict[str, int]
     reasons: dict[str, dict[str, int]]
     """Per category, how many cases carry each reason."""

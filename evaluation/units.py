@@ -31,6 +31,8 @@ _SPACES = re.compile(r"\s+")
 
 @dataclass(frozen=True)
 class Unit:
+    """A function unit: one sub-task of one wave."""
+
     label: str | None
     members: tuple[str, ...]
     """Ids of the sub-agents that collapsed into this unit."""

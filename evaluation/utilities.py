@@ -51,10 +51,12 @@ def in_d_del(pair: Pair) -> bool:
 
 
 def in_d_del_plus(pair: Pair) -> bool:
+    """In D_del and solved by both."""
     return in_d_del(pair) and is_success(pair.mas) and is_success(pair.sa)
 
 
 def both_costs(pair: Pair) -> bool:
+    """Both episodes recorded a cost."""
     return pair.mas.cost_usd is not None and pair.sa.cost_usd is not None
 
 
@@ -64,11 +66,14 @@ def share(mas_value: float, sa_value: float) -> float | None:
 
 
 def win_tie_loss(better: bool, equal: bool) -> float:
+    """Pairwise score of one pair: 1, ½ or 0."""
     return 1.0 if better else 0.5 if equal else 0.0
 
 
 @dataclass(frozen=True)
 class Utilities:
+    """U_p, U_e, U_c in both forms, with set sizes, means and left-out counts."""
+
     d_del: int
     d_del_plus: int
     u_p: float | None

@@ -13,6 +13,7 @@ def _cell(text: str) -> str:
 
 
 def table_md(table: Table) -> list[str]:
+    """One table as Markdown lines."""
     lines = [f"## {table.title}", ""]
     lines.append("| " + " | ".join(_cell(h) for h in table.headers) + " |")
     lines.append("|" + "---|" * len(table.headers))

@@ -35,6 +35,7 @@ _COLORS = {
 
 
 def label(row: SettingRow) -> str:
+    """A setting's name in plots, marking simulated models."""
     suffix = " (simulated)" if row.simulated else ""
     return f"{row.model}{suffix} / {row.variant}"
 

@@ -34,6 +34,7 @@ def fmt(value: float | int | None, digits: int = 3) -> str:
 
 
 def with_ci(value: float | None, interval: Interval | None) -> str:
+    """A value with its 95% interval."""
     if value is None:
         return UNDEFINED
     if interval is None:
@@ -42,6 +43,7 @@ def with_ci(value: float | None, interval: Interval | None) -> str:
 
 
 def model_name(row: SettingRow) -> str:
+    """A model's name in tables, marking simulated models."""
     return f"{row.model} (simulated)" if row.simulated else row.model
 
 
