@@ -96,6 +96,7 @@ class EpisodeRuntime:
         self.cost_usd: float | None = 0.0
         self.planned = setup.variant.header.delegation != "plan-first"
         self._states: dict[str, AgentState] = {}  # run id -> the context it ran in
+        self._role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
         self._next_id = 0
         self.termination: Termination | None = None
         variant = setup.variant
@@ -334,7 +335,9 @@ class EpisodeRuntime:
         else:
             assert launch.subagent_type is not None
             role = self.setup.roles[launch.subagent_type]
-            tools = self._allowlist(role, subagent=True)
+            if role.name not in self._role_tools:
+                self._role_tools[role.name] = self._allowlist(role, subagent=True)
+            tools = self._role_tools[role.name]
             state = AgentState(
                 id=run_id, profile=role, is_main=False,
                 messages=[SystemMessage(content=subagent_system_prompt(role, self.setup.today))],

@@ -13,6 +13,9 @@ from harness.models.base import ModelAPIError
 
 T = TypeVar("T")
 
+# One generator for backoff jitter; seeding a new one per call costs more than the call.
+_JITTER = random.Random()
+
 # The longest single wait; a Retry-After beyond it is capped so one call cannot stall an
 # episode for minutes on a misbehaving server.
 MAX_BACKOFF_S = 60.0
@@ -45,7 +48,7 @@ class RetryPolicy:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> T:
         """Run `fn`; retry retryable `ModelAPIError`s. Non-retryable ones propagate at once."""
-        rng = rng or random.Random()
+        rng = rng or _JITTER
         attempt = 0
         while True:
             try:

@@ -24,22 +24,24 @@ class TodoItem(BaseModel):
 
 def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer("local", instructions="Task completion, a todo list, and Python in the workspace.")
+    # The todo tools and claim_done are async: they touch only memory, and a sync tool would
+    # cost a worker-thread hop per call.
     todos: list[TodoItem] = []
     sandbox = from_options(ctx.options)
 
     @reader(app, "verification")
-    def claim_done(summary: str = "") -> str:
+    async def claim_done(summary: str = "") -> str:
         """Declare the whole task finished. Call it once, after every deliverable is in place; the episode ends."""
         return "Task marked as done."
 
     @tool(app, label="planning", read_only=False, bookkeeping=True)
-    def todo_write(items: list[TodoItem]) -> str:
+    async def todo_write(items: list[TodoItem]) -> str:
         """Replace your todo list with `items` (each: content, status pending|in_progress|done)."""
         todos[:] = items
         return f"Todo list saved ({len(items)} items)."
 
     @reader(app, "planning")
-    def todo_read() -> str:
+    async def todo_read() -> str:
         """Read your todo list."""
         return as_json([t.model_dump() for t in todos])
 

@@ -1,0 +1,68 @@
+"""Shared by the benchmarks: a scripted episode on the real runtime, and the output format.
+
+Every benchmark prints one line per figure, `NAME VALUE UNIT`, so scripts can read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from contracts.episode import Usage  # noqa: E402
+from harness.budgets import Budgets  # noqa: E402
+from harness.catalog import load_tasks  # noqa: E402
+from harness.episode import EpisodeRuntime, EpisodeSetup  # noqa: E402
+from harness.events import EventLog  # noqa: E402
+from harness.mcp_client import ServerPool  # noqa: E402
+from harness.models.base import AssistantMessage, Message, ModelSettings, ToolSpec  # noqa: E402
+from harness.models.scripted import ScriptedModel  # noqa: E402
+from harness.profiles import load_profiles  # noqa: E402
+from harness.world import create_world  # noqa: E402
+
+
+def emit(name: str, value: float, unit: str) -> None:
+    print(f"{name} {value:.4g} {unit}", flush=True)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def scripted_episode(
+    reply: Callable[[Sequence[Message], Sequence[ToolSpec]], AssistantMessage],
+    *,
+    variant: str = "sa",
+    budgets: Budgets | None = None,
+    latency_s: float = 0.0,
+    task: str = "lms-due-reminder",
+    inside: Callable[[EpisodeRuntime], Awaitable[Any]] | None = None,
+) -> EpisodeRuntime:
+    """Run one episode of `task` with a scripted model on in-process servers; return its runtime."""
+    (the_task,) = load_tasks(task)
+    profiles = load_profiles()
+    v = profiles.variant(variant)
+    with tempfile.TemporaryDirectory() as tmp:
+        world = create_world(the_task, "bench", Path(tmp))
+        setup = EpisodeSetup(
+            model=ScriptedModel(reply, latency_s=latency_s, usage=Usage(input_tokens=1000, output_tokens=20)), settings=ModelSettings(), variant=v,
+            roles=profiles.roles(v), servers=the_task.servers, prompt=the_task.spec.prompt,
+            budgets=budgets or Budgets(),
+        )  # fmt: skip
+        try:
+            async with ServerPool([*the_task.servers, "local"], world.access()) as pool:
+                rt = EpisodeRuntime(setup, pool, EventLog())
+                await (inside(rt) if inside else rt.run())
+        finally:
+            world.close()
+    return rt
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    return asyncio.run(coro)  # type: ignore[arg-type]

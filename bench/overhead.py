@@ -1,0 +1,73 @@
+"""Harness CPU per agent step (SPEC §11: ≤ 1.5 ms; Inspect AI's react agent ~15 ms per turn here).
+
+A single agent takes N steps against a zero-latency scripted model; each step makes one tool
+call to a real in-process MCP server (`mcp__local__todo_read`). CPU time (process time) of the
+whole episode is divided by the steps. Printed beside it: the CPU of the same MCP call made
+directly with the SDK client (the part of a step that is the MCP SDK's, not the harness's),
+and the step cost with that subtracted.
+"""
+
+from __future__ import annotations
+
+import time
+
+from _common import emit, run, scripted_episode
+
+from harness.budgets import Budgets
+from harness.models.base import AssistantMessage
+from harness.models.scripted import call, say
+
+STEPS = 2000
+
+
+async def direct_mcp_call_cpu_ms(n: int = 2000) -> float:
+    import tempfile
+    from pathlib import Path
+
+    from mcp import Client
+
+    from mcp_servers.common import registry
+    from mcp_servers.common.db import make_engine
+    from mcp_servers.common.spec import ServerContext
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
+        async with Client(app) as client:
+            for _ in range(200):
+                await client.call_tool("todo_read", {})
+            t0 = time.process_time()
+            for _ in range(n):
+                await client.call_tool("todo_read", {})
+            return (time.process_time() - t0) / n * 1e3
+
+
+def main() -> None:
+    counter = {"n": 0}
+
+    def reply(messages, tools) -> AssistantMessage:  # type: ignore[no-untyped-def]
+        counter["n"] += 1
+        if counter["n"] >= STEPS:
+            return say("done", call("mcp__local__claim_done"))
+        # Alternate arguments so the loop detector never fires.
+        return say(
+            "",
+            call("mcp__local__todo_read") if counter["n"] % 2 else call("mcp__local__todo_write", items=[]),
+        )
+
+    run(
+        scripted_episode(lambda m, t: say("", call("mcp__local__claim_done")))
+    )  # warm: imports, template, schemas
+    t0 = time.process_time()
+    rt = run(scripted_episode(reply, budgets=Budgets(max_steps=STEPS + 10, context_tokens=10**9)))
+    cpu = time.process_time() - t0
+    assert rt.termination == "claim_done" and rt.main.steps == STEPS, (rt.termination, rt.main.steps)
+    per_step = cpu / STEPS * 1e3
+    mcp = run(direct_mcp_call_cpu_ms())
+    emit("overhead_ms_per_step", per_step, "ms")
+    emit("mcp_sdk_call_ms", mcp, "ms")
+    emit("overhead_ms_per_step_excl_mcp_sdk", per_step - mcp, "ms")
+    emit("steps", STEPS, "steps")
+
+
+if __name__ == "__main__":
+    main()
