@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from itertools import chain
+from operator import mul
 
 _TOKEN = re.compile(r"\w+")
 
@@ -40,12 +41,13 @@ def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> 
         if only is not None and position not in only:
             vectors.append({})
             continue
-        vector = {term: tf * idf[term] for term, tf in c.items()}
-        norm = math.sqrt(sum(v * v for v in vector.values()))
-        vectors.append({term: v / norm for term, v in vector.items()} if norm else {})
+        weights = [tf * idf[term] for term, tf in c.items()]
+        norm = math.hypot(*weights)
+        vectors.append(dict(zip(c, [w / norm for w in weights], strict=True)) if norm else {})
     return vectors
 
 
 def cosine(a: SparseVector, b: SparseVector) -> float:
     """Cosine of two L2-normalised sparse vectors (0 when either is empty)."""
-    return sum(a[term] * b[term] for term in a.keys() & b.keys())
+    common = a.keys() & b.keys()
+    return sum(map(mul, map(a.__getitem__, common), map(b.__getitem__, common)))
