@@ -1,0 +1,100 @@
+"""File helpers of the mock terminal: confined paths, text reading, listings, tree walks.
+
+Two ways to name a path. `resolve` (from common) follows symlinks and must land inside the
+workspace: used to read, write and copy. `entry` keeps the last component as written, so
+`rm link` and `mv link x` act on the link itself, never on what it points to; its folder must
+still resolve inside the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.workspace import relative, resolve
+
+# Output a model reads in one result; longer output is cut with a note saying how to narrow it.
+MAX_OUTPUT_CHARS = 100_000
+MAX_FILE_BYTES = 5_000_000
+BINARY_SNIFF_BYTES = 8192
+
+
+def entry(workspace: Path, path: str) -> Path:
+    """`path` with its folder resolved inside the workspace and its last component kept as is."""
+    resolve(workspace, path)  # the usual refusals ('..', absolute, NUL, escaping symlinks)
+    pure = PurePosixPath(path.replace("\\", "/"))
+    parent = resolve(workspace, str(pure.parent))
+    return parent / pure.name if pure.name not in ("", ".") else parent
+
+
+def inside(workspace: Path, real: Path) -> bool:
+    root = workspace.resolve()
+    return real == root or real.is_relative_to(root)
+
+
+def show(workspace: Path, real: Path) -> str:
+    """A workspace-relative display path."""
+    return relative(workspace, real) if inside(workspace, real) else str(real)
+
+
+def read_text(real: Path, shown: str) -> str:
+    """The text of a file, or a ToolError for folders, binaries and huge files."""
+    if not real.exists():
+        raise ToolError(f"{shown}: no such file")
+    if real.is_dir():
+        raise ToolError(f"{shown}: is a directory (use ls or find)")
+    size = real.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ToolError(f"{shown}: {size} bytes is too large to read whole; use head or tail")
+    data = real.read_bytes()
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise ToolError(
+            f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
+        )
+    return data.decode("utf-8", errors="replace")
+
+
+def clip(text: str) -> str:
+    """`text`, cut to MAX_OUTPUT_CHARS with a note."""
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    rest = len(text) - MAX_OUTPUT_CHARS
+    return (
+        text[:MAX_OUTPUT_CHARS]
+        + f"\n... [output cut: {rest} more characters; narrow it with head, tail or grep]"
+    )
+
+
+def _mode(st: os.stat_result) -> str:
+    return stat.filemode(st.st_mode)
+
+
+def long_line(workspace: Path, p: Path, name: str) -> str:
+    """One `ls -l` line: mode, size, modification time, name (and a link's target)."""
+    st = p.lstat()
+    when = datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M")
+    line = f"{_mode(st)} {st.st_size:>9} {when} {name}"
+    if p.is_symlink():
+        target = p.resolve()
+        line += (
+            f" -> {show(workspace, target)}" if inside(workspace, target) else " -> (outside the workspace)"
+        )
+    return line
+
+
+def walk(top: Path, maxdepth: int | None = None, depth: int = 0) -> Iterator[tuple[Path, int]]:
+    """Every path under `top` (itself first, then each child and its subtree, by name) with its
+    depth, as `find` does; symlinked folders are listed but not entered."""
+    yield top, depth
+    if not top.is_dir() or (depth > 0 and top.is_symlink()) or (maxdepth is not None and depth >= maxdepth):
+        return
+    try:
+        children = sorted(top.iterdir(), key=lambda c: c.name)
+    except OSError:
+        return
+    for child in children:
+        yield from walk(child, maxdepth, depth + 1)

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mcp_servers.support import World, check_confinement, check_contract, serve, text
+
+
+def _tree(ws: Path) -> None:
+    (ws / "docs" / "old").mkdir(parents=True)
+    (ws / "docs" / "notes.txt").write_text("alpha\nBeta line\ngamma\nbeta again\n")
+    (ws / "docs" / "old" / "draft.md").write_text("# Draft\nbeta\n")
+    (ws / "data.csv").write_text("".join(f"{i},{i * i}\n" for i in range(1, 21)))
+    (ws / ".hidden").write_text("hidden\n")
+    (ws / "blob.bin").write_bytes(b"\x00\x01beta\x02")
+
+
+async def _run(client, tool: str, **args) -> str:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, f"{tool} {args}: {text(result)}"
+    return text(result)
+
+
+async def test_terminal_contract_and_effects(world: World) -> None:
+    ws = world.workspace
+    _tree(ws)
+    async with serve("terminal", world) as client:
+        calls = {
+            "ls": {"path": "docs", "long": True},
+            "cat": {"path": "docs/notes.txt", "number_lines": True},
+            "head": {"path": "data.csv", "n": 3},
+            "tail": {"path": "data.csv", "n": 2},
+            "grep": {
+                "pattern": "beta",
+                "path": "docs",
+                "ignore_case": True,
+                "recursive": True,
+                "line_numbers": True,
+            },
+            "wc": {"path": "docs/notes.txt"},
+            "find": {"path": ".", "name": "*.md"},
+            "mkdir": {"path": "out/reports", "parents": True},
+            "cp": {"src": "docs", "dst": "backup", "recursive": True},
+            "mv": {"src": "data.csv", "dst": "out/reports"},
+            "rm": {"path": "docs/old", "recursive": True},
+            "write_file": {"path": "out/summary.txt", "content": "total: 20\n"},
+        }
+        await check_contract(client, world, calls)
+        assert (ws / "out" / "reports" / "data.csv").read_text().startswith("1,1\n")
+        assert not (ws / "data.csv").exists()
+        assert (ws / "backup" / "old" / "draft.md").read_text() == "# Draft\nbeta\n"
+        assert not (ws / "docs" / "old").exists() and (ws / "docs" / "notes.txt").exists()
+        assert (ws / "out" / "summary.txt").read_text() == "total: 20\n"
+        await _run(client, "write_file", path="out/summary.txt", content="rows: 20\n", append=True)
+        assert (ws / "out" / "summary.txt").read_text() == "total: 20\nrows: 20\n"
+
+
+async def test_terminal_read_commands_print_like_a_terminal(world: World) -> None:
+    ws = world.workspace
+    _tree(ws)
+    async with serve("terminal", world) as client:
+        assert await _run(client, "ls") == "blob.bin\ndata.csv\ndocs/"
+        assert ".hidden" in (await _run(client, "ls", all=True)).split("\n")
+        long = (await _run(client, "ls", path="docs", long=True)).split("\n")
+        assert long[0].startswith("-rw") and long[0].endswith(" notes.txt") and long[1].startswith("d")
+        assert await _run(client, "head", path="data.csv", n=2) == "1,1\n2,4"
+        assert await _run(client, "tail", path="data.csv", n=2) == "19,361\n20,400"
+        assert await _run(client, "tail", path="data.csv", n=0) == ""
+        assert (await _run(client, "cat", path="docs/notes.txt", number_lines=True)).split("\n")[
+            1
+        ] == "     2\tBeta line"
+        assert await _run(client, "grep", pattern="beta", path="docs/notes.txt") == "beta again"
+        assert await _run(
+            client, "grep", pattern="^b", path="docs/notes.txt", ignore_case=True, line_numbers=True
+        ) == ("2:Beta line\n4:beta again")
+        assert (
+            await _run(client, "grep", pattern="beta", recursive=True)
+            == "docs/notes.txt:beta again\ndocs/old/draft.md:beta"
+        )
+        assert await _run(
+            client, "grep", pattern="beta", recursive=True, files_with_matches=True, ignore_case=True
+        ) == ("docs/notes.txt\ndocs/old/draft.md")
+        assert (
+            await _run(client, "grep", pattern="a.b", path="docs/notes.txt", fixed_strings=True)
+            == "(no matches)"
+        )
+        assert await _run(client, "wc", path="docs/notes.txt") == "4 6 33 docs/notes.txt"
+        assert (
+            await _run(client, "find")
+            == ".\n.hidden\nblob.bin\ndata.csv\ndocs\ndocs/notes.txt\ndocs/old\ndocs/old/draft.md"
+        )
+        assert await _run(client, "find", type="d") == ".\ndocs\ndocs/old"
+        assert await _run(client, "find", name="*.txt", maxdepth=1) == "(no matches)"
+        assert await _run(client, "find", path="docs", name="*.txt") == "docs/notes.txt"
+
+
+async def test_terminal_bad_input_is_a_tool_error(world: World) -> None:
+    _tree(world.workspace)
+    async with serve("terminal", world) as client:
+        for tool, args, expected in [
+            ("cat", {"path": "missing.txt"}, "no such file"),
+            ("cat", {"path": "docs"}, "is a directory"),
+            ("cat", {"path": "blob.bin"}, "binary file"),
+            ("head", {"path": "data.csv", "n": -1}, "0 or more"),
+            ("grep", {"pattern": "(", "path": "data.csv"}, "bad pattern"),
+            ("grep", {"pattern": "x", "path": "docs"}, "recursive=true"),
+            ("find", {"type": "x"}, "validation error"),
+            ("mkdir", {"path": "docs"}, "already exists"),
+            ("mkdir", {"path": "a/b/c"}, "parents=true"),
+            ("cp", {"src": "docs", "dst": "copy"}, "recursive=true"),
+            ("cp", {"src": "docs", "dst": "docs/old", "recursive": True}, "inside itself"),
+            ("cp", {"src": "data.csv", "dst": "nowhere/x.csv"}, "mkdir it first"),
+            ("mv", {"src": "missing", "dst": "x"}, "no such file"),
+            ("mv", {"src": ".", "dst": "docs"}, "workspace itself"),
+            ("rm", {"path": "docs"}, "recursive=true"),
+            ("rm", {"path": "missing.txt"}, "no such file"),
+            ("write_file", {"path": "docs", "content": "x"}, "is a directory"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+
+
+async def test_rm_never_removes_the_workspace_or_follows_links(world: World) -> None:
+    ws = world.workspace
+    _tree(ws)
+    (ws / "link-to-docs").symlink_to(ws / "docs", target_is_directory=True)
+    (ws / "here").symlink_to(ws, target_is_directory=True)
+    async with serve("terminal", world) as client:
+        for root_name in (".", "./", "docs/..", "here/."):
+            result = await client.call_tool("rm", {"path": root_name, "recursive": True})
+            assert result.is_error, root_name
+        assert (ws / "docs" / "notes.txt").exists()
+        # Removing a link removes the link, not the folder it points to.
+        await _run(client, "rm", path="link-to-docs", recursive=True)
+        assert not (ws / "link-to-docs").exists() and (ws / "docs" / "notes.txt").exists()
+        await _run(client, "rm", path="here")
+        assert ws.is_dir() and (ws / "docs" / "notes.txt").exists() and not (ws / "here").is_symlink()
+        # Moving a link moves the link.
+        (ws / "link2").symlink_to(ws / "docs" / "notes.txt")
+        await _run(client, "mv", src="link2", dst="renamed")
+        assert (ws / "renamed").is_symlink() and (ws / "docs" / "notes.txt").exists()
+
+
+async def test_terminal_refuses_paths_outside_the_workspace(world: World) -> None:
+    _tree(world.workspace)
+    async with serve("terminal", world) as client:
+        for tool, args, key in [
+            ("ls", {"path": "x.txt"}, "path"),
+            ("cat", {"path": "x.txt"}, "path"),
+            ("head", {"path": "x.txt"}, "path"),
+            ("tail", {"path": "x.txt"}, "path"),
+            ("grep", {"pattern": "s", "path": "x.txt"}, "path"),
+            ("wc", {"path": "x.txt"}, "path"),
+            ("find", {"path": "x.txt"}, "path"),
+            ("mkdir", {"path": "x.txt"}, "path"),
+            ("cp", {"src": "x.txt", "dst": "copy.txt"}, "src"),
+            ("cp", {"src": "docs/notes.txt", "dst": "x.txt"}, "dst"),
+            ("mv", {"src": "x.txt", "dst": "moved.txt"}, "src"),
+            ("mv", {"src": "docs/notes.txt", "dst": "x.txt"}, "dst"),
+            ("rm", {"path": "x.txt"}, "path"),
+            ("write_file", {"path": "x.txt", "content": "pwned"}, "path"),
+        ]:
+            await check_confinement(client, world, tool, args, path_key=key)
+        # A recursive search or find never enters a symlink that leaves the workspace.
+        assert "secret" not in await _run(client, "grep", pattern="secret", recursive=True)
+        found = await _run(client, "find")
+        assert "escape" in found.split("\n") and "escape/secret.txt" not in found
+        assert "(outside the workspace)" in await _run(client, "ls", long=True)
+        assert (world.workspace / "docs" / "notes.txt").exists()
+        # Copying a folder holding that link copies the link, not the secret.
+        await _run(client, "mkdir", path="box")
+        (world.workspace / "escape").rename(world.workspace / "box" / "escape")
+        await _run(client, "cp", src="box", dst="box2", recursive=True)
+        assert (world.workspace / "box2" / "escape").is_symlink()
+        assert (await client.call_tool("cat", {"path": "box2/escape/secret.txt"})).is_error
