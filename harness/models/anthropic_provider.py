@@ -206,7 +206,9 @@ class AnthropicModel:
         except sdk.APIResponseValidationError as exc:
             raise ModelAPIError("other", f"unreadable answer from {self.name}: {exc}") from exc
         latency = time.perf_counter() - t0
-        message, usage, stop = from_wire(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        message, usage, stop = from_wire(
+            result.model_dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
+        )
         if stop == "model_context_window_exceeded":
             raise ModelAPIError("context_overflow", f"{self.name}: the context window is full")
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)

@@ -362,7 +362,9 @@ class OpenAIModel:
             result = await self.client.chat.completions.create(
                 model=model, messages=messages, extra_body=body
             )
-        data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data: dict[str, Any] = result.model_dump(
+            mode="json", by_alias=True, exclude_none=True, warnings=False
+        )
         return data
 
     async def generate(

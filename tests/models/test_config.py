@@ -1,0 +1,74 @@
+"""The model config file: shape, folding of per-provider extras, and problems with file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contracts.errors import InputError
+from harness.models.base import ModelSettings
+from harness.models.config import load_model_config
+from harness.models.provider_common import request_extras
+
+GOOD = """\
+settings:
+  temperature: 0.2
+  max_output_tokens: 4096
+  reasoning_effort: medium
+  extra: {seed: 7}
+providers:
+  anthropic:
+    extra: {cache_control: {type: ephemeral}}
+  openai-compatible:
+    extra: {top_k: 20, seed: 8}
+prices: prices/mine.yaml
+base_url: http://127.0.0.1:8000/v1
+api_key_env: VLLM_KEY
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "models.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_full_config(tmp_path: Path) -> None:
+    cfg = load_model_config(write(tmp_path, GOOD))
+    assert cfg.base_url == "http://127.0.0.1:8000/v1" and cfg.api_key_env == "VLLM_KEY"
+    assert cfg.prices == (tmp_path / "prices" / "mine.yaml").resolve()  # relative to the file
+    settings = ModelSettings.model_validate(cfg.settings.model_dump())  # how `mseval run` uses it
+    assert settings == cfg.model_settings()
+    assert settings.temperature == 0.2 and settings.max_output_tokens == 4096
+    assert settings.reasoning_effort == "medium"
+    assert request_extras(settings.extra, "anthropic") == {"seed": 7, "cache_control": {"type": "ephemeral"}}
+    assert request_extras(settings.extra, "openai-compatible") == {"seed": 8, "top_k": 20}
+    assert request_extras(settings.extra, "openai") == {"seed": 7}
+
+
+def test_an_empty_mapping_gives_the_defaults(tmp_path: Path) -> None:
+    cfg = load_model_config(write(tmp_path, "settings: {}\n"))
+    assert cfg.model_settings() == ModelSettings()
+    assert cfg.prices is None and cfg.base_url is None and cfg.api_key_env is None
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("settings:\n  temprature: 0.5\n", 2, "unknown key 'temprature'"),
+        ("settings:\n  temperature: 5\n", 2, "less than or equal to 2"),
+        ("settings:\n  max_output_tokens: 0\n", 2, "greater than or equal to 1"),
+        ("providers:\n  gemini: {extra: {}}\n", 2, "gemini"),
+        ("providers:\n  openai: {extras: {}}\n", 2, "unknown key 'extras'"),
+        ("base_url: 127.0.0.1:8000\n", 1, "should match pattern"),
+        ("settings: {}\napi_key_env: sk-abc123\n", 2, "NAME of the environment variable"),
+        ("settings: [1, 2\n", 2, "invalid YAML"),  # PyYAML reports where the stream ended
+    ],
+)
+def test_bad_files_name_the_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        load_model_config(path)
+    (problem,) = exc.value.problems
+    assert problem.file == str(path) and problem.line == line and message in problem.message

@@ -1,0 +1,129 @@
+"""Model API faults through the real SDKs and the real runtime (SPEC §2, §12).
+
+The fake server sends `retry-after-ms: 1` (or `retry-after: 0`) with retryable errors, so the
+harness's backoff honours it and the tests do not wait; nothing here depends on timing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.models.episodes import (
+    CLAIM_DONE,
+    KEY,
+    KEY_ENV,
+    MAIN_2,
+    ROUTES,
+    delegation_script,
+    run_episode,
+)
+from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
+
+RATE_LIMIT = {
+    "anthropic": Fault(429, {"retry-after-ms": "1"}, "rate limited", "rate_limit_error"),
+    "openai-compatible": Fault(429, {"retry-after": "0"}, "rate limited", "rate_limit_exceeded"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+@pytest.mark.parametrize("name", list(RATE_LIMIT))
+async def test_rate_limit_is_retried_after_the_servers_wait(name: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(RATE_LIMIT[name])
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done", record.reason
+    assert len(fake.requests) == 5  # the refused call, then the four of the episode
+    (retry,) = [e for e in events if e.kind == "model_retry"]
+    expected_wait = 0.001 if name == "anthropic" else 0.0
+    assert retry.agent == "main" and retry.data == {
+        "attempt": 1, "error_kind": "rate_limit", "status": 429, "wait_s": expected_wait,
+    }  # fmt: skip
+    assert len([e for e in events if e.kind == "model_call"]) == 4
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+async def test_server_errors_beyond_the_retry_budget_stop_the_agent(name: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(*[Fault(500, {"retry-after-ms": "1"}, "internal error")] * 11)
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.status == "completed" and record.termination == "api_error" and record.success is False
+    assert len(fake.requests) == 11  # the first try and 10 retries (the default budget)
+    retries = [e for e in events if e.kind == "model_retry"]
+    assert [e.data["attempt"] for e in retries] == list(range(1, 11))
+    assert {(e.data["error_kind"], e.data["status"]) for e in retries} == {("server_error", 500)}
+    (breach,) = [e for e in events if e.kind == "budget_breach"]
+    assert breach.data["reason"] == "api_error" and breach.data["retries"] == 10
+    assert "HTTP 500" in breach.data["error"]
+    assert not [e for e in events if e.kind == "model_call"]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+async def test_authentication_error_is_clear_and_not_retried(name: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(Fault(401, message="invalid api key", code="authentication_error"))
+        record, events = await run_episode(fake, route, tmp_path)
+    assert len(fake.requests) == 1
+    assert record.termination == "api_error"
+    assert not [e for e in events if e.kind == "model_retry"]
+    (breach,) = [e for e in events if e.kind == "budget_breach"]
+    error = breach.data["error"]
+    assert (
+        error.startswith("authentication: HTTP 401") and f"${KEY_ENV}" in error and "invalid api key" in error
+    )
+    assert KEY not in error  # the key itself is never written anywhere
+
+
+async def test_context_overflow_stops_the_agent_without_retries(tmp_path: Path) -> None:
+    route = ROUTES["anthropic"]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(Fault(400, message="prompt is too long: 210000 tokens > 200000 maximum"))
+        record, events = await run_episode(fake, route, tmp_path)
+    assert len(fake.requests) == 1 and record.termination == "context_overflow"
+
+
+def malformed_script(seen: Seen) -> Reply:
+    """Step 1: one call whose arguments are not JSON, one call to a tool that does not exist."""
+    if seen.turn == 0:
+        return Reply(
+            calls=(("mcp__lms__list_courses", '{"term": "2026-fall"'), ("mcp__nowhere__frobnicate", {"x": 1}))
+        )
+    return Reply(calls=((CLAIM_DONE, {"summary": "gave up"}),), usage=MAIN_2)
+
+
+@pytest.mark.parametrize("name", list(ROUTES))
+async def test_malformed_tool_calls_get_tool_errors_and_the_episode_goes_on(
+    name: str, tmp_path: Path
+) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, malformed_script) as fake:
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done" and record.main is not None and record.main.steps == 2, (
+        record.reason
+    )
+    turns = record.main.turns or []
+    assert turns[0].tools == ["mcp__lms__list_courses", "mcp__nowhere__frobnicate"] and turns[0].tools_ok == 0
+    refused = [(e.data["name"], e.data["reason"]) for e in events if e.kind == "tool_refused"]
+    assert refused == [
+        ("mcp__lms__list_courses", "invalid_arguments"),
+        ("mcp__nowhere__frobnicate", "unknown_tool"),
+    ]
+    # the model got both errors back as tool errors, in the provider's format
+    second = fake.requests[1]
+    (bad_json, bad_name) = second.tool_results
+    assert bad_json[1] and "not a JSON object" in bad_json[0] and '{"term": "2026-fall"' in bad_json[0]
+    assert bad_name[1] and "unknown tool 'mcp__nowhere__frobnicate'" in bad_name[0]
+    if name == "openai":
+        sent = second.body["messages"][2]["tool_calls"][0]["function"]["arguments"]
+        assert sent == '{"term": "2026-fall"'  # the model's own text, as it wrote it
+    if name == "openai-compatible":
+        sent = second.body["messages"][2]["tool_calls"][0]["function"]["arguments"]
+        assert sent == "{}"  # servers that re-parse history would fail on it; the error quotes it

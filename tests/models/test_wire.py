@@ -1,0 +1,258 @@
+"""The providers' mappings to and from the wire, and the error table, as pure functions."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+
+import pytest
+
+from contracts.episode import Usage
+from contracts.errors import InputError
+from harness.models import anthropic_provider as ap
+from harness.models import openai_provider as op
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    ModelAPIError,
+    ModelSettings,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from harness.models.provider_common import api_key, request_extras, retry_after_s, split_options, status_error
+
+CALL_A = ToolCall(id="c1", name="mcp__lms__list_courses", arguments={"term": "fall"})
+CALL_B = ToolCall(id="c2", name="mcp__lms__get_course", arguments=None, raw_arguments='{"course": ')
+HISTORY: list[Message] = [
+    SystemMessage(content="be brief"),
+    UserMessage(content="task"),
+    AssistantMessage(content="two calls", tool_calls=(CALL_A, CALL_B)),
+    ToolMessage(tool_call_id="c1", name=CALL_A.name, content="[]"),
+    ToolMessage(tool_call_id="c2", name=CALL_B.name, content="bad arguments", is_error=True),
+    UserMessage(content="and now?"),
+]
+
+
+# -- Anthropic -----------------------------------------------------------------------------------
+def test_anthropic_merges_tool_results_and_following_user_text_into_one_user_message() -> None:
+    system, wire = ap.to_wire(HISTORY)
+    assert system == "be brief"
+    assert [m["role"] for m in wire] == ["user", "assistant", "user"]
+    assert wire[1]["content"] == [
+        {"type": "text", "text": "two calls"},
+        {"type": "tool_use", "id": "c1", "name": "mcp__lms__list_courses", "input": {"term": "fall"}},
+        {"type": "tool_use", "id": "c2", "name": "mcp__lms__get_course", "input": {}},  # must be an object
+    ]
+    assert wire[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "[]", "is_error": False},
+        {"type": "tool_result", "tool_use_id": "c2", "content": "bad arguments", "is_error": True},
+        {"type": "text", "text": "and now?"},
+    ]
+
+
+def test_anthropic_sends_thinking_blocks_back_unchanged() -> None:
+    data = {
+        "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "s1"},
+            {"type": "redacted_thinking", "data": "xyz"},
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
+        ],
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 5,
+                  "output_tokens": 7, "output_tokens_details": {"thinking_tokens": 3}},
+        "stop_reason": "tool_use",
+    }  # fmt: skip
+    message, usage, stop = ap.from_wire(data)
+    assert message.tool_calls == (ToolCall(id="t1", name="f", arguments={"a": 1}),) and stop == "tool_use"
+    # input 10 excludes cache reads (100) and writes (5): the harness records the total
+    assert usage == Usage(input_tokens=115, cached_input_tokens=100, output_tokens=7, reasoning_tokens=3)
+    _, wire = ap.to_wire([UserMessage(content="q"), message])
+    assert wire[1]["content"] == data["content"]
+
+
+def test_anthropic_request_body_settings() -> None:
+    tools = [ToolSpec(name="f", description="d", input_schema={"type": "object"})]
+    body = ap.request_body("m", HISTORY, tools, ModelSettings(temperature=0.7, max_output_tokens=99))
+    assert body["max_tokens"] == 99 and "temperature" not in body and "thinking" not in body
+    assert body["tools"] == [{"name": "f", "description": "d", "input_schema": {"type": "object"}}]
+    off = ap.request_body("m", HISTORY, [], ModelSettings(reasoning_effort="none"))
+    assert off["thinking"] == {"type": "disabled"} and "tools" not in off
+    extra = {
+        "top_level": 1,
+        "anthropic": {"thinking": {"type": "enabled", "budget_tokens": 2048}},
+        "openai": {"x": 2},
+    }
+    forced = ap.request_body("m", HISTORY, [], ModelSettings(reasoning_effort="high", extra=extra))
+    assert forced["thinking"] == {"type": "enabled", "budget_tokens": 2048}  # the provider's extras win
+    assert forced["output_config"] == {"effort": "high"} and forced["top_level"] == 1 and "x" not in forced
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------------------
+def test_chat_messages_and_error_results() -> None:
+    wire = op.chat_messages(HISTORY)
+    assert [m["role"] for m in wire] == ["system", "user", "assistant", "tool", "tool", "user"]
+    assert wire[2]["tool_calls"][1]["function"]["arguments"] == '{"course": '
+    assert wire[4] == {"role": "tool", "tool_call_id": "c2", "content": "Error: bad arguments"}
+    strict = op.chat_messages(HISTORY, strict_json=True)
+    assert strict[2]["tool_calls"][1]["function"]["arguments"] == "{}"
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments", "kept"),
+    [
+        ('{"a": 1}', {"a": 1}, None),
+        ("", {}, None),
+        ("{not json", None, "{not json"),
+        ("[1, 2]", None, "[1, 2]"),
+        ({"a": 1}, {"a": 1}, None),
+    ],
+)
+def test_tool_arguments_that_are_not_an_object_are_kept_raw(
+    raw: object, arguments: object, kept: object
+) -> None:
+    assert op.parse_arguments(raw) == (arguments, kept)
+
+
+def test_chat_usage_and_reasoning_content() -> None:
+    data = {
+        "choices": [{"message": {"content": None, "reasoning_content": "think",
+                                 "tool_calls": [{"id": "", "function": {"name": "f", "arguments": "{}"}}]},
+                     "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "prompt_tokens_details": {"cached_tokens": 60},
+                  "completion_tokens_details": {"reasoning_tokens": 12}},
+    }  # fmt: skip
+    message, usage, stop = op.chat_from_wire(data)
+    assert usage == Usage(input_tokens=100, cached_input_tokens=60, output_tokens=20, reasoning_tokens=12)
+    assert message.content == "" and message.tool_calls[0].id.startswith("call_")  # a server without ids
+    assert op.chat_messages([message])[0]["reasoning_content"] == "think"
+    with pytest.raises(ModelAPIError) as exc:
+        op.chat_from_wire({"choices": []})
+    assert exc.value.retryable
+
+
+def test_temperature_is_left_out_for_openai_reasoning_models_only() -> None:
+    s = ModelSettings(temperature=0.0)
+    assert "temperature" not in op.chat_body("openai", "gpt-5.2", [], [], s)
+    assert "temperature" not in op.chat_body("openai", "o4-mini", [], [], s)
+    assert op.chat_body("openai", "gpt-4.1", [], [], s)["temperature"] == 0.0
+    assert op.chat_body("openai-compatible", "gpt-5-served-locally", [], [], s)["temperature"] == 0.0
+    forced = ModelSettings(temperature=0.0, extra={"openai": {"temperature": 1.0}})
+    assert op.chat_body("openai", "gpt-5", [], [], forced)["temperature"] == 1.0
+    none = ModelSettings(temperature=None)
+    assert "temperature" not in op.chat_body("openai-compatible", "qwen", [], [], none)
+
+
+# -- OpenAI Responses -------------------------------------------------------------------------------
+def test_responses_replay_drops_server_ids_and_bare_reasoning() -> None:
+    data = {
+        "status": "completed",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
+            {"type": "reasoning", "id": "rs_2", "summary": []},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "phase": "commentary",
+             "content": [{"type": "output_text", "text": "hi"}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "c9", "name": "f", "arguments": "{}"},
+        ],
+        "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 10}, "output_tokens": 5,
+                  "output_tokens_details": {"reasoning_tokens": 4}},
+    }  # fmt: skip
+    message, usage, _ = op.responses_from_wire(data)
+    assert message.content == "hi" and message.tool_calls == (ToolCall(id="c9", name="f", arguments={}),)
+    assert usage == Usage(input_tokens=50, cached_input_tokens=10, output_tokens=5, reasoning_tokens=4)
+    _, items = op.responses_input(
+        [message, ToolMessage(tool_call_id="c9", name="f", content="x", is_error=True)]
+    )
+    assert items == [
+        {"type": "reasoning", "summary": [], "encrypted_content": "enc"},
+        {"type": "message", "role": "assistant", "phase": "commentary", "content": [{"type": "output_text", "text": "hi"}]},
+        {"type": "function_call", "call_id": "c9", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c9", "output": "Error: x"},
+    ]  # fmt: skip
+
+
+def test_failed_response_maps_to_an_error_kind() -> None:
+    with pytest.raises(ModelAPIError) as exc:
+        op.responses_from_wire(
+            {"status": "failed", "error": {"code": "rate_limit_exceeded", "message": "slow"}}
+        )
+    assert exc.value.kind == "rate_limit"
+
+
+# -- errors and the environment ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (429, {"error": {"type": "rate_limit_error", "message": "slow down"}}, "rate_limit"),
+        (429, {"code": "insufficient_quota", "message": "You exceeded your quota"}, "other"),
+        (529, {"error": {"type": "overloaded_error", "message": "Overloaded"}}, "server_error"),
+        (503, "upstream unavailable", "server_error"),
+        (408, None, "timeout"),
+        (
+            400,
+            {"error": {"message": "prompt is too long: 210000 tokens > 200000 maximum"}},
+            "context_overflow",
+        ),
+        (
+            400,
+            {"message": "This model's maximum context length is 32768 tokens.", "code": None},
+            "context_overflow",
+        ),
+        (400, {"code": "context_length_exceeded", "message": "Input too long"}, "context_overflow"),
+        (400, {"error": {"message": "the request exceeds the available context size"}}, "context_overflow"),
+        (400, {"error": {"message": "tools.0.name: invalid"}}, "bad_request"),
+        (401, {"error": {"message": "invalid x-api-key"}}, "authentication"),
+        (403, {"error": {"message": "forbidden"}}, "authentication"),
+        (404, {"error": {"message": "model not found"}}, "bad_request"),
+    ],
+)
+def test_status_errors(status: int, body: object, kind: str) -> None:
+    error = status_error("openai", status, {}, body, f"Error code: {status}", "MY_KEY")
+    assert error.kind == kind and error.status == status
+    assert error.retryable == (kind in ("rate_limit", "server_error", "timeout"))
+    if kind == "authentication":
+        assert "$MY_KEY" in error.message
+
+
+def test_retry_after_headers() -> None:
+    assert retry_after_s({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_s({"retry-after": "3"}) == 3.0
+    assert retry_after_s({"retry-after-ms": "x", "retry-after": "2"}) == 2.0
+    assert retry_after_s({}) is None and retry_after_s({"retry-after": "soon"}) is None
+    later = email.utils.formatdate(time.time() + 3600, usegmt=True)
+    assert 3000 < (retry_after_s({"retry-after": later}) or 0) <= 3600
+    error = status_error("anthropic", 429, {"retry-after-ms": "1"}, None, "x")
+    assert error.retry_after_s == 0.001
+
+
+def test_api_key_from_the_named_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_KEY", "k1")
+    monkeypatch.delenv("UNSET_KEY", raising=False)
+    assert api_key("openai", "MY_KEY", "OPENAI_API_KEY") == "k1"
+    assert api_key("openai-compatible", None, None, fallback="EMPTY") == "EMPTY"
+    with pytest.raises(InputError, match="UNSET_KEY is not set"):
+        api_key("openai-compatible", "UNSET_KEY", None, fallback="EMPTY")  # named, so required
+    with pytest.raises(InputError, match="NAME of an environment variable"):
+        api_key("openai", "sk-proj-abc123", None)
+
+
+def test_model_options_and_extras() -> None:
+    assert split_options("gpt-5?api=responses", op.OPTIONS) == ("gpt-5", {"api": "responses"})
+    with pytest.raises(InputError, match="unknown option 'x'"):
+        split_options("gpt-5?x=1", op.OPTIONS)
+    with pytest.raises(InputError, match="must be one of chat, responses"):
+        split_options("gpt-5?api=bogus", op.OPTIONS)
+    extra = {"seed": 1, "openai": {"seed": 2}, "anthropic": {"a": 1}}
+    assert request_extras(extra, "openai") == {"seed": 2}
+    assert request_extras(extra, "openai-compatible") == {"seed": 1}
+
+
+def test_factories_need_their_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(InputError, match="OPENAI_API_KEY is not set"):
+        op.make("gpt-5", ModelSettings(), None, None)
+    with pytest.raises(InputError, match="needs --base-url"):
+        op.make_compatible("qwen", ModelSettings(), None, None)
+    with pytest.raises(InputError, match="unknown option"):
+        ap.make("claude-x?api=responses", ModelSettings(), None, None)
