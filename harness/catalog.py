@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib.util
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +27,9 @@ from contracts.yamlio import load_yaml_model
 from harness.budgets import BudgetOverrides
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-TASKS_DIR = PROJECT_ROOT / "tasks"
-PRIORS_DIR = PROJECT_ROOT / "delegation_priors"
+# MSEVAL_TASKS / MSEVAL_PRIORS point the catalog elsewhere (a team's own task collection).
+TASKS_DIR = Path(os.environ.get("MSEVAL_TASKS", PROJECT_ROOT / "tasks"))
+PRIORS_DIR = Path(os.environ.get("MSEVAL_PRIORS", PROJECT_ROOT / "delegation_priors"))
 _ID = r"^[a-z0-9][a-z0-9-]*$"
 
 

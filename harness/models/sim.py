@@ -10,7 +10,8 @@ tool calls go to the real MCP servers, delegation starts real sub-agents in wave
 - `sim:eager` delegates every sub-task, one sub-agent per wave, needed or not.
 - `sim:shy` never delegates, even when offered sub-agents (the name for the non-delegating
   policy under a delegating variant; it behaves as `single`).
-Options `?noise=P&seed=N`: each tool call is dropped (P/2) or garbled (P/2).
+Options `?noise=P&seed=N`: each tool call is dropped (P/2) or garbled (P/2); `latency=S` makes
+every call take S seconds, like a model behind an API (waves then show real parallelism).
 
 The agent's role and progress are read from the messages alone (is `claim_done` offered? how
 many assistant turns since the sub-task prompt?), so the policy is stateless and a resumed
@@ -19,6 +20,7 @@ sub-agent continues where its context says it is. Usage is estimated as ⌈chara
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -76,6 +78,7 @@ class SimModel:
     task: Task
     noise: float = 0.0
     noise_seed: int = 0
+    latency_s: float = 0.0
     _plans: dict[Any, list[AssistantMessage]] = field(default_factory=dict)
 
     @classmethod
@@ -87,21 +90,24 @@ class SimModel:
                 "--model", None, f"unknown sim policy {policy!r}; known: {', '.join(POLICIES)}"
             )
         options = dict(parse_qsl(query, keep_blank_values=True))
-        unknown = set(options) - {"noise", "seed"}
+        unknown = set(options) - {"noise", "seed", "latency"}
         if unknown:
             raise InputError.one(
-                "--model", None, f"{name}: unknown option(s) {sorted(unknown)}; use ?noise=P&seed=N"
+                "--model", None, f"{name}: unknown option(s) {sorted(unknown)}; use ?noise=P&seed=N&latency=S"
             )
         try:
             noise = float(options.get("noise", 0.0))
             noise_seed = int(options.get("seed", seed))
+            latency = float(options.get("latency", 0.0))
         except ValueError:
             raise InputError.one(
-                "--model", None, f"{name}: noise must be a number and seed an integer"
+                "--model", None, f"{name}: noise and latency must be numbers, seed an integer"
             ) from None
-        if not 0.0 <= noise <= 1.0:
-            raise InputError.one("--model", None, f"{name}: noise must be between 0 and 1")
-        return cls(name=name, policy=policy, task=task, noise=noise, noise_seed=noise_seed)
+        if not 0.0 <= noise <= 1.0 or latency < 0:
+            raise InputError.one(
+                "--model", None, f"{name}: noise must be between 0 and 1, latency not negative"
+            )
+        return cls(name=name, policy=policy, task=task, noise=noise, noise_seed=noise_seed, latency_s=latency)
 
     @property
     def solution(self) -> Solution:
@@ -110,6 +116,8 @@ class SimModel:
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
         if any(t.name == CLAIM_DONE for t in tools):
             message = self._main_turn(messages, tools)
         else:
@@ -128,7 +136,7 @@ class SimModel:
         return ModelResponse(
             message=message,
             usage=usage,
-            latency_s=0.0,
+            latency_s=self.latency_s,
             stop_reason="tool_use" if message.tool_calls else "end_turn",
         )
 

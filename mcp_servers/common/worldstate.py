@@ -116,6 +116,10 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
     if base == "sqlite" or is_sqlite(base):
         dest_dir.mkdir(parents=True, exist_ok=True)
         dest = dest_dir / "world.sqlite"
+        # A rerun after a crash finds the killed attempt's files: a stale WAL beside a fresh
+        # copy would be replayed into it, so everything goes first.
+        for leftover in (dest, dest.with_name("world.sqlite-wal"), dest.with_name("world.sqlite-shm")):
+            leftover.unlink(missing_ok=True)
         shutil.copyfile(sqlite_template(cache_dir), dest)
         return f"sqlite:///{dest}"
     engine = make_engine(base)

@@ -1,0 +1,148 @@
+"""The command line as a user meets it: bad input, exit codes, crash and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.catalog import PRIORS_DIR, TASKS_DIR
+
+MSEVAL = [sys.executable, "-m", "harness.cli.main"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mseval(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MSEVAL, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+    )
+
+
+def catalog_copy(tmp_path: Path, task: str = "lms-due-reminder") -> tuple[Path, Path, dict[str, str]]:
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    shutil.copytree(TASKS_DIR / "lms" / task, tasks / "lms" / task)
+    priors.mkdir()
+    shutil.copy(PRIORS_DIR / f"{task}.yaml", priors)
+    return tasks, priors, {"MSEVAL_TASKS": str(tasks), "MSEVAL_PRIORS": str(priors)}
+
+
+def test_a_malformed_task_names_file_and_line_and_nothing_runs(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    task_yaml = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    task_yaml.write_text(task_yaml.read_text().replace("servers:", "servres:"))
+    store = tmp_path / "store.db"
+    result = mseval(
+        "run", "--model", "sim:oracle", "--variant", "spec", "--store", f"sqlite:///{store}", env=env
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert any(line.startswith(f"{task_yaml}:") and "unknown key 'servres'" in line for line in lines), lines
+    assert any("missing field 'servers'" in line for line in lines), lines
+    assert not store.exists()
+
+
+def test_a_malformed_prior_names_its_line(tmp_path: Path) -> None:
+    _tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    text = prior.read_text()
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "label: spreadsheet-build" in ln)
+    prior.write_text(text.replace("label: spreadsheet-build", "label: spreadsheet-builder"))
+    result = mseval("tasks", "validate", "all", env=env)
+    assert result.returncode == 2
+    assert f"{prior}:{line}: waves.1.0.label: unknown function label 'spreadsheet-builder'" in result.stderr
+
+
+def test_a_malformed_profile_names_its_line(tmp_path: Path) -> None:
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    (folder / "helper.md").write_text(
+        "---\nname: helper\ndescription: d\nwhenToUse: w\nmode: sometimes\ntools: []\n---\nbody\n"
+    )
+    result = mseval("run", "--model", "sim:oracle", "--variant", "spec", "--tasks", "lms-due-reminder", "--profiles", str(folder),
+                    "--store", f"sqlite:///{tmp_path / 's.db'}")  # fmt: skip
+    assert result.returncode == 2
+    assert f"{folder / 'helper.md'}:5: mode:" in result.stderr
+    assert f"{folder / 'helper.md'}:6: tools:" in result.stderr
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_bad_model_names_and_variants_are_input_errors(tmp_path: Path) -> None:
+    result = mseval("run", "--model", "sim:genius", "--model", "nope", "--variant", "spex", "--tasks", "lms-due-reminder",
+                    "--store", f"sqlite:///{tmp_path / 's.db'}")  # fmt: skip
+    assert result.returncode == 2
+    assert "unknown variant 'spex'" in result.stderr and "must be provider:model-id" in result.stderr
+
+
+def _finished(store: Path) -> list[tuple[str, str, str, int]]:
+    if not store.exists():
+        return []
+    with sqlite3.connect(store) as db:
+        try:
+            return db.execute(
+                "SELECT task_id, model, variant, seed FROM mseval_episode WHERE status != 'running'"
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return []
+
+
+def test_kill_9_then_resume_records_every_episode_exactly_once(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    args = ["run", "--model", "sim:oracle?latency=0.05", "--variant", "sa", "--variant", "spec", "--tasks", "lms",
+            "--seeds", "2", "--concurrency", "2", "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
+    proc = subprocess.Popen(
+        [*MSEVAL, *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(_finished(store)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    before = _finished(store)
+    assert 2 <= len(before) < 12, "the run must be interrupted part-way for this test to mean anything"
+    result = mseval(*args, "--resume")
+    assert result.returncode == 0, result.stderr
+    after = _finished(store)
+    assert len(after) == len(set(after)) == 12  # 3 tasks × 2 variants × 2 seeds, each exactly once
+    assert set(before) <= set(after)
+    with sqlite3.connect(store) as db:
+        runs = db.execute("SELECT COUNT(*) FROM mseval_run").fetchone()[0]
+        reruns = db.execute("SELECT COUNT(*) FROM mseval_episode WHERE attempt > 1").fetchone()[0]
+    assert runs == 1
+    assert reruns <= 2  # only the episodes interrupted mid-way ran again (concurrency 2)
+    exported = tmp_path / "out.jsonl"
+    assert mseval("export", "--store", f"sqlite:///{store}", "--out", str(exported)).returncode == 0
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert len(records) == 12 and all(r["status"] == "completed" for r in records)
+
+
+@pytest.mark.parametrize("selector", ["lms", "lms-*-overview", "lms-due-reminder"])
+def test_task_selectors(selector: str) -> None:
+    result = mseval("tasks", "list", selector)
+    assert result.returncode == 0 and result.stdout.strip()
+    assert all(line.startswith("lms-") for line in result.stdout.strip().splitlines())
+
+
+def test_no_task_matches_is_an_input_error() -> None:
+    result = mseval("tasks", "list", "no-such-*")
+    assert result.returncode == 2 and "no task matches" in result.stderr
