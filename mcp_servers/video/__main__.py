@@ -1,0 +1,3 @@
+from mcp_servers.common.bootstrap import serve_main
+
+serve_main("video")
