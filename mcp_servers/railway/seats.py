@@ -4,8 +4,9 @@ working out the legs of a booking from its trains, and the refund rule."""
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import case, update
 from sqlmodel import Session, col
 
 from mcp_servers.common.tooling import ToolError
@@ -40,6 +41,11 @@ def take_seats(s: Session, train: find.TrainRef, day: str, seat_class: str, seat
         )  # fmt: skip
 
 
+def least(a: Any, b: Any) -> Any:
+    """The smaller of two SQL expressions (MIN(a, b) in SQLite is LEAST in PostgreSQL)."""
+    return case((a < b, a), else_=b)
+
+
 def release_seats(s: Session, train_id: int, day: str, seat_class: str, seats: int) -> None:
     s.execute(
         update(RailSeatInventory)
@@ -48,7 +54,7 @@ def release_seats(s: Session, train_id: int, day: str, seat_class: str, seats: i
             col(RailSeatInventory.travel_date) == day,
             col(RailSeatInventory.seat_class) == seat_class,
         )
-        .values(available=func.min(col(RailSeatInventory.capacity), col(RailSeatInventory.available) + seats))
+        .values(available=least(col(RailSeatInventory.capacity), col(RailSeatInventory.available) + seats))
     )
 
 
