@@ -1,0 +1,104 @@
+"""PostgreSQL world state: each episode is its own schema, filled from the template schema, and
+neither the tools nor raw SQL of one episode see another's writes (skipped without a server)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text as sql_text
+from sqlalchemy.engine import make_url
+
+from mcp_servers.common import worldstate
+from mcp_servers.common.db import make_engine
+from tests.mcp_servers.support import PG_URL_ENV, World, as_data, serve, text
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"no PostgreSQL: set {PG_URL_ENV}"),
+]
+
+
+@pytest.fixture
+def episodes(tmp_path: Path) -> Iterator[tuple[World, World]]:
+    """Two fresh episodes on the PostgreSQL server, dropped afterwards."""
+    worlds = []
+    for name in ("a", "b"):
+        url = worldstate.create_episode_db(
+            os.environ[PG_URL_ENV], f"pgtest-{name}-{uuid.uuid4().hex[:12]}", tmp_path
+        )
+        (tmp_path / name).mkdir()
+        worlds.append(World(url=url, engine=make_engine(url), workspace=tmp_path / name))
+    try:
+        yield worlds[0], worlds[1]
+    finally:
+        for w in worlds:
+            w.engine.dispose()
+            worldstate.drop_episode_db(w.url)
+
+
+def schema_of(world: World) -> str:
+    with world.engine.connect() as conn:
+        return str(conn.execute(sql_text("SELECT current_schema()")).scalar())
+
+
+async def test_episodes_get_separate_schemas(episodes: tuple[World, World]) -> None:
+    a, b = episodes
+    assert schema_of(a) != schema_of(b)
+    assert schema_of(a).startswith("ep_pgtest_a_") and schema_of(b).startswith("ep_pgtest_b_")
+    assert a.dump() == b.dump()  # both start from the same seeded template
+
+
+async def test_episodes_do_not_see_each_others_writes(episodes: tuple[World, World]) -> None:
+    a, b = episodes
+    coupon = {
+        "code": "PGONLY",
+        "kind": "fixed",
+        "value": 5,
+        "valid_from": "2026-12-01",
+        "valid_until": "2026-12-31",
+    }
+    async with serve("shop", a) as shop_a, serve("shop", b) as shop_b:
+        made = await shop_a.call_tool("create_coupon", coupon)
+        assert not made.is_error, text(made)
+        codes_a = {c["code"] for c in as_data(await shop_a.call_tool("list_coupons", {}))}
+        codes_b = {c["code"] for c in as_data(await shop_b.call_tool("list_coupons", {}))}
+        assert "PGONLY" in codes_a and "PGONLY" not in codes_b
+        # each episode's sequences continue from the seed on their own: the same next id in both
+        for shop in (shop_a, shop_b):
+            product = as_data(
+                await shop.call_tool("search_products", {"in_stock_only": True, "page_size": 1})
+            )
+            items = [{"sku": product["items"][0]["sku"], "quantity": 1}]
+            placed = await shop.call_tool("create_order", {"customer": "CU10001", "items": items})
+            assert "ORD-100901" in text(placed), text(placed)
+    # raw SQL with unqualified table names resolves in the episode's own schema
+    sql = {"sql": "SELECT COUNT(*) FROM shop_coupons WHERE code = 'PGONLY'"}
+    async with serve("warehouse", a) as wh_a, serve("warehouse", b) as wh_b:
+        assert as_data(await wh_a.call_tool("run_query", sql))["rows"] == [[1]]
+        assert as_data(await wh_b.call_tool("run_query", sql))["rows"] == [[0]]
+
+
+def test_dropping_an_episode_removes_only_its_schema(tmp_path: Path) -> None:
+    base = os.environ[PG_URL_ENV]
+    urls = [worldstate.create_episode_db(base, f"pgdrop-{uuid.uuid4().hex[:12]}", tmp_path) for _ in range(2)]
+    schemas = [str(make_url(u).query["options"]).removeprefix("-csearch_path=") for u in urls]
+    worldstate.drop_episode_db(urls[0])
+    engine = make_engine(base)
+    try:
+        with engine.connect() as conn:
+            found = set(
+                conn.execute(
+                    sql_text(
+                        "SELECT schema_name FROM information_schema.schemata WHERE schema_name = ANY(:s)"
+                    ),
+                    {"s": schemas},
+                ).scalars()
+            )
+        assert found == {schemas[1]}
+    finally:
+        worldstate.drop_episode_db(urls[1])
+        engine.dispose()
