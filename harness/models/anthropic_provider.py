@@ -54,15 +54,18 @@ THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 EMPTY = "(empty)"
 
 
+def check(model_id: str, base_url: str | None, api_key_env: str | None) -> str:
+    """Validate what `make` needs, without the SDK; return the API key. Raises `InputError`."""
+    split_options(model_id, {})
+    return api_key(PROVIDER, api_key_env, DEFAULT_KEY_ENV)
+
+
 def make(
     model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
 ) -> AnthropicModel:
     """The registry's factory for `anthropic:MODEL`."""
-    split_options(model_id, {})
-    env = api_key_env or DEFAULT_KEY_ENV
-    return AnthropicModel(
-        model_id, api_key=api_key(PROVIDER, api_key_env, DEFAULT_KEY_ENV), base_url=base_url, key_env=env
-    )
+    key = check(model_id, base_url, api_key_env)
+    return AnthropicModel(model_id, api_key=key, base_url=base_url, key_env=api_key_env or DEFAULT_KEY_ENV)
 
 
 # -- requests ------------------------------------------------------------------------------------

@@ -64,12 +64,30 @@ CHAT_STATE, RESPONSES_STATE = "openai_chat", "openai_responses"
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-(5|[6-9]|\d{2,}))", re.IGNORECASE)
 
 
+def check(model_id: str, base_url: str | None, api_key_env: str | None) -> str:
+    """Validate what `make` needs, without the SDK; return the API key. Raises `InputError`."""
+    split_options(model_id, OPTIONS)
+    return api_key("openai", api_key_env, DEFAULT_KEY_ENV)
+
+
+def check_compatible(model_id: str, base_url: str | None, api_key_env: str | None) -> str:
+    """As `check`, for `openai-compatible:MODEL` (a base URL is required; the key is not)."""
+    split_options(model_id, OPTIONS)
+    if not base_url:
+        raise InputError.one(
+            "--base-url",
+            None,
+            f"openai-compatible:{model_id} needs --base-url (e.g. http://127.0.0.1:8000/v1)",
+        )
+    return api_key("openai-compatible", api_key_env, None, fallback=COMPATIBLE_KEY)
+
+
 def make(
     model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
 ) -> OpenAIModel:
     """The registry's factory for `openai:MODEL[?api=chat|responses]`."""
+    key = check(model_id, base_url, api_key_env)
     base, options = split_options(model_id, OPTIONS)
-    key = api_key("openai", api_key_env, DEFAULT_KEY_ENV)
     return OpenAIModel(
         "openai", model_id, base, api=_api(options), api_key=key, base_url=base_url,
         key_env=api_key_env or DEFAULT_KEY_ENV,
@@ -80,14 +98,8 @@ def make_compatible(
     model_id: str, settings: ModelSettings, base_url: str | None, api_key_env: str | None
 ) -> OpenAIModel:
     """The registry's factory for `openai-compatible:MODEL` (needs `--base-url`)."""
+    key = check_compatible(model_id, base_url, api_key_env)
     base, options = split_options(model_id, OPTIONS)
-    if not base_url:
-        raise InputError.one(
-            "--base-url",
-            None,
-            f"openai-compatible:{model_id} needs --base-url (e.g. http://127.0.0.1:8000/v1)",
-        )
-    key = api_key("openai-compatible", api_key_env, None, fallback=COMPATIBLE_KEY)
     return OpenAIModel(
         "openai-compatible",
         model_id,

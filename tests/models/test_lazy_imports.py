@@ -9,6 +9,10 @@ PROBE = """
 import sys
 import harness.cli.main, harness.models.registry, harness.models.config
 import harness.models.anthropic_provider, harness.models.openai_provider
+import os
+os.environ["PROBE_KEY"] = "k"
+harness.models.anthropic_provider.check("claude-x", None, "PROBE_KEY")  # the pre-flight check
+harness.models.openai_provider.check_compatible("x", "http://127.0.0.1:9/v1", None)
 assert not {"anthropic", "openai", "httpx2"} & set(sys.modules), sorted({"anthropic", "openai", "httpx2"} & set(sys.modules))
 from harness.models.base import ModelSettings
 from harness.models.registry import ModelFactory

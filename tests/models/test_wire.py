@@ -254,5 +254,8 @@ def test_factories_need_their_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
         op.make("gpt-5", ModelSettings(), None, None)
     with pytest.raises(InputError, match="needs --base-url"):
         op.make_compatible("qwen", ModelSettings(), None, None)
+    with pytest.raises(InputError, match="needs --base-url"):
+        op.check_compatible("qwen", None, None)
+    assert op.check_compatible("qwen", "http://127.0.0.1:8000/v1", None) == "EMPTY"
     with pytest.raises(InputError, match="unknown option"):
         ap.make("claude-x?api=responses", ModelSettings(), None, None)
