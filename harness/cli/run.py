@@ -144,6 +144,24 @@ def register(app: typer.Typer) -> None:
         score_and_report(store, report)
 
     @app.command()
+    def view(
+        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+        port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8765,
+    ) -> None:
+        """Browse the recorded episodes: outcomes, checks, waves timelines, event streams."""
+        import time
+
+        from harness.viewer import serving
+
+        with serving(store, port) as server:
+            print(f"mseval view: http://127.0.0.1:{server.server_address[1]}/  (Ctrl-C to stop)")
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                print()
+
+    @app.command()
     def export(
         out: Annotated[
             Path,

@@ -1,0 +1,150 @@
+"""`mseval view`: an episode viewer in the browser, served on 127.0.0.1 only.
+
+`/` lists the finished episodes of the store; `/episode/<id>` shows one: its outcome, the
+check's criteria, a waves timeline (one bar per sub-agent, from its recorded start and end),
+the main agent's turns and the event stream. Plain HTML and inline SVG rendered here; no
+scripts, no external assets.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+from contracts.episode import EpisodeRecord
+from harness.store import Store, episode_key
+
+STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}.ok{color:#070}.bad{color:#b00}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:6px}svg text{font:11px sans-serif}"""
+
+
+def _page(title: str, body: str) -> bytes:
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>".encode()
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def timeline_svg(record: EpisodeRecord, width: int = 900) -> str:
+    """One bar per sub-agent, grouped by wave; time from recorded start/end (steps when absent)."""
+    subs = [(w.index, s) for w in record.waves for s in w.subagents]
+    if not subs:
+        return "<p>No sub-agents: the main agent worked alone.</p>"
+    timed = all(s.started_s is not None and s.ended_s is not None for _, s in subs)
+    if timed:
+        t0 = min(s.started_s or 0.0 for _, s in subs)
+        spans = [((s.started_s or 0.0) - t0, (s.ended_s or 0.0) - t0) for _, s in subs]
+    else:  # lay waves end to end in steps
+        offset, spans, current = 0.0, [], None
+        for wave, s in subs:
+            if wave != current:
+                offset += (
+                    max((x.steps for w2, x in subs if w2 == current), default=0) if current is not None else 0
+                )
+                current = wave
+            spans.append((offset, offset + s.steps))
+    end = max(b for _, b in spans) or 1.0
+    scale, row = (width - 260) / end, 18
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{row * len(subs) + 30}'>"]
+    for i, ((wave, s), (a, b)) in enumerate(zip(subs, spans, strict=True)):
+        y = i * row + 5
+        colour = "#4a90d9" if s.mode == "writable" else "#e8a33d"
+        parts.append(f"<text x='0' y='{y + 12}'>w{wave} {_e(s.id)} {_e(s.type)[:22]}</text>")
+        parts.append(
+            f"<rect class='subagent' x='{200 + a * scale:.1f}' y='{y}' width='{max((b - a) * scale, 2):.1f}' height='{row - 4}' fill='{colour}'><title>{_e(s.description)} — {s.steps} steps, {_e(s.termination)}</title></rect>"
+        )
+    unit = "s" if timed else "steps"
+    parts.append(
+        f"<text x='200' y='{row * len(subs) + 25}'>0</text><text x='{width - 60}' y='{row * len(subs) + 25}'>{end:.2f} {unit}</text></svg>"
+    )
+    return "".join(parts)
+
+
+def episode_page(record: EpisodeRecord, events: list[Any]) -> bytes:
+    status = "ok" if record.success else "bad"
+    checks = "".join(
+        f"<tr><td class='{'ok' if c.passed else 'bad'}'>{'pass' if c.passed else 'FAIL'}</td><td>{_e(c.name)}</td><td>{_e(c.message)}</td></tr>"
+        for c in record.checks or []
+    )
+    turns = "".join(
+        f"<tr><td>{t.step}</td><td>{_e(', '.join(t.tools))}</td><td>{_e(t.text[:300])}</td></tr>"
+        for t in record.main.turns or []
+    )
+    rows = "".join(
+        f"<tr><td>{e.seq}</td><td>{e.t:.3f}</td><td>{_e(e.kind)}</td><td>{_e(e.agent)}</td><td>{_e(str(e.data)[:300])}</td></tr>"
+        for e in events
+    )
+    sim = " (simulated agent)" if record.model.startswith("sim:") else ""
+    body = (
+        f"<p><a href='/'>all episodes</a></p><h1>{_e(record.task_id)}</h1>"
+        f"<p>{_e(record.model)}{sim} · {_e(record.variant)} · seed {record.seed} · "
+        f"<span class='{status}'>{'success' if record.success else 'failure'}</span> · {_e(record.termination)} · "
+        f"critical steps {record.critical_steps} · cost ${record.cost_usd or 0:.4f}</p>"
+        + (f"<p class='bad'>{_e(record.reason)}</p>" if record.reason else "")
+        + f"<h2>Waves</h2>{timeline_svg(record)}<h2>Check</h2><table>{checks}</table>"
+        f"<h2>Main agent turns</h2><table><tr><th>step</th><th>tools</th><th>text</th></tr>{turns}</table>"
+        f"<h2>Events</h2><table><tr><th>#</th><th>t (s)</th><th>kind</th><th>agent</th><th>data</th></tr>{rows}</table>"
+    )
+    return _page(record.task_id, body)
+
+
+def index_page(records: list[EpisodeRecord]) -> bytes:
+    rows = "".join(
+        f"<tr><td><a href='/episode/{_e(r.episode_id)}'>{_e(r.task_id)}</a></td><td>{_e(r.model)}</td><td>{_e(r.variant)}</td>"
+        f"<td>{r.seed}</td><td class='{'ok' if r.success else 'bad'}'>{r.success}</td><td>{_e(r.termination)}</td>"
+        f"<td>{r.critical_steps}</td><td>{len(r.waves)}</td><td>{len(r.subagents)}</td></tr>"
+        for r in sorted(records, key=lambda r: (r.model, r.variant, r.task_id, r.seed))
+    )
+    head = "<tr><th>task</th><th>model</th><th>variant</th><th>seed</th><th>success</th><th>termination</th><th>CSteps</th><th>waves</th><th>sub-agents</th></tr>"
+    return _page("mseval episodes", f"<h1>Episodes</h1><table>{head}{rows}</table>")
+
+
+def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            records = store.records()
+            if self.path in ("/", "/index.html"):
+                return self._send(200, index_page(records))
+            if self.path.startswith("/episode/"):
+                eid = unquote(self.path.removeprefix("/episode/"))
+                found = next((r for r in records if r.episode_id == eid), None)
+                if found is not None:
+                    key = episode_key(
+                        found.run_id or "", found.task_id, found.model, found.variant, found.seed
+                    )
+                    return self._send(200, episode_page(found, store.events(key)))
+            self._send(404, _page("not found", "<p>No such page. <a href='/'>All episodes</a></p>"))
+
+        def _send(self, code: int, body: bytes) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    return Handler
+
+
+@contextmanager
+def serving(store_url: str, port: int = 0) -> Iterator[ThreadingHTTPServer]:
+    """The viewer running in a background thread on 127.0.0.1 (port 0: any free port)."""
+    store = Store(store_url)
+    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(store))
+    thread = threading.Thread(target=server.serve_forever, name="mseval-view", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        store.close()
