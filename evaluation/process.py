@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contracts import EpisodeRecord
-from evaluation.embeddings import Embedder, MemoEmbedder, embedder_id
+from evaluation.embeddings import Embedder, MemoEmbedder, Progress, embedder_id
 from evaluation.gemmas import (
     DEFAULT_LAMBDA,
     Contribution,
@@ -70,7 +70,9 @@ def episode_graph_scores(record: EpisodeRecord, options: GraphOptions) -> Episod
     return EpisodeGraphScores(ids, upr, graph.fallback is not None)
 
 
-def prefetch_embeddings(records: Sequence[EpisodeRecord], options: GraphOptions) -> GraphOptions:
+def prefetch_embeddings(
+    records: Sequence[EpisodeRecord], options: GraphOptions, progress: Progress | None = None
+) -> GraphOptions:
     """Embed every response once, in sorted batches, before the per-graph work."""
     if not options.compute_ids or options.embedder is None:
         return options
@@ -82,7 +84,7 @@ def prefetch_embeddings(records: Sequence[EpisodeRecord], options: GraphOptions)
         for node in graph_of_record(record).nodes
         if node.response.strip()
     ]
-    memo.prefetch(texts)
+    memo.prefetch(texts, progress)
     return GraphOptions(memo, options.compute_ids, options.lam, options.min_nodes, options.contribution)
 
 

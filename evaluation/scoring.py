@@ -18,6 +18,7 @@ from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
 from evaluation.contract import contract_block
 from evaluation.delegation import cached_hits, delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
+from evaluation.embeddings import Progress
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
@@ -42,6 +43,8 @@ class ScoreOptions:
     llm_agreement: Agreement | None = None
     resamples: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    progress: Progress | None = None
+    """Told (done, total) while responses are embedded (the long part with MiniLM)."""
 
 
 def make_labeler(
@@ -231,7 +234,7 @@ def score_records(
     duplicates = Counter((r.model, r.variant) for r in records)
     duplicates.subtract(Counter((r.model, r.variant) for r in unique.records))
     records = unique.records
-    graph_options = prefetch_embeddings(records, options.graph)
+    graph_options = prefetch_embeddings(records, options.graph, options.progress)
     labeler = make_labeler(options.tool_labels, options.llm_labels)
     groups = group_by_setting(records)
     runs = runs_of(records, runs)

@@ -8,6 +8,8 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -96,9 +98,28 @@ def build_document(
     except EmbedderError as exc:
         raise _input_error("--embedder", str(exc)) from None
     graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
-    options = ScoreOptions(baseline=baseline, graph=graph, resamples=resamples)
     sources = read_prior_sources(priors_dir)
-    return score_records(records, priors, runs=runs, prior_sources=sources, options=options)
+    with embedding_progress(model is not None) as progress:
+        options = ScoreOptions(baseline=baseline, graph=graph, resamples=resamples, progress=progress)
+        return score_records(records, priors, runs=runs, prior_sources=sources, options=options)
+
+
+@contextmanager
+def embedding_progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr while responses are embedded, when stderr is a terminal."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("embedding responses", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def _warn(doc: ScoreDocument) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +91,30 @@ def test_requested_embedders_fail_loudly() -> None:
 def test_tfidf_is_no_embedder() -> None:
     assert load_embedder("tfidf") is None
     assert embedder_id(None) == "tfidf"
+
+
+class CountingEmbedder:
+    """Two-dimensional stand-in that records how it is called."""
+
+    id = "counting"
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        return np.array([[1.0, 0.0]] * len(texts))
+
+
+def test_memo_embeds_each_text_once_in_chunks_and_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 distinct texts in chunks of 2: calls of 2, 2, 1; progress (2, 5), (4, 5), (5, 5).
+    Asking again embeds nothing."""
+    monkeypatch.setattr("evaluation.embeddings.PREFETCH_CHUNK", 2)
+    inner = CountingEmbedder()
+    memo = MemoEmbedder(inner)
+    seen: list[tuple[int, int]] = []
+    memo.prefetch(["a", "bb", "a", "ccc", "dddd", "eeeee"], lambda done, total: seen.append((done, total)))
+    assert inner.calls == [2, 2, 1]
+    assert seen == [(2, 5), (4, 5), (5, 5)]
+    assert memo.embed(["a", "eeeee"]).shape == (2, 2)
+    assert inner.calls == [2, 2, 1]
