@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -10,8 +9,10 @@ import typer
 
 from harness.cli.common import DEFAULT_STORE, STORE_HELP
 
-tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True)
-priors_app = typer.Typer(help="Validate and draft delegation priors.", no_args_is_help=True)
+tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True, rich_markup_mode=None)
+priors_app = typer.Typer(
+    help="Validate and draft delegation priors.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @tasks_app.command("list")
@@ -32,6 +33,8 @@ def tasks_validate(
     concurrency: Annotated[int, typer.Option(min=1)] = 4,
 ) -> None:
     """Gold solution passes each check, doing nothing fails it, priors fit solutions, splits are populated."""
+    import asyncio
+
     from contracts.scenarios import SCENARIOS
     from harness.catalog import load_tasks
     from harness.profiles import load_profiles

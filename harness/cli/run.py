@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,8 @@ DEMO_MATRIX = [
 
 
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
+    import asyncio
+
     from harness.cli.common import progress
     from harness.runner import Runner
 

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-servers_app = typer.Typer(help="The MCP servers: list them, or serve one.", no_args_is_help=True)
+servers_app = typer.Typer(
+    help="The MCP servers: list them, or serve one.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @servers_app.command("list")
