@@ -119,7 +119,8 @@ class Runner:
             price_version=p.prices.version if p.prices else None,
         )  # fmt: skip
 
-    async def run(self, progress: Progress | None = None) -> RunResult:
+    def prepare(self) -> tuple[str, list[Job], int]:
+        """The run (new, or with --resume the latest one of the same matrix) and its pending jobs."""
         identity = self.identity()
         key = matrix_key(identity)
         run_id = self.store.latest_run(key) if self.plan.resume else None
@@ -132,6 +133,10 @@ class Runner:
             for j in self.plan.jobs()
             if episode_key(run_id, j.task.id, j.model, j.variant, j.seed) not in done
         ]
+        return run_id, jobs, len(done)
+
+    async def run(self, progress: Progress | None = None) -> RunResult:
+        run_id, jobs, skipped = self.prepare()
         slots = asyncio.Semaphore(self.plan.concurrency)
         records: list[EpisodeRecord] = []
         try:
@@ -148,9 +153,12 @@ class Runner:
                     for job in jobs:
                         tg.create_task(one(job))
         finally:
-            await self.factory.aclose()
-            self.store.close()
-        return RunResult(run_id=run_id, records=records, skipped=len(done))
+            await self.close()
+        return RunResult(run_id=run_id, records=records, skipped=skipped)
+
+    async def close(self) -> None:
+        await self.factory.aclose()
+        self.store.close()
 
     async def run_episode(self, job: Job, run_id: str, streamer: EventStreamer) -> EpisodeRecord:
         plan, task = self.plan, job.task

@@ -25,12 +25,12 @@ def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     from harness.cli.common import progress
     from harness.runner import Runner
 
-    if executor == "ray":
-        from harness.ray_executor import run_with_ray
-
-        return run_with_ray(plan, ray_address)
-    runner = Runner(plan)
     with progress(len(plan.jobs()), "episodes") as advance:
+        if executor == "ray":
+            from harness.ray_executor import run_with_ray
+
+            return run_with_ray(plan, ray_address, advance)
+        runner = Runner(plan)
         try:
             return asyncio.run(runner.run(advance))
         except KeyboardInterrupt:

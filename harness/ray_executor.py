@@ -1,0 +1,69 @@
+"""`--executor ray`: each episode is a Ray task (SPEC §13).
+
+The driver creates (or, with --resume, finds) the run in the store and submits every pending
+episode; each worker builds its own world and servers and writes its events and outcome to the
+same store, which should then be PostgreSQL (`--store postgresql+psycopg://...`) — or a SQLite
+file on a disk every worker sees, for one machine. `--ray-address` joins a cluster; without it
+a local Ray instance starts with `--concurrency` CPUs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import Any
+
+from contracts.episode import EpisodeRecord
+from contracts.errors import InputError
+from harness.runner import Job, Runner, RunPlan, RunResult
+from harness.store import EventStreamer
+
+
+def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
+    """Body of a Ray task: one episode, on its own event loop and store connection."""
+
+    async def go() -> EpisodeRecord:
+        runner = Runner(plan)
+        try:
+            async with EventStreamer(runner.store) as streamer:
+                return await runner.run_episode(job, run_id, streamer)
+        finally:
+            await runner.close()
+
+    return asyncio.run(go()).model_dump(mode="json", by_alias=True)
+
+
+def run_with_ray(
+    plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None
+) -> RunResult:
+    try:
+        import ray
+    except ImportError:
+        raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
+    driver = Runner(plan)
+    try:
+        run_id, jobs, skipped = driver.prepare()
+    finally:
+        driver.store.close()
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=plan.concurrency, include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(run_one_episode)
+        pending = [task.remote(plan, job, run_id) for job in jobs]
+        records: list[EpisodeRecord] = []
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            record = EpisodeRecord.model_validate(ray.get(done[0]))
+            records.append(record)
+            if progress is not None:
+                progress(record)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return RunResult(run_id=run_id, records=records, skipped=skipped)

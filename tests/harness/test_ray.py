@@ -1,0 +1,25 @@
+"""`--executor ray`: episodes as Ray tasks on a local Ray instance, all recorded in one store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.harness.test_cli import mseval
+
+pytest.importorskip("ray")
+
+
+def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--variant", "spec", "--tasks", "lms",
+                    "--executor", "ray", "--concurrency", "2", "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"),
+                    env={"RAY_AUTH_MODE": "disabled"})  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT task_id, variant, status FROM mseval_episode").fetchall()
+        events = db.execute("SELECT COUNT(DISTINCT episode_key) FROM mseval_event").fetchone()[0]
+    assert len(rows) == len(set(rows)) == 6 and {r[2] for r in rows} == {"completed"}
+    assert events == 6  # every worker streamed its events into the shared store
