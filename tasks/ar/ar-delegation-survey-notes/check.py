@@ -1,0 +1,118 @@
+"""Delegation_Survey.xlsx holds each listed paper's figures as its full text states them; a wiki
+page of notes names every paper, method and key component; the reading group is in the calendar."""
+
+import re
+
+from harness.checks import Criterion, World, close_enough
+
+LIST = "Delegation survey"
+HEADER = ["paper id", "title", "method", "benchmark", "score", "baseline score", "second benchmark",
+          "second score", "gpus", "training hours", "ablation drop"]  # fmt: skip
+GUESTS = {"rafael.eriksen@company.example", "emeka.kaur@company.example", "carla.dubois@company.example"}
+
+
+def facts(world: World, paper_id: int) -> dict:
+    """What the paper's Method, Experiments and Analysis pages state."""
+    pages = {r["section"]: r["text"] for r in world.rows("scholar_page", paper_id=paper_id)}
+    gpus, hours = re.search(r"using (\d+) GPUs for (\d+) hours", pages["Method"]).groups()
+    table = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in pages["Experiments"].splitlines()
+        if line.startswith("|")
+    ]
+    component, drop = re.search(r"Removing (.+?) lowers .+? by ([\d.]+) points", pages["Analysis"]).groups()
+    return {
+        "method": table[2][0], "bench1": table[0][1], "bench2": table[0][2], "ours1": float(table[2][1]),
+        "base1": float(table[1][1]), "ours2": float(table[2][2]), "gpus": int(gpus), "hours": int(hours),
+        "component": component, "drop": float(drop),
+    }  # fmt: skip
+
+
+def same(cell: object, expected: object) -> bool:
+    if isinstance(expected, (int, float)):
+        return close_enough(cell, float(expected))
+    return str(cell or "").strip().lower() == str(expected).lower()
+
+
+def workbook_criteria(world: World, papers: list[dict], known: dict[int, dict]) -> list[Criterion]:
+    wb = world.xlsx("Delegation_Survey.xlsx")
+    if wb is None or "Papers" not in wb.sheetnames:
+        return [Criterion("workbook", False, "Delegation_Survey.xlsx with a sheet Papers is missing")]
+    rows = [list(r) for r in wb["Papers"].iter_rows(values_only=True) if any(v is not None for v in r)]
+    header = [str(h or "").strip().lower() for h in (rows[0][:11] if rows else [])]
+    body = rows[1:]
+    out = [
+        Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
+        Criterion.of(
+            "one row per paper, by id",
+            [str(r[0]) for r in body] == [str(p["id"]) for p in papers],
+            f"paper ids are {[r[0] for r in body]}, expected {[p['id'] for p in papers]}",
+        ),
+    ]
+    keys = ["method", "bench1", "ours1", "base1", "bench2", "ours2", "gpus", "hours", "drop"]
+    for row in body:
+        f = known.get(int(row[0])) if str(row[0]).isdigit() else None
+        if f is None:
+            continue
+        wrong = [HEADER[i + 2] for i, k in enumerate(keys) if len(row) <= i + 2 or not same(row[i + 2], f[k])]
+        out.append(
+            Criterion.of(f"figures of paper {row[0]}", not wrong, f"wrong or missing: {', '.join(wrong)}")
+        )
+    return out
+
+
+def wiki_criteria(world: World, papers: list[dict], known: dict[int, dict]) -> list[Criterion]:
+    pages = world.query(
+        "SELECT id FROM wiki_page WHERE lower(trim(title)) = 'delegation survey: reading notes' AND NOT archived"
+    )
+    if not pages:
+        return [Criterion("wiki page", False, "no page 'Delegation survey: reading notes'")]
+    text = " ".join(b["text"] for b in world.rows("wiki_block", page_id=pages[-1]["id"])).lower()
+    missing = [
+        str(p["id"])
+        for p in papers
+        if not all(
+            x.lower() in text for x in (p["title"], known[p["id"]]["method"], known[p["id"]]["component"])
+        )
+    ]
+    return [
+        Criterion.of("wiki notes", not missing, f"notes lack title, method or component of papers {missing}")
+    ]
+
+
+def calendar_criteria(world: World, papers: list[dict]) -> list[Criterion]:
+    events = world.query(
+        """SELECT e.id, e.description, e.location FROM calendar_event e JOIN calendar_calendar c ON c.id = e.calendar_id
+           WHERE c.name = 'Work' AND lower(e.title) = 'delegation survey reading group'
+             AND e.start = '2026-12-03T14:00' AND e."end" = '2026-12-03T15:00'"""
+    )
+    if not events:
+        return [
+            Criterion(
+                "calendar", False, "no Work event 'Delegation survey reading group' 2026-12-03 14:00-15:00"
+            )
+        ]
+    e = events[-1]
+    guests = {a["email"] for a in world.rows("calendar_attendee", event_id=e["id"])}
+    titled = all(p["title"].lower() in (e["description"] or "").lower() for p in papers)
+    return [
+        Criterion.of("invitees", guests >= GUESTS, f"invited {sorted(guests)}"),
+        Criterion.of("room", "lighthouse" in (e["location"] or "").lower(), f"location is {e['location']!r}"),
+        Criterion.of(
+            "paper titles in description", titled, "the description does not list every paper title"
+        ),
+    ]
+
+
+def check(world: World) -> list[Criterion]:
+    papers = world.query(
+        """SELECT p.id, p.title FROM scholar_reading_list_item i JOIN scholar_reading_list l ON l.id = i.list_id
+           JOIN scholar_paper p ON p.id = i.paper_id WHERE l.name = :name ORDER BY p.id""",
+        name=LIST,
+    )
+    known = {p["id"]: facts(world, p["id"]) for p in papers}
+    return (
+        workbook_criteria(world, papers, known)
+        + wiki_criteria(world, papers, known)
+        + calendar_criteria(world, papers)
+    )
