@@ -28,6 +28,14 @@ def facts(world: World, paper_id: int) -> dict:
     }  # fmt: skip
 
 
+def ident(cell: object) -> int | None:
+    """A paper id as written in a cell (287, 287.0 or '287')."""
+    try:
+        return int(float(str(cell)))
+    except ValueError:
+        return None
+
+
 def same(cell: object, expected: object) -> bool:
     if isinstance(expected, (int, float)):
         return close_enough(cell, float(expected))
@@ -45,13 +53,13 @@ def workbook_criteria(world: World, papers: list[dict], known: dict[int, dict]) 
         Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
         Criterion.of(
             "one row per paper, by id",
-            [str(r[0]) for r in body] == [str(p["id"]) for p in papers],
+            [ident(r[0]) for r in body] == [p["id"] for p in papers],
             f"paper ids are {[r[0] for r in body]}, expected {[p['id'] for p in papers]}",
         ),
     ]
     keys = ["method", "bench1", "ours1", "base1", "bench2", "ours2", "gpus", "hours", "drop"]
     for row in body:
-        f = known.get(int(row[0])) if str(row[0]).isdigit() else None
+        f = known.get(ident(row[0]) or 0)
         if f is None:
             continue
         wrong = [HEADER[i + 2] for i, k in enumerate(keys) if len(row) <= i + 2 or not same(row[i + 2], f[k])]
