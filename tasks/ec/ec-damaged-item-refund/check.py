@@ -1,0 +1,51 @@
+"""The damaged blender's order line is refunded (and nothing else), and the customer is told."""
+
+import re
+
+from harness.checks import Criterion, World
+from mcp_servers.mail.schema import sent_mail
+from mcp_servers.shop.schema import NOW
+
+
+def check(world: World) -> list[Criterion]:
+    line = world.query(
+        """SELECT o.id, o.order_number, o.status, o.paid_amount, l.line_total, c.email
+           FROM shop_order_lines l JOIN shop_orders o ON o.id = l.order_id
+           JOIN shop_products p ON p.id = l.product_id JOIN shop_customers c ON c.id = o.customer_id
+           WHERE c.customer_number = 'CU10178' AND p.name = 'Ferro Blender Mini'
+             AND o.placed_at BETWEEN '2026-10-20' AND '2026-11-01'"""
+    )[0]
+    refunds = world.query(
+        "SELECT order_id, amount, reason FROM shop_refunds WHERE created_at = :now", now=NOW
+    )
+    mine = [r for r in refunds if r["order_id"] == line["id"]]
+    out = [
+        Criterion.of(
+            "line refunded",
+            len(mine) == 1 and abs(mine[0]["amount"] - line["line_total"]) < 0.005,
+            f"refunds on {line['order_number']}: {mine}; expected one of {line['line_total']:.2f}",
+        ),
+        Criterion.of(
+            "reason",
+            bool(mine) and "damaged" in mine[0]["reason"].lower(),
+            "the refund's reason is not 'item arrived damaged'",
+        ),
+        Criterion.of("only that refund", len(refunds) == len(mine), f"{len(refunds)} refunds were issued"),
+        Criterion.of("order kept", line["status"] == "delivered", f"the order is now {line['status']}"),
+    ]
+    mails = sent_mail(world.engine, to=line["email"])
+    amount = f"{line['line_total']:.2f}"
+    told = [
+        m
+        for m in mails
+        if line["order_number"] in m.subject + m.body
+        and amount in re.sub(r"(\d),(\d{2})\b", r"\1.\2", m.body)
+    ]
+    out.append(
+        Criterion.of(
+            "customer told",
+            bool(told),
+            f"no mail to {line['email']} naming {line['order_number']} and {amount}",
+        )
+    )
+    return out

@@ -1,0 +1,88 @@
+"""Keyforge_Brief.docx: vendor facts from the web, brand figures from the shop, weak products; mailed."""
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+BRANDS = ["Keyforge", "Nimbus", "Bytewise"]
+HEADER = ["brand", "active products", "units on hand", "average rating", "1-2 star reviews"]
+YUSUF = "yusuf.andersen@company.example"
+
+
+def products(world: World, brand: str) -> list[dict]:
+    return world.query(
+        """SELECT p.id, p.sku, s.on_hand FROM shop_products p JOIN shop_stock s ON s.product_id = p.id
+           WHERE p.brand = :b AND p.category = 'Computing' AND p.active ORDER BY p.sku""",
+        b=brand,
+    )
+
+
+def ratings(world: World, product_id: int) -> list[int]:
+    return [r["rating"] for r in world.rows("shop_reviews", product_id=product_id)]
+
+
+def check(world: World) -> list[Criterion]:
+    doc = world.docx("Keyforge_Brief.docx")
+    if doc is None:
+        return [Criterion("brief", False, "Keyforge_Brief.docx is missing or unreadable")]
+    texts = [p.text for p in doc.paragraphs]
+    full = "\n".join(texts).lower()
+    out = [
+        Criterion.of(
+            "support contact", "support@keyforge.example" in full, "the brief lacks support@keyforge.example"
+        ),
+        Criterion.of(
+            "quality claim",
+            any(k in full for k in ("ten million", "10 million", "10,000,000", "10000000")),
+            "the brief lacks the ten-million-keystroke claim",
+        ),
+    ]
+    tables = [[[c.text.strip() for c in row.cells] for row in t.rows] for t in doc.tables]
+    table = next((t for t in tables if t and [h.lower() for h in t[0][:5]] == HEADER), None)
+    weak: list[str] = []
+    strong: list[str] = []
+    for brand in BRANDS:
+        items = products(world, brand)
+        all_ratings: list[int] = []
+        for p in items:
+            mine = ratings(world, p["id"])
+            all_ratings += mine
+            if mine:
+                (weak if sum(mine) / len(mine) < 3 else strong).append(p["sku"])
+        want = (len(items), sum(p["on_hand"] for p in items), sum(all_ratings) / len(all_ratings))
+        low = sum(r <= 2 for r in all_ratings)
+        row = next((r for r in table[1:] if r and r[0].lower() == brand.lower()), None) if table else None
+        ok = (
+            row is not None
+            and len(row) >= 5
+            and row[1] == str(want[0])
+            and row[2] == str(want[1])
+            and close_enough(row[3], want[2], 0.006)
+            and row[4] == str(low)
+        )
+        out.append(
+            Criterion.of(
+                f"{brand} row",
+                ok,
+                f"table row for {brand} is {row}; expected {want[0]}, {want[1]}, {want[2]:.2f}, {low}"
+                if table
+                else "no table with the columns " + ", ".join(HEADER),
+            )
+        )
+    heading = next((i for i, t in enumerate(texts) if t.strip().lower() == "products to discuss"), None)
+    tail = "\n".join(texts[heading + 1 :]) if heading is not None else ""
+    out.append(
+        Criterion.of(
+            "products to discuss",
+            heading is not None and all(s in tail for s in weak) and not any(s in tail for s in strong),
+            f"after the heading 'Products to discuss' expected exactly the SKUs {weak}",
+        )
+    )
+    mails = [
+        m
+        for m in sent_mail(world.engine, to=YUSUF, subject_contains="Keyforge")
+        if "Keyforge_Brief.docx" in m.attachment_list()
+    ]
+    out.append(
+        Criterion.of("brief mailed", bool(mails), f"no mail to {YUSUF} with Keyforge_Brief.docx attached")
+    )
+    return out

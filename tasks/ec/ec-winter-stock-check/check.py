@@ -1,0 +1,110 @@
+"""Winter stock check: a shared cloud spreadsheet per category, a deck of low-cover products, a mail."""
+
+import json
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+CATEGORIES = ["Outdoor", "Fitness", "Home"]
+TITLE = "Winter Stock Check 2026"
+YUSUF = "yusuf.andersen@company.example"
+LOW = 50
+
+
+def catalogue(world: World, category: str) -> list[dict]:
+    return world.query(
+        """SELECT p.sku, p.name, p.price, s.on_hand,
+                  (SELECT ROUND(AVG(r.rating), 2) FROM shop_reviews r WHERE r.product_id = p.id) AS rating
+           FROM shop_products p JOIN shop_stock s ON s.product_id = p.id
+           WHERE p.category = :c AND p.active ORDER BY p.sku""",
+        c=category,
+    )
+
+
+def grid(world: World, spreadsheet_id: int, sheet: str) -> list[list[object]]:
+    cells = world.query(
+        """SELECT c.row_no, c.col_no, c.value FROM sheets_cell c JOIN sheets_sheet t ON t.id = c.sheet_id
+           WHERE t.spreadsheet_id = :s AND t.title = :t""",
+        s=spreadsheet_id,
+        t=sheet,
+    )
+    if not cells:
+        return []
+    rows = max(c["row_no"] for c in cells)
+    cols = max(c["col_no"] for c in cells)
+    out: list[list[object]] = [[None] * cols for _ in range(rows)]
+    for c in cells:
+        out[c["row_no"] - 1][c["col_no"] - 1] = json.loads(c["value"])
+    return out
+
+
+def sheet_rows_ok(rows: list[list[object]], expected: list[dict]) -> tuple[bool, str]:
+    if not rows:
+        return False, "the sheet is empty"
+    header = [str(h or "").strip().lower() for h in rows[0][:5]]
+    if header != ["sku", "name", "price", "on hand", "rating"]:
+        return False, f"header is {rows[0]}"
+    body = [r + [None] * (5 - len(r)) for r in rows[1:] if any(v not in (None, "") for v in r)]
+    if [str(r[0]) for r in body] != [p["sku"] for p in expected]:
+        return False, f"SKUs are {[r[0] for r in body]}; expected {[p['sku'] for p in expected]}"
+    for r, p in zip(body, expected, strict=True):
+        rating_ok = r[4] in (None, "") if p["rating"] is None else close_enough(r[4], p["rating"], 0.006)
+        if not (close_enough(r[2], p["price"], 0.001) and str(r[3]) == str(p["on_hand"]) and rating_ok):
+            return (
+                False,
+                f"row {r} does not match price {p['price']}, on hand {p['on_hand']}, rating {p['rating']}",
+            )
+    return True, ""
+
+
+def check(world: World) -> list[Criterion]:
+    out: list[Criterion] = []
+    expected = {c: catalogue(world, c) for c in CATEGORIES}
+    books = world.query(
+        "SELECT id FROM sheets_spreadsheet WHERE lower(title) = lower(:t) ORDER BY id DESC", t=TITLE
+    )
+    if not books:
+        out.append(Criterion("spreadsheet", False, f"no cloud spreadsheet titled {TITLE!r}"))
+    else:
+        book = books[0]["id"]
+        for c in CATEGORIES:
+            ok, why = sheet_rows_ok(grid(world, book, c), expected[c])
+            out.append(Criterion.of(f"sheet {c}", ok, why or f"sheet {c} is wrong"))
+        shared = world.query(
+            "SELECT role FROM sheets_permission WHERE spreadsheet_id = :s AND email = :e", s=book, e=YUSUF
+        )
+        out.append(
+            Criterion.of(
+                "shared with Yusuf",
+                bool(shared) and shared[0]["role"] == "writer",
+                f"permission for {YUSUF} is {shared}",
+            )
+        )
+    deck = world.pptx("Winter_Stock.pptx")
+    if deck is None:
+        out.append(Criterion("deck", False, "Winter_Stock.pptx is missing or unreadable"))
+    else:
+        slides = list(deck.slides)
+        for c in CATEGORIES:
+            want = [(p["sku"], str(p["on_hand"])) for p in expected[c] if p["on_hand"] < LOW]
+            tables = [
+                [[cell.text for cell in row.cells] for row in shape.table.rows]
+                for s in slides
+                if s.shapes.title is not None
+                and s.shapes.title.text.strip().lower() == f"{c}: under 50 units".lower()
+                for shape in s.shapes
+                if shape.has_table
+            ]
+            got = sorted((r[0], r[2]) for r in tables[0][1:] if len(r) >= 3) if tables else None
+            out.append(
+                Criterion.of(
+                    f"slide {c}",
+                    got == sorted(want),
+                    f"table slide '{c}: under 50 units' lists {got}; expected {sorted(want)}",
+                )
+            )
+    mails = [m for m in sent_mail(world.engine, to=YUSUF) if "Winter_Stock.pptx" in m.attachment_list()]
+    out.append(
+        Criterion.of("deck mailed", bool(mails), f"no mail to {YUSUF} with Winter_Stock.pptx attached")
+    )
+    return out
