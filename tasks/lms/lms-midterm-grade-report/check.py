@@ -1,0 +1,173 @@
+"""GradeReport.pptx (per-course and summary tables), AtRisk.xlsx, and the mail to the academic office."""
+
+from typing import Any
+
+from harness.checks import Criterion, World, close_enough
+
+COURSES = ["MATH120", "MATH210", "STAT200", "ECON101"]
+OFFICE = "academic.office@univ.example"
+
+
+def course_facts(world: World, code: str) -> dict[str, Any]:
+    """Graded assignments with the active students' mean score, and each active student's overall %."""
+    course = world.rows("lms_course", code=code)[0]
+    active = world.query(
+        """SELECT s.id, s.student_number, s.name, s.email FROM lms_enrollment e
+           JOIN lms_student s ON s.id = e.student_id
+           WHERE e.course_id = :c AND e.role = 'student' AND e.status = 'active' ORDER BY s.student_number""",
+        c=course["id"],
+    )
+    ids = {s["id"] for s in active}
+    graded = world.query(
+        """SELECT a.id, a.title, a.points_possible FROM lms_assignment a WHERE a.course_id = :c
+           AND EXISTS (SELECT 1 FROM lms_grade g WHERE g.assignment_id = a.id) ORDER BY a.due_date""",
+        c=course["id"],
+    )
+    scores: dict[int, dict[int, float]] = {s: {} for s in ids}
+    for a in graded:
+        for g in world.rows("lms_grade", assignment_id=a["id"]):
+            if g["student_id"] in ids:
+                scores[g["student_id"]][a["id"]] = g["score"]
+    assignments = []
+    for a in graded:
+        mean = sum(scores[s].get(a["id"], 0.0) for s in ids) / len(ids)
+        assignments.append((a["title"], a["points_possible"], mean, 100 * mean / a["points_possible"]))
+    points = sum(a["points_possible"] for a in graded)
+    overall = {s["student_number"]: 100 * sum(scores[s["id"]].values()) / points for s in active}
+    return {
+        "title": course["title"],
+        "assignments": assignments,
+        "overall": overall,
+        "people": {s["student_number"]: s for s in active},
+    }
+
+
+def slide_tables(deck: Any) -> dict[str, list[list[str]]]:
+    out = {}
+    for slide in deck.slides:
+        title = slide.shapes.title.text.strip() if slide.shapes.title is not None else ""
+        for shape in slide.shapes:
+            if shape.has_table:
+                out[title] = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
+    return out
+
+
+def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion]:
+    deck = world.pptx("GradeReport.pptx")
+    if deck is None:
+        return [Criterion("deck", False, "GradeReport.pptx is missing or unreadable")]
+    titles = [s.shapes.title.text.strip() if s.shapes.title is not None else "" for s in deck.slides]
+    tables = slide_tables(deck)
+    out = [
+        Criterion.of(
+            "title slide",
+            bool(titles) and titles[0].lower() == "fall 2026 midterm grade report",
+            f"first slide title is {titles[:1]}",
+        )
+    ]
+    for code in COURSES:
+        f = facts[code]
+        want = f"{code} {f['title']}".lower()
+        table = next((t for title, t in tables.items() if title.lower() == want), None)
+        if table is None:
+            out.append(Criterion(f"{code} slide", False, f"no table slide titled '{code} {f['title']}'"))
+            continue
+        body = {r[0]: r for r in table[1:] if r and r[0]}
+        expected = f["assignments"]
+        good = len(body) == len(expected) and all(
+            title in body
+            and close_enough(body[title][1], points)
+            and close_enough(body[title][2], mean, 0.006)
+            and close_enough(body[title][3], pct, 0.06)
+            for title, points, mean, pct in expected
+        )
+        out.append(
+            Criterion.of(
+                f"{code} slide",
+                good
+                and [h.lower() for h in table[0]][:4]
+                == ["assignment", "points possible", "average score", "average %"],
+                f"{code} table {table[:1]} with rows {sorted(body)} does not give the graded assignments "
+                f"{[e[0] for e in expected]} with their means over active students",
+            )
+        )
+    summary = tables.get("Summary")
+    if summary is None:
+        out.append(Criterion("summary slide", False, "no table slide titled 'Summary'"))
+    else:
+        rows = {r[0]: r for r in summary[1:] if r and r[0]}
+        bad = []
+        for code in COURSES:
+            overall = facts[code]["overall"]
+            mean = sum(overall.values()) / len(overall)
+            low = sum(p < 60 for p in overall.values())
+            r = rows.get(code)
+            if not (
+                r
+                and len(r) >= 4
+                and close_enough(r[1], len(overall), 0)
+                and close_enough(r[2], mean, 0.06)
+                and close_enough(r[3], low, 0)
+            ):
+                bad.append(f"{code}: {r} (expected {len(overall)}, {mean:.1f}, {low})")
+        out.append(Criterion.of("summary slide", not bad, "; ".join(bad)))
+    return out
+
+
+def check_workbook(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion]:
+    wb = world.xlsx("AtRisk.xlsx")
+    if wb is None:
+        return [Criterion("at-risk workbook", False, "AtRisk.xlsx is missing or unreadable")]
+    out = []
+    for code in COURSES:
+        overall, people = facts[code]["overall"], facts[code]["people"]
+        low = sorted(n for n, p in overall.items() if p < 60)
+        if code not in wb.sheetnames:
+            out.append(Criterion(f"{code} at risk", False, f"no sheet {code}; sheets are {wb.sheetnames}"))
+            continue
+        rows = [r for r in wb[code].iter_rows(values_only=True) if r and any(v is not None for v in r)]
+        header = [str(v).strip().lower() for v in rows[0][:4]] if rows else []
+        body = rows[1:]
+        good = (
+            header == ["student number", "name", "email", "overall %"]
+            and [str(r[0]) for r in body] == low
+            and all(
+                str(r[1]) == people[str(r[0])]["name"]
+                and str(r[2]).lower() == people[str(r[0])]["email"]
+                and close_enough(r[3], overall[str(r[0])], 0.06)
+                for r in body
+            )
+        )
+        out.append(
+            Criterion.of(
+                f"{code} at risk",
+                good,
+                f"sheet {code} lists {[r[0] for r in body]}; expected {low} with name, email, overall %",
+            )
+        )
+    return out
+
+
+def check_mail(world: World) -> Criterion:
+    sent = world.query(
+        """SELECT to_addrs, cc_addrs, subject, attachments FROM mail_message
+           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
+    )
+    good = [
+        m
+        for m in sent
+        if OFFICE in m["to_addrs"]
+        and m["subject"].strip().lower() == "fall 2026 midterm grade report"
+        and "GradeReport.pptx" in m["attachments"]
+        and "AtRisk.xlsx" in m["attachments"]
+    ]
+    return Criterion.of(
+        "mail to the academic office",
+        bool(good),
+        f"no mail to {OFFICE} titled 'Fall 2026 midterm grade report' with both files attached",
+    )
+
+
+def check(world: World) -> list[Criterion]:
+    facts = {code: course_facts(world, code) for code in COURSES}
+    return [*check_deck(world, facts), *check_workbook(world, facts), check_mail(world)]

@@ -1,0 +1,121 @@
+"""Project 4 grading set-up: queue sheets shared with each TA, a session per TA, a mail per TA."""
+
+import json
+import re
+from typing import Any
+
+from harness.checks import Criterion, World
+
+COURSES = {"CS201": "09:00", "CS305": "11:00", "STAT200": "13:00", "ENG150": "15:00"}
+TITLE = "Project 4 Grading Queue"
+
+
+def expected(world: World, code: str) -> tuple[str, list[list[str]]]:
+    """The course's TA address and the rows to grade (active students, submitted or late)."""
+    ta = world.query(
+        """SELECT s.email FROM lms_enrollment e JOIN lms_student s ON s.id = e.student_id
+           JOIN lms_course c ON c.id = e.course_id WHERE c.code = :code AND e.role = 'ta'""",
+        code=code,
+    )[0]["email"]
+    rows = world.query(
+        """SELECT s.student_number, s.name, sub.status, sub.submitted_at FROM lms_submission sub
+           JOIN lms_assignment a ON a.id = sub.assignment_id JOIN lms_course c ON c.id = a.course_id
+           JOIN lms_student s ON s.id = sub.student_id
+           JOIN lms_enrollment e ON e.student_id = s.id AND e.course_id = c.id
+           WHERE c.code = :code AND a.title = 'Project 4' AND sub.status IN ('submitted', 'late')
+             AND e.status = 'active' AND e.role = 'student' ORDER BY s.student_number""",
+        code=code,
+    )
+    return ta, [[r["student_number"], r["name"], r["status"], r["submitted_at"]] for r in rows]
+
+
+def sheet_rows(world: World, sheet_id: int) -> list[list[Any]]:
+    cells = world.rows("sheets_cell", sheet_id=sheet_id)
+    if not cells:
+        return []
+    height = max(c["row_no"] for c in cells)
+    width = max(c["col_no"] for c in cells)
+    grid: list[list[Any]] = [[None] * width for _ in range(height)]
+    for c in cells:
+        grid[c["row_no"] - 1][c["col_no"] - 1] = json.loads(c["value"])
+    return grid
+
+
+def check(world: World) -> list[Criterion]:
+    books = [
+        b
+        for b in world.rows("sheets_spreadsheet", owner="me@company.example")
+        if b["title"].strip().lower() == TITLE.lower()
+    ]
+    out = [Criterion.of("spreadsheet", len(books) == 1, f"{len(books)} spreadsheets titled '{TITLE}'")]
+    book = books[0] if books else None
+    sheets = (
+        {s["title"]: s["id"] for s in world.rows("sheets_sheet", spreadsheet_id=book["id"])} if book else {}
+    )
+    shares = (
+        {p["email"]: p["role"] for p in world.rows("sheets_permission", spreadsheet_id=book["id"])}
+        if book
+        else {}
+    )
+    sent = world.query(
+        """SELECT to_addrs, subject, body FROM mail_message
+           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
+    )
+    for code, at in COURSES.items():
+        ta, rows = expected(world, code)
+        got = sheet_rows(world, sheets[code]) if code in sheets else []
+        header = [str(v).strip().lower() for v in got[0][:4]] if got else []
+        body = [[str(v) if v is not None else "" for v in r[:4]] for r in got[1:]]
+        out.append(
+            Criterion.of(
+                f"{code} queue",
+                header == ["student number", "name", "status", "submitted at"] and body == rows,
+                f"sheet {code} has {len(body)} rows after header {header}; expected the {len(rows)} "
+                "active submitted/late submissions in student-number order",
+            )
+        )
+        out.append(
+            Criterion.of(
+                f"{code} shared", shares.get(ta) == "writer", f"{ta} is {shares.get(ta)!r}, not a writer"
+            )
+        )
+        hour = int(at[:2])
+        events = world.query(
+            """SELECT e.id FROM calendar_event e JOIN calendar_calendar k ON k.id = e.calendar_id
+               JOIN calendar_attendee p ON p.event_id = e.id
+               WHERE k.name = 'Work' AND lower(e.title) = :title AND e.start = :start AND e.end = :end
+                 AND p.email = :ta""",
+            title=f"{code} project 4 grading".lower(),
+            start=f"2026-11-23T{at}",
+            end=f"2026-11-23T{hour + 2:02d}:00",
+            ta=ta,
+        )
+        out.append(
+            Criterion.of(
+                f"{code} session",
+                len(events) == 1,
+                f"{len(events)} Work events '{code} Project 4 grading' on 2026-11-23 {at}-{hour + 2:02d}:00 with {ta}",
+            )
+        )
+        mails = [
+            m
+            for m in sent
+            if ta in m["to_addrs"].split(", ")
+            and m["subject"].strip().lower() == f"{code} project 4 grading".lower()
+        ]
+        told = [
+            m
+            for m in mails
+            if str(len(rows)) in re.findall(r"\d+", m["body"])
+            and TITLE.lower() in m["body"].lower()
+            and at in m["body"]
+        ]
+        out.append(
+            Criterion.of(
+                f"{code} mail",
+                bool(told),
+                f"no mail to {ta} titled '{code} Project 4 grading' naming {len(rows)} submissions, {at} and "
+                f"'{TITLE}' ({len(mails)} mails with that subject)",
+            )
+        )
+    return out
