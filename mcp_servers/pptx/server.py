@@ -26,8 +26,8 @@ from mcp_servers.common.workspace import relative, resolve
 READ = "workspace-inspection"
 WRITE = "slide-build"
 Cell = str | int | float | bool | None
-# Layouts of python-pptx's default template.
-TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = 0, 1, 5
+# Layouts of python-pptx's default template (by name, so decks from other templates work too).
+TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = "Title Slide", "Title and Content", "Title Only"
 MAX_TABLE_ROWS, MAX_TABLE_COLUMNS = 40, 12
 MAX_BULLETS = 20
 
@@ -51,6 +51,22 @@ def _cell_text(value: Cell) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _add_slide(deck: Any, layout: str) -> Any:
+    """A new slide on the layout named `layout`; a ToolError when the deck's template lacks it."""
+    found = deck.slide_layouts.get_by_name(layout)
+    if found is None:
+        names = [lay.name for lay in deck.slide_layouts]
+        raise ToolError(
+            f"this deck's template has no {layout!r} layout (it has {names}); use a deck made by create_deck"
+        )
+    return deck.slides.add_slide(found)
+
+
+def _body(slide: Any) -> Any:
+    """The slide's first placeholder that is not its title (subtitle or content), or None."""
+    return next((p for p in slide.placeholders if p.placeholder_format.idx != 0), None)
 
 
 def _slide_view(index: int, slide: Any) -> dict[str, Any]:
@@ -125,12 +141,13 @@ def build(ctx: ServerContext) -> MCPServer:
         if not title.strip():
             raise ToolError("title must not be empty")
         with editing(path) as deck:
-            slide = deck.slides.add_slide(deck.slide_layouts[TITLE_LAYOUT])
+            slide = _add_slide(deck, TITLE_LAYOUT)
             slide.shapes.title.text = title
-            if subtitle:
-                slide.placeholders[1].text = subtitle
-            else:
-                slide.shapes._spTree.remove(slide.placeholders[1]._element)
+            body = _body(slide)
+            if subtitle and body is not None:
+                body.text = subtitle
+            elif body is not None:
+                body._element.getparent().remove(body._element)  # no empty "Click to add subtitle" box
             number = len(deck.slides)
         return f"Added title slide {number} to {path}."
 
@@ -145,9 +162,12 @@ def build(ctx: ServerContext) -> MCPServer:
         if len(bullets) > MAX_BULLETS:
             raise ToolError(f"at most {MAX_BULLETS} bullets per slide; split them over several slides")
         with editing(path) as deck:
-            slide = deck.slides.add_slide(deck.slide_layouts[CONTENT_LAYOUT])
+            slide = _add_slide(deck, CONTENT_LAYOUT)
             slide.shapes.title.text = title
-            frame = slide.placeholders[1].text_frame
+            body = _body(slide)
+            if body is None:
+                raise ToolError("the deck's 'Title and Content' layout has no content box")
+            frame = body.text_frame
             for i, bullet in enumerate(bullets):
                 paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
                 paragraph.text = bullet.strip()
@@ -171,7 +191,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 f"a slide table holds at most {MAX_TABLE_ROWS} rows and {MAX_TABLE_COLUMNS} columns; split it"
             )
         with editing(path) as deck:
-            slide = deck.slides.add_slide(deck.slide_layouts[TITLE_ONLY_LAYOUT])
+            slide = _add_slide(deck, TITLE_ONLY_LAYOUT)
             slide.shapes.title.text = title
             left, top = Inches(0.5), Inches(1.5)
             width_emu = Emu(deck.slide_width - 2 * left)

@@ -76,3 +76,14 @@ async def test_pptx_errors_are_actionable(world: World) -> None:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, text(result))
         assert len(pptx.Presentation(str(world.workspace / "a.pptx")).slides) == 0
+
+
+async def test_title_slide_without_subtitle_has_no_empty_box(world: World) -> None:
+    async with serve("pptx", world) as client:
+        assert not (await client.call_tool("create_deck", {"path": "t.pptx"})).is_error
+        assert not (
+            await client.call_tool("add_title_slide", {"path": "t.pptx", "title": "Only a title"})
+        ).is_error
+        [slide] = as_data(await client.call_tool("read_deck", {"path": "t.pptx"}))["content"]
+        assert (slide["title"], slide["texts"]) == ("Only a title", [])
+        assert len(pptx.Presentation(str(world.workspace / "t.pptx")).slides[0].placeholders) == 1
