@@ -119,5 +119,9 @@ def seed(session: Session) -> None:
     session.flush()
     for event, guests in planned:
         for email in guests:
-            response = "accepted" if email == event.organizer or rng.random() < 0.8 else rng.choice(["tentative", "declined"])
+            response = (
+                "accepted"
+                if email == event.organizer or rng.random() < 0.8
+                else rng.choice(["tentative", "declined"])
+            )
             session.add(CalendarAttendee(event_id=event.id or 0, email=email, response=response))
