@@ -1,0 +1,111 @@
+"""The 'Digest fact check' cloud sheet has every (paper, claim) with the draft's, the digest's and
+the paper's values and the right verdict; it is shared with Victor, whose mail names each wrong
+figure with the paper's value."""
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+PAPERS = ["DelegateBench", "SwarmScore", "ToolWeaver", "QuantLens", "Patchwise"]
+CLAIMS = {"headline score": "ours1", "second score": "ours2", "gpus": "gpus", "ablation drop": "drop"}
+HEADER = ["paper", "claim", "draft value", "digest value", "paper value", "verdict"]
+EDITOR = "victor.moreau@company.example"
+
+
+def draft(name: str) -> dict[str, float]:
+    """The figures the draft quotes, read from the task's setup (the agent may edit its copy)."""
+    setup = yaml.safe_load((Path(__file__).parent / "task.yaml").read_text())["setup"]
+    text = next(s["content"] for s in setup if s.get("file") == "Newsletter_Draft.md")
+    block = text.split(f"## {name}\n", 1)[1].split("##", 1)[0]
+    ours1, ours2 = re.search(r"scores ([\d.]+) on .+? and ([\d.]+) on", block).groups()
+    gpus = re.search(r"trained on (\d+) GPUs", block).group(1)
+    drop = re.search(r"costs ([\d.]+) points", block).group(1)
+    return {"ours1": float(ours1), "ours2": float(ours2), "gpus": float(gpus), "drop": float(drop)}
+
+
+def digest(world: World, name: str) -> dict[str, float]:
+    text = world.rows("web_page", url=f"https://paperdigest.example/{name.lower()}")[0]["text"]
+    ours1, ours2 = re.search(r"reaches ([\d.]+) .*?; on .+? it scores ([\d.]+) against", text).groups()
+    gpus = re.search(r"Training needs (\d+) GPUs", text).group(1)
+    drop = re.search(r"costs ([\d.]+) points", text).group(1)
+    return {"ours1": float(ours1), "ours2": float(ours2), "gpus": float(gpus), "drop": float(drop)}
+
+
+def paper(world: World, name: str) -> dict[str, float]:
+    pid = world.query("SELECT id FROM scholar_paper WHERE title LIKE :t", t=f"{name}:%")[0]["id"]
+    pages = {r["section"]: r["text"] for r in world.rows("scholar_page", paper_id=pid)}
+    gpus = re.search(r"using (\d+) GPUs", pages["Method"]).group(1)
+    ours = next(line for line in pages["Experiments"].splitlines() if line.startswith(f"| {name} |"))
+    ours1, ours2 = (float(c) for c in ours.strip().strip("|").split("|")[1:3])
+    drop = re.search(r"lowers .+? by ([\d.]+) points", pages["Analysis"]).group(1)
+    return {"ours1": ours1, "ours2": ours2, "gpus": float(gpus), "drop": float(drop)}
+
+
+def claims_sheet(world: World) -> tuple[int | None, list[list[object]]]:
+    found = world.query(
+        """SELECT b.id AS book, s.id AS sheet FROM sheets_spreadsheet b JOIN sheets_sheet s ON s.spreadsheet_id = b.id
+           WHERE lower(trim(b.title)) = 'digest fact check' AND lower(s.title) = 'claims' ORDER BY b.id DESC"""
+    )
+    if not found:
+        return None, []
+    grid: dict[int, dict[int, object]] = {}
+    for c in world.rows("sheets_cell", sheet_id=found[0]["sheet"]):
+        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    return found[0]["book"], [[grid[r].get(k) for k in range(1, 7)] for r in sorted(grid)]
+
+
+def verdict(dr: float, dg: float, pp: float) -> str:
+    if dg != pp:
+        return "digest error"
+    return "ok" if dr == pp else "draft error"
+
+
+def check(world: World) -> list[Criterion]:
+    book, rows = claims_sheet(world)
+    if book is None:
+        return [
+            Criterion("spreadsheet", False, "no cloud spreadsheet 'Digest fact check' with a sheet Claims")
+        ]
+    header = [str(h or "").strip().lower() for h in (rows[0] if rows else [])]
+    got = {(str(r[0] or "").strip().lower(), str(r[1] or "").strip().lower()): r for r in rows[1:]}
+    out = [
+        Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
+        Criterion.of("20 rows", len(rows) - 1 == 20, f"{len(rows) - 1} rows below the header"),
+    ]
+    wrong = []
+    for name in PAPERS:
+        dr, dg, pp = draft(name), digest(world, name), paper(world, name)
+        bad = []
+        for claim, key in CLAIMS.items():
+            want = verdict(dr[key], dg[key], pp[key])
+            if want != "ok":
+                wrong.append((name, pp[key]))
+            row = got.get((name.lower(), claim))
+            values_ok = row is not None and all(
+                close_enough(row[i], x[key]) for i, x in ((2, dr), (3, dg), (4, pp))
+            )
+            if not values_ok or str(row[5] or "").strip().lower() != want:
+                bad.append(claim)
+        out.append(Criterion.of(f"{name} claims", not bad, f"missing or wrong rows: {', '.join(bad)}"))
+    shared = world.query(
+        "SELECT role FROM sheets_permission WHERE spreadsheet_id = :b AND email = :e", b=book, e=EDITOR
+    )
+    out.append(
+        Criterion.of(
+            "shared with Victor", [r["role"] for r in shared] == ["commenter"], f"Victor's access: {shared}"
+        )
+    )
+    mails = sent_mail(world.engine, to=EDITOR, subject_contains="digest fact check")
+    body = " ".join(m.body for m in mails).lower()
+    named = all(n.lower() in body and f"{v:g}" in body for n, v in wrong)
+    out.append(
+        Criterion.of(
+            "mail names the wrong figures", bool(mails) and named, f"expected {wrong} in a mail to Victor"
+        )
+    )
+    return out
