@@ -1,0 +1,46 @@
+"""The two most cited 2026 multi-agent-evaluation papers missing from 'Delegation survey' were added
+with the note, nothing else was added or removed, and Emeka got their titles."""
+
+from harness.checks import Criterion, World
+from mcp_servers.mail.schema import sent_mail
+
+LIST = "Delegation survey"
+SEEDED_ON = "2026-11-02"  # the seed adds the list's original papers on this day
+
+
+def check(world: World) -> list[Criterion]:
+    items = world.query(
+        """SELECT i.paper_id, i.note, i.added_on FROM scholar_reading_list_item i
+           JOIN scholar_reading_list l ON l.id = i.list_id WHERE l.name = :name""",
+        name=LIST,
+    )
+    seeded = {i["paper_id"] for i in items if i["added_on"] == SEEDED_ON}
+    added = {i["paper_id"]: i["note"] for i in items if i["added_on"] != SEEDED_ON}
+    candidates = world.query(
+        """SELECT id, title, citation_count FROM scholar_paper WHERE topic = 'multi-agent evaluation' AND year = 2026
+           ORDER BY citation_count DESC, id"""
+    )
+    fresh = [c for c in candidates if c["id"] not in seeded]
+    want = {c["id"]: c["title"] for c in fresh[:2]}
+    # The two must be strictly ahead of the rest, so the pick is unambiguous.
+    assert fresh[1]["citation_count"] > fresh[2]["citation_count"]
+    mails = sent_mail(world.engine, to="emeka.kaur@company.example", subject_contains="two additions")
+    body = " ".join(m.body for m in mails).lower()
+    return [
+        Criterion.of(
+            "original papers kept", len(seeded) == 4, f"{len(seeded)} of the 4 original papers remain"
+        ),
+        Criterion.of(
+            "the two papers added", set(added) == set(want), f"added {sorted(added)}, expected {sorted(want)}"
+        ),
+        Criterion.of(
+            "notes",
+            all(str(n).strip().lower() == "most cited of 2026" for n in added.values()),
+            f"notes are {list(added.values())}",
+        ),
+        Criterion.of(
+            "mail to Emeka",
+            bool(mails) and all(t.lower() in body for t in want.values()),
+            "no mail to Emeka naming both titles",
+        ),
+    ]
