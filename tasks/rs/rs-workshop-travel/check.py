@@ -1,0 +1,95 @@
+"""Each traveller is registered and booked out (latest journey arriving by 10:30) and back (first after
+17:30) in second class; each has a calendar event for the outbound journey and a mail with the trains."""
+
+from datetime import date
+
+from sqlmodel import Session
+
+from harness.checks import Criterion, World
+from mcp_servers.mail.schema import sent_mail
+from mcp_servers.railway import lookup as find
+from mcp_servers.railway.network import Leg, connections, to_hhmm
+
+DAY = "2026-12-03"
+HOMES = {  # as workshop_travel.csv (task setup) lists them
+    "kenji.andersen@company.example": "Northam",
+    "maya.wagner@company.example": "Westhaven",
+    "chen.jensen@company.example": "Southport Harbour",
+    "omar.kowalski@company.example": "Harrowgate Junction",
+}
+
+
+def _plan(world: World, home: str) -> tuple[list[Leg], list[Leg]]:
+    with Session(world.engine) as s:
+        runs, a, b = find.timetable(s), find.station(s, home).id or 0, find.station(s, "Thornbury").id or 0
+    day = date.fromisoformat(DAY)
+    out = [j for j in connections(runs, a, b, day, 0, 1) if j[-1].arrives <= 10 * 60 + 30]
+    latest = max(out, key=lambda j: (j[0].departs, -len(j), -j[-1].arrives))
+    back = connections(runs, b, a, day, 17 * 60 + 30, 1)[0]
+    return latest, back
+
+
+def _booked(world: World, email: str, origin: str, dest: str) -> list[list[str]]:
+    """Train numbers of each confirmed second-class single-seat booking of the passenger on DAY."""
+    rows = world.query(
+        """SELECT b.id, t.number FROM railway_booking b
+           JOIN railway_passenger p ON p.id = b.passenger_id
+           JOIN railway_station o ON o.id = b.origin_id JOIN railway_station d ON d.id = b.destination_id
+           JOIN railway_ticket k ON k.booking_id = b.id JOIN railway_train t ON t.id = k.train_id
+           WHERE p.email = :email AND b.travel_date = :day AND b.status = 'confirmed'
+             AND b.seat_class = 'second' AND b.seats = 1 AND o.name = :origin AND d.name = :dest
+           ORDER BY b.id, k.leg""",
+        email=email,
+        day=DAY,
+        origin=origin,
+        dest=dest,
+    )
+    by_booking: dict[int, list[str]] = {}
+    for r in rows:
+        by_booking.setdefault(r["id"], []).append(r["number"])
+    return list(by_booking.values())
+
+
+def check(world: World) -> list[Criterion]:
+    out = []
+    for email, home in HOMES.items():
+        name = email.split(".")[0].title()
+        there, back = _plan(world, home)
+        want_out, want_back = [lg.train.number for lg in there], [lg.train.number for lg in back]
+        registered = world.rows("railway_passenger", email=email)
+        out.append(
+            Criterion.of(f"{name} registered", len(registered) == 1, f"{email} is not a railway passenger")
+        )
+        got_out, got_back = _booked(world, email, home, "Thornbury"), _booked(world, email, "Thornbury", home)
+        out.append(
+            Criterion.of(
+                f"{name} outbound", got_out == [want_out], f"outbound bookings {got_out}; expected {want_out}"
+            )
+        )
+        out.append(
+            Criterion.of(
+                f"{name} return", got_back == [want_back], f"return bookings {got_back}; expected {want_back}"
+            )
+        )
+        start, end = f"{DAY}T{to_hhmm(there[0].departs)}", f"{DAY}T{to_hhmm(there[-1].arrives)}"
+        events = world.query(
+            """SELECT e.title FROM calendar_event e JOIN calendar_attendee a ON a.event_id = e.id
+               JOIN calendar_calendar c ON c.id = e.calendar_id
+               WHERE c.name = 'Work' AND a.email = :email AND e.start = :start AND e."end" = :end""",
+            email=email,
+            start=start,
+            end=end,
+        )
+        titled = [e for e in events if e["title"].lower().startswith("train to thornbury workshop")]
+        out.append(
+            Criterion.of(f"{name} calendar", bool(titled), f"no Work event for {email} from {start} to {end}")
+        )
+        mails = sent_mail(world.engine, to=email, subject_contains="thornbury workshop")
+        trains = want_out + want_back
+        told = [
+            m
+            for m in mails
+            if all(t.lower().replace(" ", "") in m.body.lower().replace(" ", "") for t in trains)
+        ]
+        out.append(Criterion.of(f"{name} mail", bool(told), f"no mail to {email} naming the trains {trains}"))
+    return out
