@@ -1,0 +1,82 @@
+"""Friday_InterCity_Seats.xlsx lists each line and direction's InterCity trains on 27 November with their
+seats; Bea got it by mail with the trains sold out in second class."""
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+DAY = "2026-11-27"
+SHEETS = {
+    "Meridian Southbound": ("Meridian Main Line", "Northam"),
+    "Meridian Northbound": ("Meridian Main Line", "Southport Harbour"),
+    "Westway Eastbound": ("Westway Line", "Westhaven"),
+    "Westway Westbound": ("Westway Line", "Eastcombe"),
+}
+HEADER = ["train", "departs", "first available", "second available", "second occupancy %"]
+
+
+def expected(world: World, line: str, origin: str) -> list[dict]:
+    return world.query(
+        """SELECT t.number, s.departs,
+                  MAX(CASE WHEN i.seat_class = 'first' THEN i.available END) AS first_left,
+                  MAX(CASE WHEN i.seat_class = 'second' THEN i.available END) AS second_left,
+                  MAX(CASE WHEN i.seat_class = 'second' THEN i.capacity END) AS second_cap
+           FROM railway_train t JOIN railway_station o ON o.id = t.origin_id
+           JOIN railway_stop s ON s.train_id = t.id AND s.seq = 1
+           JOIN railway_seat_inventory i ON i.train_id = t.id AND i.travel_date = :day
+           WHERE t.kind = 'InterCity' AND t.line = :line AND o.name = :origin
+           GROUP BY t.id, t.number, s.departs ORDER BY s.departs""",
+        day=DAY,
+        line=line,
+        origin=origin,
+    )
+
+
+def _sheet(ws, trains: list[dict]) -> tuple[bool, str]:
+    rows = [r for r in ws.iter_rows(values_only=True) if any(v is not None for v in r)]
+    header = [str(v).strip().lower() for v in rows[0][:5]] if rows else []
+    if header != HEADER:
+        return False, f"header is {rows[:1]}"
+    body = rows[1:]
+    if [str(r[0]).strip() for r in body] != [t["number"] for t in trains]:
+        return False, f"trains {[r[0] for r in body]}; expected {[t['number'] for t in trains]}"
+    for r, t in zip(body, trains, strict=True):
+        share = round((t["second_cap"] - t["second_left"]) / t["second_cap"] * 100, 1)
+        if str(r[1]).strip()[:5] != t["departs"]:
+            return False, f"{t['number']} departs {r[1]}, expected {t['departs']}"
+        if not (close_enough(r[2], t["first_left"]) and close_enough(r[3], t["second_left"])):
+            return False, f"{t['number']}: seats {r[2]}/{r[3]}, expected {t['first_left']}/{t['second_left']}"
+        if not close_enough(r[4], share, tol=0.05):
+            return False, f"{t['number']}: second occupancy {r[4]}, expected {share}"
+    return True, ""
+
+
+def check(world: World) -> list[Criterion]:
+    wb = world.xlsx("Friday_InterCity_Seats.xlsx")
+    data = {sheet: expected(world, *where) for sheet, where in SHEETS.items()}
+    out = []
+    if wb is None:
+        out.append(Criterion("workbook", False, "Friday_InterCity_Seats.xlsx is missing or unreadable"))
+    else:
+        for sheet, trains in data.items():
+            if sheet not in wb.sheetnames:
+                out.append(Criterion(sheet, False, f"no sheet {sheet!r}; sheets are {wb.sheetnames}"))
+            else:
+                ok, why = _sheet(wb[sheet], trains)
+                out.append(Criterion.of(sheet, ok, why))
+    sold = [t["number"] for trains in data.values() for t in trains if t["second_left"] == 0]
+    mails = [
+        m for m in sent_mail(world.engine, to="bea.costa@company.example")
+        if "Friday_InterCity_Seats.xlsx" in {a.split("/")[-1] for a in m.attachment_list()}
+    ]  # fmt: skip
+    named = [m for m in mails if all(t in m.body for t in sold)]
+    out.append(
+        Criterion.of("mail with workbook", bool(mails), "no mail to Bea with Friday_InterCity_Seats.xlsx")
+    )
+    out.append(
+        Criterion.of(
+            "sold-out trains",
+            bool(named),
+            f"the mail should name the trains sold out in second class: {sold}",
+        )
+    )
+    return out
