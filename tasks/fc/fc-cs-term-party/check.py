@@ -1,0 +1,72 @@
+"""One quote for the party: guests = distinct active members of CS101/CS201/CS305 + 3 instructors,
+on the cheapest menu free of nuts and peanuts; each course announces it with date and reference."""
+
+from sqlmodel import Session
+
+from harness.checks import Criterion, World
+from mcp_servers.kitchen.nutrition import Catalog, menu_summary
+
+COURSES = ["CS101", "CS201", "CS305"]
+DAY = "2026-12-11"
+
+
+def expected_guests(world: World) -> int:
+    rows = world.query(
+        """SELECT DISTINCT e.student_id FROM lms_enrollment e JOIN lms_course c ON c.id = e.course_id
+           WHERE c.code IN ('CS101', 'CS201', 'CS305') AND e.status = 'active'"""
+    )
+    return len(rows) + len(COURSES)
+
+
+def cheapest_nut_free_menu(world: World) -> int:
+    with Session(world.engine) as s:
+        cat = Catalog.load(s)
+        prices = {}
+        for m in world.rows("kitchen_menu"):
+            summary = menu_summary(s, cat, m["id"])
+            if not {"nuts", "peanuts"} & set(summary["allergens"]):
+                prices[m["id"]] = summary["price_per_guest"]
+    best = min(prices.values())
+    assert list(prices.values()).count(best) == 1, "the cheapest nut-free menu must be unique"
+    return min(prices, key=prices.get)
+
+
+def check(world: World) -> list[Criterion]:
+    orders = world.query(
+        "SELECT * FROM kitchen_catering_order WHERE client = 'Aldermoor University' AND event_date = :d",
+        d=DAY,
+    )
+    out = [Criterion.of("one order", len(orders) == 1, f"{len(orders)} Aldermoor University orders on {DAY}")]
+    if not orders:
+        return out
+    o, guests, menu = orders[0], expected_guests(world), cheapest_nut_free_menu(world)
+    out += [
+        Criterion.of("guests", o["guests"] == guests, f"{o['guests']} guests, expected {guests}"),
+        Criterion.of("menu", o["menu_id"] == menu, f"menu {o['menu_id']}, expected menu {menu}"),
+        Criterion.of(
+            "contact and note",
+            o["contact_email"] == "events@aldermoor-univ.example" and "end-of-term" in o["notes"].lower(),
+            f"contact {o['contact_email']!r}, note {o['notes']!r}",
+        ),
+    ]
+    for course in COURSES:
+        posts = world.query(
+            """SELECT n.title, n.body FROM lms_announcement n JOIN lms_course c ON c.id = n.course_id
+               WHERE c.code = :c AND n.posted_at = '2026-11-20'""",
+            c=course,
+        )
+        good = [
+            p
+            for p in posts
+            if p["title"].strip().lower() == "end-of-term party"
+            and DAY in p["body"]
+            and o["reference"] in p["body"]
+        ]
+        out.append(
+            Criterion.of(
+                f"{course} announcement",
+                len(good) == 1,
+                f"{course}: no single 'End-of-term party' with date and {o['reference']}",
+            )
+        )
+    return out
