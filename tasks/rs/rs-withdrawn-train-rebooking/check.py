@@ -1,0 +1,90 @@
+"""The three RE 608 bookings are cancelled (refunded) and rebooked on RE 607; each passenger got a mail with
+the new departure, and RE608_Rebooking.xlsx records the changes."""
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+DAY = "2026-12-05"
+OLD = ["AEQU9Y", "5M6XY5", "BBJF3G"]  # the bookings the task names
+HEADER = [
+    "old reference",
+    "passenger",
+    "from",
+    "to",
+    "class",
+    "seats",
+    "refund",
+    "new train",
+    "new departure",
+]
+
+
+def check(world: World) -> list[Criterion]:
+    out = []
+    expected = []
+    for ref in OLD:
+        b = world.query(
+            """SELECT b.status, b.refund, b.total_fare, b.seat_class, b.seats, b.passenger_id, b.origin_id,
+                      b.destination_id, p.name, p.email, o.name AS origin, d.name AS dest
+               FROM railway_booking b JOIN railway_passenger p ON p.id = b.passenger_id
+               JOIN railway_station o ON o.id = b.origin_id JOIN railway_station d ON d.id = b.destination_id
+               WHERE b.reference = :ref""",
+            ref=ref,
+        )[0]
+        departs = world.query(
+            """SELECT s.departs FROM railway_stop s JOIN railway_train t ON t.id = s.train_id
+               WHERE t.number = 'RE 607' AND s.station_id = :st""",
+            st=b["origin_id"],
+        )[0]["departs"]
+        expected.append((ref, b, departs))
+        out.append(
+            Criterion.of(
+                f"{ref} cancelled",
+                b["status"] == "cancelled" and close_enough(b["refund"], b["total_fare"]),
+                f"{ref} is {b['status']} with refund {b['refund']} of {b['total_fare']}",
+            )
+        )
+        new = world.query(
+            """SELECT b.id FROM railway_booking b JOIN railway_ticket k ON k.booking_id = b.id
+               JOIN railway_train t ON t.id = k.train_id
+               WHERE b.passenger_id = :p AND b.travel_date = :day AND b.status = 'confirmed' AND t.number = 'RE 607'
+                 AND b.origin_id = :o AND b.destination_id = :d AND b.seat_class = :c AND b.seats = :n""",
+            p=b["passenger_id"],
+            day=DAY,
+            o=b["origin_id"],
+            d=b["destination_id"],
+            c=b["seat_class"],
+            n=b["seats"],
+        )
+        out.append(
+            Criterion.of(
+                f"{ref} rebooked", len(new) == 1, f"{len(new)} matching RE 607 bookings for {b['name']}"
+            )
+        )
+        mails = sent_mail(world.engine, to=b["email"], subject_contains=ref)
+        told = [m for m in mails if "RE 607" in m.body and departs in m.body]
+        out.append(
+            Criterion.of(f"{ref} mail", bool(told), f"no mail to {b['email']} with RE 607 and {departs}")
+        )
+    wb = world.xlsx("RE608_Rebooking.xlsx")
+    if wb is None or "Rebooked" not in wb.sheetnames:
+        out.append(Criterion("workbook", False, "RE608_Rebooking.xlsx with a sheet Rebooked is missing"))
+        return out
+    rows = [r for r in wb["Rebooked"].iter_rows(values_only=True) if any(v is not None for v in r)]
+    header = [str(v).strip().lower() for v in rows[0][:9]] if rows else []
+    body = {str(r[0]).strip(): r for r in rows[1:]}
+    bad = [
+        ref for ref, b, departs in expected
+        if ref not in body
+        or str(body[ref][1]).strip() != b["name"]
+        or str(body[ref][2]).strip() != b["origin"]
+        or str(body[ref][3]).strip() != b["dest"]
+        or str(body[ref][4]).strip().lower() != b["seat_class"]
+        or not close_enough(body[ref][5], b["seats"])
+        or not close_enough(body[ref][6], b["total_fare"])
+        or str(body[ref][7]).strip() != "RE 607"
+        or str(body[ref][8]).strip()[:5] != departs
+    ]  # fmt: skip
+    out.append(Criterion.of("workbook header", header == HEADER, f"header is {rows[:1]}"))
+    out.append(Criterion.of("workbook rows", not bad and len(body) == 3, f"rows wrong or missing for {bad}"))
+    return out
