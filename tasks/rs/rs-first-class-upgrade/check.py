@@ -1,0 +1,56 @@
+"""Every upcoming confirmed booking of P00055 is in first class at the right fare; she got a mail with the
+total amount due."""
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+from mcp_servers.railway.network import fare
+from mcp_servers.railway.schema import RAILCARDS
+
+PASSENGER = "P00055"
+
+
+def _price(world: World, booking_id: int, seat_class: str, discount: float, seats: int) -> float:
+    legs = world.query(
+        """SELECT t.kind, ABS(z.km - a.km) AS km FROM railway_ticket k JOIN railway_train t ON t.id = k.train_id
+           JOIN railway_stop a ON a.train_id = k.train_id AND a.station_id = k.origin_id
+           JOIN railway_stop z ON z.train_id = k.train_id AND z.station_id = k.destination_id
+           WHERE k.booking_id = :b""",
+        b=booking_id,
+    )
+    total = 0.0
+    for leg in legs:
+        base, per_km = next(
+            (f["base"], f["per_km"])
+            for f in world.rows("railway_fare", kind=leg["kind"], seat_class=seat_class)
+        )
+        total += round(fare(base, per_km, round(leg["km"], 1), discount, seats), 2)
+    return round(total, 2)
+
+
+def check(world: World) -> list[Criterion]:
+    p = world.rows("railway_passenger", passenger_number=PASSENGER)[0]
+    discount = RAILCARDS[p["railcard"]]
+    bookings = world.query(
+        """SELECT id, reference, seat_class, seats, total_fare FROM railway_booking
+           WHERE passenger_id = :p AND status = 'confirmed' AND travel_date >= '2026-11-20' ORDER BY id""",
+        p=p["id"],
+    )
+    out = [Criterion.of("bookings kept", len(bookings) >= 1, "no confirmed upcoming booking is left")]
+    due = 0.0
+    for b in bookings:
+        first = _price(world, b["id"], "first", discount, b["seats"])
+        second = _price(world, b["id"], "second", discount, b["seats"])
+        due += first - second
+        out.append(
+            Criterion.of(
+                f"{b['reference']} first class",
+                b["seat_class"] == "first" and close_enough(b["total_fare"], first),
+                f"{b['reference']} is {b['seat_class']} at {b['total_fare']} (first class costs {first})",
+            )
+        )
+    mails = sent_mail(world.engine, to=p["email"], subject_contains="first-class upgrade")
+    told = [m for m in mails if f"{due:.2f}" in m.body and all(b["reference"] in m.body for b in bookings)]
+    out.append(
+        Criterion.of("mail", bool(told), f"no mail to {p['email']} with the references and {due:.2f} due")
+    )
+    return out
