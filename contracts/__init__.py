@@ -2,29 +2,39 @@
 
 This package imports neither `harness` nor `evaluation`; both import it. It holds what crosses
 the boundary between them: the episode record (`mseval.episode/1`), the delegation prior, the
-function-label vocabulary, and the loader that turns a YAML file into a validated model while
-naming the file and line of every problem.
+function-label vocabulary, the scenarios, and the loader that turns a YAML file into a
+validated model while naming the file and line of every problem.
+
+Names are loaded on first use (PEP 562), so `from contracts.errors import InputError` — which
+the command line does at start-up — costs no pydantic import.
 """
 
-from contracts.episode import EpisodeRecord, SubagentRecord, Turn, Usage, WaveRecord
-from contracts.errors import InputError, Problem
-from contracts.labels import LABELS, READ_ONLY_LABELS, WRITABLE_LABELS, label_mode
-from contracts.prior import DelegationPrior, PriorUnit
-from contracts.yamlio import load_yaml_model
+from __future__ import annotations
 
-__all__ = [
-    "LABELS",
-    "READ_ONLY_LABELS",
-    "WRITABLE_LABELS",
-    "DelegationPrior",
-    "EpisodeRecord",
-    "InputError",
-    "PriorUnit",
-    "Problem",
-    "SubagentRecord",
-    "Turn",
-    "Usage",
-    "WaveRecord",
-    "label_mode",
-    "load_yaml_model",
-]
+import importlib
+from typing import Any
+
+_WHERE = {
+    "InputError": "contracts.errors",
+    "Problem": "contracts.errors",
+    "LABELS": "contracts.labels",
+    "READ_ONLY_LABELS": "contracts.labels",
+    "WRITABLE_LABELS": "contracts.labels",
+    "label_mode": "contracts.labels",
+    "EpisodeRecord": "contracts.episode",
+    "SubagentRecord": "contracts.episode",
+    "Turn": "contracts.episode",
+    "Usage": "contracts.episode",
+    "WaveRecord": "contracts.episode",
+    "DelegationPrior": "contracts.prior",
+    "PriorUnit": "contracts.prior",
+    "load_yaml_model": "contracts.yamlio",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'contracts' has no attribute {name!r}")

@@ -10,6 +10,7 @@ a local Ray instance starts with `--concurrency` CPUs.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +42,7 @@ def run_with_ray(
         import ray
     except ImportError:
         raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
+    plan = dataclasses.replace(plan, shared_limits=True)
     driver = Runner(plan)
     try:
         run_id, jobs, skipped = driver.prepare()

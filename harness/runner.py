@@ -27,6 +27,7 @@ from harness.identity import matrix_key, run_identity
 from harness.mcp_client import ServerPool, Transport
 from harness.models.base import ModelSettings
 from harness.models.pricing import PriceTable
+from harness.models.ratelimit import RateLimits
 from harness.models.registry import ModelFactory
 from harness.profiles import ProfileSet
 from harness.records import build_record
@@ -62,6 +63,8 @@ class RunPlan:
     base_url: str | None = None
     api_key_env: str | None = None
     server_options: dict[str, Any] = field(default_factory=dict)
+    rate_limits: dict[str, RateLimits] = field(default_factory=dict)
+    shared_limits: bool = False  # set by the Ray executor: one window for the whole cluster
 
     @property
     def models(self) -> list[str]:

@@ -14,7 +14,7 @@ def build_plan(
     base_url: str | None = None, api_key_env: str | None = None, transport: str = "inprocess", db: str = "sqlite",
     budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
-    prices: Path | None = None, runs_dir: Path = Path("runs"),
+    prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
 ) -> Any:  # fmt: skip
     from pydantic import ValidationError
 
@@ -22,7 +22,7 @@ def build_plan(
     from harness.catalog import load_tasks
     from harness.models.base import ModelSettings
     from harness.models.pricing import DEFAULT_PRICES, load_prices
-    from harness.models.registry import split_name
+    from harness.models.registry import preflight
     from harness.profiles import load_profiles
     from harness.runner import RunPlan
 
@@ -37,20 +37,23 @@ def build_plan(
 
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))
-    price_table = collect(load_prices, prices or DEFAULT_PRICES)
-    for model, variant in matrix:
-        collect(split_name, model)
-        if profile_set is not None:
-            collect(profile_set.variant, variant)
     settings_data: dict[str, Any] = {}
+    rate_limits: dict[str, Any] = {}
     if config is not None:
         from harness.models.config import load_model_config
 
         cfg = collect(load_model_config, config)
         if cfg is not None:
-            settings_data.update(cfg.settings.model_dump())
+            settings_data.update(cfg.model_settings().model_dump())
             base_url = base_url or cfg.base_url
             api_key_env = api_key_env or cfg.api_key_env
+            prices = prices or cfg.prices
+            rate_limits = cfg.rate_limits()
+    price_table = collect(load_prices, prices or DEFAULT_PRICES)
+    for model, variant in dict.fromkeys(matrix):
+        collect(preflight, model, base_url, api_key_env)
+        if profile_set is not None:
+            collect(profile_set.variant, variant)
     for key, value in (
         ("temperature", temperature),
         ("max_output_tokens", max_output_tokens),
@@ -58,6 +61,11 @@ def build_plan(
     ):
         if value is not None:
             settings_data[key] = value
+    if rpm or tpm:
+        from harness.models.ratelimit import RateLimits
+        from harness.models.registry import PROVIDERS
+
+        rate_limits = {p: RateLimits(rpm=rpm, tpm=tpm) for p in PROVIDERS} | rate_limits
     try:
         settings = ModelSettings.model_validate(settings_data)
         budget_model = Budgets().merged(budgets)
@@ -71,5 +79,5 @@ def build_plan(
     return RunPlan(
         settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
-        resume=resume, base_url=base_url, api_key_env=api_key_env,
+        resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits,
     )  # fmt: skip

@@ -93,6 +93,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         profiles: Annotated[list[Path], typer.Option(help="extra profile folder (repeatable)")] = [],  # noqa: B006
         prices: Annotated[Path | None, typer.Option(help="price table (YAML)")] = None,
+        rpm: Annotated[
+            int | None, typer.Option(min=1, help="requests per minute per provider, across the run")
+        ] = None,
+        tpm: Annotated[
+            int | None, typer.Option(min=1, help="tokens per minute per provider, across the run")
+        ] = None,
         runs_dir: Annotated[Path, typer.Option(help="where episode workspaces are kept")] = Path("runs"),
     ) -> None:
         """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
@@ -108,7 +114,7 @@ def register(app: typer.Typer) -> None:
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
             budgets=parse_budget_overrides(budget), config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
-            prices=prices, runs_dir=runs_dir,
+            prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm,
         )  # fmt: skip
         result = _execute(plan, executor, ray_address)
         print_table(settings_table(result.records))

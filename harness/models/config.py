@@ -9,7 +9,7 @@ settings:                       # every key optional; these are the defaults
 providers:                      # request fields for one provider only (win over settings.extra)
   anthropic: {extra: {cache_control: {type: ephemeral}}}
   openai: {extra: {service_tier: flex}}
-  openai-compatible: {extra: {top_k: 20}}
+  openai-compatible: {extra: {top_k: 20}, rpm: 60, tpm: 200000}   # rate limits for the whole run
 prices: my-prices.yaml          # a price table (path relative to this file)
 base_url: http://127.0.0.1:8000/v1
 api_key_env: MY_SERVER_KEY      # the NAME of the variable holding the key, never the key
@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from contracts.yamlio import load_yaml_model
 from harness.models.base import ModelSettings
 from harness.models.provider_common import ENV_NAME
+from harness.models.ratelimit import RateLimits
 
 ProviderName = Literal["anthropic", "openai", "openai-compatible"]
 _DEFAULTS = ModelSettings()
@@ -47,6 +48,8 @@ class SettingsSection(_Strict):
 
 class ProviderSection(_Strict):
     extra: dict[str, Any] = Field(default_factory=dict)
+    rpm: int | None = Field(default=None, ge=1, description="requests per minute, across the whole run")
+    tpm: int | None = Field(default=None, ge=1, description="tokens per minute, across the whole run")
 
 
 class ModelConfig(_Strict):
@@ -73,6 +76,10 @@ class ModelConfig(_Strict):
         for name, section in self.providers.items():
             extra[name] = {**(extra.get(name) or {}), **section.extra}
         return self.model_copy(update={"settings": self.settings.model_copy(update={"extra": extra})})
+
+    def rate_limits(self) -> dict[str, RateLimits]:
+        """Per-provider limits from the `providers:` sections that set rpm or tpm."""
+        return {n: RateLimits(rpm=p.rpm, tpm=p.tpm) for n, p in self.providers.items() if p.rpm or p.tpm}
 
     def model_settings(self) -> ModelSettings:
         """The run's `ModelSettings` (per-provider extras folded into `extra`)."""

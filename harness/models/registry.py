@@ -15,6 +15,7 @@ from harness.models.base import Model, ModelSettings
 
 if TYPE_CHECKING:
     from harness.catalog import Task
+    from harness.models.ratelimit import RateLimits
 
 # provider prefix -> "module:factory"; each factory(model_id, settings, base_url, api_key_env) -> Model
 PROVIDERS = {
@@ -22,6 +23,20 @@ PROVIDERS = {
     "openai": "harness.models.openai_provider:make",
     "openai-compatible": "harness.models.openai_provider:make_compatible",
 }
+
+
+def preflight(name: str, base_url: str | None, api_key_env: str | None) -> None:
+    """Check, before anything runs, what making model `name` needs (its key, its base URL).
+
+    Each provider module offers `check` beside `make` (for `make_compatible`,
+    `check_compatible`); they import no SDK. Raises `InputError`.
+    """
+    provider, model_id = split_name(name)
+    if provider == "sim":
+        return
+    module_name, _, factory = PROVIDERS[provider].partition(":")
+    check: Any = getattr(importlib.import_module(module_name), factory.replace("make", "check", 1))
+    check(model_id, base_url, api_key_env)
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -40,13 +55,20 @@ def split_name(name: str) -> tuple[str, str]:
 
 
 class ModelFactory:
+    """Makes the models of a run; real providers' models are shared and, when the run sets
+    limits for their provider, wrapped so that all their calls draw from one window."""
+
     def __init__(
-        self, settings: ModelSettings, base_url: str | None = None, api_key_env: str | None = None
-    ) -> None:
+        self, settings: ModelSettings, base_url: str | None = None, api_key_env: str | None = None,
+        rate_limits: dict[str, RateLimits] | None = None, shared_limits: bool = False,
+    ) -> None:  # fmt: skip
         self.settings = settings
         self.base_url = base_url
         self.api_key_env = api_key_env
+        self.rate_limits = rate_limits or {}
+        self.shared_limits = shared_limits  # a Ray run: the window is a cluster-wide actor
         self._shared: dict[str, Model] = {}
+        self._windows: dict[str, Any] = {}
 
     def for_episode(self, name: str, task: Task, seed: int) -> Model:
         provider, model_id = split_name(name)
@@ -58,7 +80,17 @@ class ModelFactory:
             module_name, _, factory = PROVIDERS[provider].partition(":")
             module = importlib.import_module(module_name)
             make: Any = getattr(module, factory)
-            self._shared[name] = make(model_id, self.settings, self.base_url, self.api_key_env)
+            model: Model = make(model_id, self.settings, self.base_url, self.api_key_env)
+            limits = self.rate_limits.get(provider)
+            if limits is not None and (limits.rpm or limits.tpm):
+                from harness.models.ratelimit import LocalWindow, RateLimitedModel, RayWindow
+
+                if provider not in self._windows:
+                    self._windows[provider] = (
+                        RayWindow(provider, limits) if self.shared_limits else LocalWindow(limits)
+                    )
+                model = RateLimitedModel(model, self._windows[provider])
+            self._shared[name] = model
         return self._shared[name]
 
     async def aclose(self) -> None:

@@ -33,11 +33,17 @@ def mseval(
     )
 
 
-def catalog_copy(tmp_path: Path, task: str = "lms-due-reminder") -> tuple[Path, Path, dict[str, str]]:
+THREE = ("lms-due-reminder", "lms-enrollment-overview", "lms-missing-work-zeros")
+
+
+def catalog_copy(tmp_path: Path, *names: str) -> tuple[Path, Path, dict[str, str]]:
+    """A private catalog holding copies of `names` (default the first task), so a test does
+    not change when the project's catalog grows."""
     tasks, priors = tmp_path / "tasks", tmp_path / "priors"
-    shutil.copytree(TASKS_DIR / "lms" / task, tasks / "lms" / task)
-    priors.mkdir()
-    shutil.copy(PRIORS_DIR / f"{task}.yaml", priors)
+    priors.mkdir(parents=True)
+    for task in names or ("lms-due-reminder",):
+        shutil.copytree(TASKS_DIR / "lms" / task, tasks / "lms" / task)
+        shutil.copy(PRIORS_DIR / f"{task}.yaml", priors)
     return tasks, priors, {"MSEVAL_TASKS": str(tasks), "MSEVAL_PRIORS": str(priors)}
 
 
@@ -101,12 +107,14 @@ def _finished(store: Path) -> list[tuple[str, str, str, int]]:
 
 
 def test_kill_9_then_resume_records_every_episode_exactly_once(tmp_path: Path) -> None:
+    *_, env = catalog_copy(tmp_path, *THREE)
     store = tmp_path / "store.db"
     args = ["run", "--model", "sim:oracle?latency=0.05", "--variant", "sa", "--variant", "spec", "--tasks", "lms",
             "--seeds", "2", "--concurrency", "2", "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
     proc = subprocess.Popen(
         [*MSEVAL, *args],
         cwd=ROOT,
+        env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -120,7 +128,7 @@ def test_kill_9_then_resume_records_every_episode_exactly_once(tmp_path: Path) -
         proc.wait()
     before = _finished(store)
     assert 2 <= len(before) < 12, "the run must be interrupted part-way for this test to mean anything"
-    result = mseval(*args, "--resume")
+    result = mseval(*args, "--resume", env=env)
     assert result.returncode == 0, result.stderr
     after = _finished(store)
     assert len(after) == len(set(after)) == 12  # 3 tasks × 2 variants × 2 seeds, each exactly once
@@ -131,7 +139,7 @@ def test_kill_9_then_resume_records_every_episode_exactly_once(tmp_path: Path) -
     assert runs == 1
     assert reruns <= 2  # only the episodes interrupted mid-way ran again (concurrency 2)
     exported = tmp_path / "out.jsonl"
-    assert mseval("export", "--store", f"sqlite:///{store}", "--out", str(exported)).returncode == 0
+    assert mseval("export", "--store", f"sqlite:///{store}", "--out", str(exported), env=env).returncode == 0
     records = [json.loads(line) for line in exported.read_text().splitlines()]
     assert len(records) == 12 and all(r["status"] == "completed" for r in records)
 

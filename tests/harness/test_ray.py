@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.test_cli import mseval
+from tests.harness.test_cli import THREE, catalog_copy, mseval
 
 pytest.importorskip("ray")
 
 
 def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
+    *_, env = catalog_copy(tmp_path, *THREE)
     store = tmp_path / "store.db"
     result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--variant", "spec", "--tasks", "lms",
                     "--executor", "ray", "--concurrency", "2", "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"),
-                    env={"RAY_AUTH_MODE": "disabled"})  # fmt: skip
+                    env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     with sqlite3.connect(store) as db:
         rows = db.execute("SELECT task_id, variant, status FROM mseval_episode").fetchall()

@@ -1,0 +1,145 @@
+"""Per-provider rate limits (SPEC §13): requests and tokens per minute, across the whole run.
+
+`Window` is the rule, pure and clock-free: over the last 60 s, at most `rpm` requests and at
+most `tpm` tokens. Before a call, `reserve(now, tokens)` books it and returns how long the
+caller must wait first; after the call the booking is corrected to the tokens the provider
+reported. A local run shares one `Window` per provider among all its episodes; under Ray the
+window lives in a named actor, so every worker draws from the same budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.models.base import Message, Model, ModelResponse, ModelSettings, ToolSpec
+
+WINDOW_S = 60.0
+
+
+class RateLimits(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rpm: int | None = Field(default=None, ge=1, description="requests per minute")
+    tpm: int | None = Field(default=None, ge=1, description="tokens (input + output) per minute")
+
+
+@dataclass
+class Window:
+    rpm: int | None
+    tpm: int | None
+    _calls: deque[list[float]] = field(default_factory=deque)  # [start time, tokens]
+
+    def reserve(self, now: float, tokens: int) -> tuple[float, list[float]]:
+        """Book a call of about `tokens` tokens; return (seconds to wait, the booking)."""
+        start = now
+        while True:
+            live = [c for c in self._calls if c[0] > start - WINDOW_S]
+            wait_until = start
+            if self.rpm is not None and len(live) >= self.rpm:
+                wait_until = max(wait_until, live[-self.rpm][0] + WINDOW_S)
+            if self.tpm is not None and live:
+                used = sum(c[1] for c in live)
+                # A single call larger than the whole budget goes through alone, not never.
+                over = used + min(tokens, self.tpm) - self.tpm
+                for c in live:
+                    if over <= 0:
+                        break
+                    over -= c[1]
+                    wait_until = max(wait_until, c[0] + WINDOW_S)
+            if wait_until == start:
+                break
+            start = wait_until
+        booking = [start, float(tokens)]
+        self._calls.append(booking)
+        while self._calls and self._calls[0][0] <= start - 2 * WINDOW_S:
+            self._calls.popleft()
+        return start - now, booking
+
+    @staticmethod
+    def settle(booking: list[float], tokens: int) -> None:
+        booking[1] = float(tokens)
+
+
+def estimate_tokens(messages: Sequence[Message]) -> int:
+    return sum(len(getattr(m, "content", "")) for m in messages) // 4 + 1
+
+
+class LocalWindow:
+    """The window of one process (a local run: every episode shares it)."""
+
+    def __init__(self, limits: RateLimits) -> None:
+        self.window = Window(limits.rpm, limits.tpm)
+
+    async def reserve(self, tokens: int) -> tuple[float, Any]:
+        return self.window.reserve(time.monotonic(), tokens)
+
+    async def settle(self, handle: Any, tokens: int) -> None:
+        Window.settle(handle, tokens)
+
+
+class RayWindow:
+    """The window of a whole Ray cluster: a named actor every worker finds by name."""
+
+    def __init__(self, provider: str, limits: RateLimits) -> None:
+        import ray
+
+        @ray.remote
+        class SharedWindow:
+            def __init__(self) -> None:
+                self.window = Window(limits.rpm, limits.tpm)
+                self.bookings: dict[int, list[float]] = {}
+                self.next = 0
+
+            def reserve(self, tokens: int) -> tuple[float, int]:
+                wait, booking = self.window.reserve(time.monotonic(), tokens)
+                self.next += 1
+                self.bookings[self.next] = booking
+                return wait, self.next
+
+            def settle(self, key: int, tokens: int) -> None:
+                booking = self.bookings.pop(key, None)
+                if booking is not None:
+                    Window.settle(booking, tokens)
+
+        self.actor = SharedWindow.options(name=f"mseval-ratelimit-{provider}", get_if_exists=True).remote()  # type: ignore[attr-defined]
+
+    async def reserve(self, tokens: int) -> tuple[float, Any]:
+        return await self.actor.reserve.remote(tokens)  # type: ignore[no-any-return]
+
+    async def settle(self, handle: Any, tokens: int) -> None:
+        await self.actor.settle.remote(handle, tokens)
+
+
+class RateLimitedModel:
+    """A model whose calls first wait for room in its provider's window."""
+
+    def __init__(
+        self,
+        inner: Model,
+        window: LocalWindow | RayWindow,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.window = window
+        self.sleep = sleep
+
+    async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+    ) -> ModelResponse:
+        wait, handle = await self.window.reserve(estimate_tokens(messages) + settings.max_output_tokens // 4)
+        if wait > 0:
+            await self.sleep(wait)
+        response = await self.inner.generate(messages, tools, settings)
+        await self.window.settle(handle, response.usage.input_tokens + response.usage.output_tokens)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,55 @@
+"""Rate limits per provider: the window rule by hand, and a limited model really waits."""
+
+from __future__ import annotations
+
+import asyncio
+
+from contracts.episode import Usage
+from harness.models.base import ModelSettings, UserMessage
+from harness.models.ratelimit import LocalWindow, RateLimitedModel, RateLimits, Window
+from harness.models.scripted import ScriptedModel, say
+
+
+def test_requests_per_minute() -> None:
+    w = Window(rpm=2, tpm=None)
+    assert w.reserve(0.0, 10)[0] == 0.0
+    assert w.reserve(1.0, 10)[0] == 0.0
+    # The third request within a minute waits until the first leaves the window: 0 + 60 - 5 = 55 s.
+    assert w.reserve(5.0, 10)[0] == 55.0
+    # The fourth goes after the second's slot frees: 1 + 60 = 61, so 61 - 6 = 55 s from t = 6.
+    assert w.reserve(6.0, 10)[0] == 55.0
+
+
+def test_tokens_per_minute_and_settling() -> None:
+    w = Window(rpm=None, tpm=1000)
+    _, first = w.reserve(0.0, 600)
+    assert w.reserve(10.0, 300)[0] == 0.0  # 600 + 300 <= 1000
+    # 900 used; 200 more would exceed 1000 until the first call (600) leaves at t = 60.
+    wait, _ = w.reserve(20.0, 200)
+    assert wait == 40.0
+    # Settling the first call at its real size (100) frees room for later calls.
+    w2 = Window(rpm=None, tpm=1000)
+    _, booking = w2.reserve(0.0, 900)
+    Window.settle(booking, 100)
+    assert w2.reserve(1.0, 800)[0] == 0.0
+
+
+def test_a_call_bigger_than_the_budget_still_goes_alone() -> None:
+    w = Window(rpm=None, tpm=100)
+    assert w.reserve(0.0, 500)[0] == 0.0
+    assert w.reserve(1.0, 500)[0] == 59.0
+
+
+async def test_the_limited_model_waits_for_room() -> None:
+    slept: list[float] = []
+
+    async def fake_sleep(s: float) -> None:
+        slept.append(s)
+        await asyncio.sleep(0)
+
+    inner = ScriptedModel(lambda m, t: say("hi"), usage=Usage(input_tokens=5, output_tokens=5))
+    model = RateLimitedModel(inner, LocalWindow(RateLimits(rpm=1)), sleep=fake_sleep)
+    await model.generate([UserMessage(content="x")], [], ModelSettings(max_output_tokens=4))
+    await model.generate([UserMessage(content="x")], [], ModelSettings(max_output_tokens=4))
+    assert inner.calls == 2
+    assert len(slept) == 1 and 59.0 < slept[0] <= 60.0  # the second call waited for the minute to pass
