@@ -1,0 +1,144 @@
+"""People_Review_2026.docx: the department table and the promotions table; the mail to the HR Director."""
+
+import re
+from typing import Any
+
+from harness.checks import Criterion, World
+
+DEPTS = ["ENG", "SALES", "SUP", "OPS"]
+HEAD = [
+    "department", "active", "full-time", "part-time", "hires 2026", "leavers 2026",
+    "average salary", "lowest salary", "highest salary",
+]  # fmt: skip
+PROMO_HEAD = ["employee number", "name", "department", "title", "new salary"]
+TODAY = "2026-11-20"
+
+
+def number(text: str) -> float | None:
+    try:
+        return float(re.sub(r"[,$\s]|USD", "", text))
+    except ValueError:
+        return None
+
+
+def current_salary(world: World, employee_id: int) -> float:
+    rows = world.query(
+        """SELECT annual_salary FROM warehouse_salaries WHERE employee_id = :e AND effective_date <= :today
+           ORDER BY effective_date DESC LIMIT 1""",
+        e=employee_id,
+        today=TODAY,
+    )
+    return float(rows[0]["annual_salary"])
+
+
+def department_row(world: World, code: str) -> tuple[str, list[float]]:
+    dept = world.rows("warehouse_departments", code=code)[0]
+    people = world.rows("warehouse_employees", department_id=dept["id"])
+    active = [e for e in people if e["status"] == "active"]
+    pay = [current_salary(world, e["id"]) for e in active]
+
+    def in_2026(day: str | None) -> bool:
+        return day is not None and "2026-01-01" <= day <= TODAY
+
+    return dept["name"], [
+        len(active),
+        sum(e["employment_type"] == "full-time" for e in active),
+        sum(e["employment_type"] == "part-time" for e in active),
+        sum(in_2026(e["hire_date"]) for e in people),
+        sum(in_2026(e["termination_date"]) for e in people),
+        sum(pay) / len(pay),
+        min(pay),
+        max(pay),
+    ]
+
+
+def promotions(world: World) -> list[list[Any]]:
+    out = []
+    for code in DEPTS:
+        rows = world.query(
+            """SELECT e.employee_number, e.name, d.name AS department, e.title, s.annual_salary
+               FROM warehouse_salaries s JOIN warehouse_employees e ON e.id = s.employee_id
+               JOIN warehouse_departments d ON d.id = e.department_id
+               WHERE d.code = :code AND s.reason = 'promotion' AND s.effective_date BETWEEN '2026-01-01' AND :today
+               ORDER BY e.employee_number""",
+            code=code,
+            today=TODAY,
+        )
+        out += [
+            [r["employee_number"], r["name"], r["department"], r["title"], float(r["annual_salary"])]
+            for r in rows
+        ]
+    return out
+
+
+def check(world: World) -> list[Criterion]:
+    doc = world.docx("People_Review_2026.docx")
+    if doc is None:
+        return [Criterion("document", False, "People_Review_2026.docx is missing or unreadable")]
+    tables = [[[c.text.strip() for c in row.cells] for row in t.rows] for t in doc.tables]
+    by_head = {tuple(h.lower() for h in t[0]): t for t in tables if t}
+    out = [
+        Criterion.of(
+            "title",
+            (doc.core_properties.title or "").strip().lower() == "people review 2026"
+            or any(p.text.strip().lower() == "people review 2026" for p in doc.paragraphs[:3]),
+            "the document is not titled 'People Review 2026'",
+        )
+    ]
+    table = by_head.get(tuple(HEAD))
+    if table is None:
+        out.append(Criterion("department table", False, f"no table with the header {HEAD}"))
+    else:
+        bad = []
+        for code, got in zip(DEPTS, table[1:] + [[]] * len(DEPTS), strict=False):
+            name, want = department_row(world, code)
+            ok = (
+                len(got) >= 9
+                and got[0] == name
+                and all(
+                    number(g) is not None and abs(number(g) - w) <= 1
+                    for g, w in zip(got[1:9], want, strict=True)
+                )
+            )
+            if not ok:
+                bad.append(f"{name}: {got} (expected {[round(w) for w in want]})")
+        if len(table) - 1 != len(DEPTS):
+            bad.append(f"{len(table) - 1} rows instead of {len(DEPTS)}")
+        out.append(Criterion.of("department table", not bad, "; ".join(bad)))
+    promo = by_head.get(tuple(PROMO_HEAD))
+    want = promotions(world)
+    got = promo[1:] if promo else []
+    out.append(
+        Criterion.of(
+            "promotions table",
+            promo is not None
+            and len(got) == len(want)
+            and all(
+                g[:4] == [str(v) for v in w[:4]]
+                and number(g[4]) is not None
+                and abs(number(g[4]) - w[4]) <= 1
+                for g, w in zip(got, want, strict=True)
+            ),
+            f"promotions table should list {[w[0] for w in want]} in order; it lists {[g[0] for g in got]}",
+        )
+    )
+    director = world.rows("mail_contact", title="HR Director")[0]["email"]
+    sent = world.query(
+        """SELECT to_addrs, subject, attachments FROM mail_message
+           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
+    )
+    mailed = [
+        m
+        for m in sent
+        if director in m["to_addrs"].split(", ")
+        and m["subject"].strip().lower() == "people review 2026"
+        and "People_Review_2026.docx" in m["attachments"]
+    ]
+    out.append(
+        Criterion.of(
+            "mail to the HR Director",
+            bool(mailed),
+            f"no mail to {director} titled 'People review 2026' with the document attached",
+        )
+    )
+    return out

@@ -1,0 +1,63 @@
+"""The mail to the Sales Director lists the five customers with the most closed Q3 2026 revenue, in order."""
+
+import re
+
+from harness.checks import Criterion, World
+
+
+def amounts(line: str) -> list[float]:
+    """The numbers of a line, thousands separators removed ('1,043,652.00' -> 1043652.0)."""
+    return [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", line)]
+
+
+def check(world: World) -> list[Criterion]:
+    top = world.query(
+        """SELECT c.account_number, c.name, SUM(l.line_total) AS revenue
+           FROM warehouse_sales_orders o JOIN warehouse_sales_lines l ON l.order_id = o.id
+           JOIN warehouse_customers c ON c.id = o.customer_id
+           WHERE o.status = 'closed' AND o.order_date BETWEEN '2026-07-01' AND '2026-09-30'
+           GROUP BY c.id, c.account_number, c.name ORDER BY revenue DESC LIMIT 5"""
+    )
+    director = world.rows("mail_contact", title="Sales Director")[0]["email"]
+    sent = world.query(
+        """SELECT to_addrs, subject, body FROM mail_message
+           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
+    )
+    mails = [
+        m
+        for m in sent
+        if director in m["to_addrs"].split(", ") and m["subject"].strip().lower() == "top customers q3 2026"
+    ]
+    out = [
+        Criterion.of(
+            "mail to the Sales Director",
+            len(mails) == 1,
+            f"{len(mails)} mails to {director} titled 'Top customers Q3 2026'",
+        )
+    ]
+    lines = mails[0]["body"].splitlines() if mails else []
+    found = []
+    for t in top:
+        at = next((i for i, line in enumerate(lines) if t["name"] in line), None)
+        ok = (
+            at is not None
+            and t["account_number"] in lines[at]
+            and any(abs(a - float(t["revenue"])) <= 0.01 for a in amounts(lines[at]))
+        )
+        found.append(at if ok else None)
+    out.append(
+        Criterion.of(
+            "top five with revenue",
+            None not in found,
+            f"no line with name, account number and revenue for "
+            f"{[t['name'] for t, f in zip(top, found, strict=True) if f is None]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "highest first",
+            None not in found and found == sorted(found),
+            f"the customers are not listed in the order {[t['name'] for t in top]}",
+        )
+    )
+    return out
