@@ -1,0 +1,81 @@
+"""Each client's statement lists its non-cancelled 2026 orders and the delivered and open totals,
+and was mailed to the client's contact address."""
+
+import re
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+CLIENTS = ["Aldermoor University", "Northam Institute of Technology", "Thornbury Research Lab"]
+HEADER = ["reference", "event date", "menu", "guests", "status", "total"]
+
+
+def amount(texts: list[str], label: str) -> float | None:
+    for t in texts:
+        m = re.search(rf"{label} total:\s*(?:USD|\$)?\s*([\d,]+(?:\.\d+)?)", t, re.IGNORECASE)
+        if m:
+            return float(m.group(1).replace(",", ""))
+    return None
+
+
+def check(world: World) -> list[Criterion]:
+    out, contacts = [], {}
+    for client in CLIENTS:
+        orders = world.query(
+            """SELECT o.reference, o.status, o.total, o.contact_email FROM kitchen_catering_order o
+               WHERE o.client = :c AND o.event_date BETWEEN '2026-01-01' AND '2026-12-31'
+               ORDER BY o.event_date, o.reference""",
+            c=client,
+        )
+        contacts[f"Statement_{client.replace(' ', '_')}.docx"] = orders[0]["contact_email"]
+        listed = [o for o in orders if o["status"] != "cancelled"]
+        delivered = sum(o["total"] for o in listed if o["status"] == "delivered")
+        open_ = sum(o["total"] for o in listed if o["status"] != "delivered")
+        path = f"Statement_{client.replace(' ', '_')}.docx"
+        doc = world.docx(path)
+        if doc is None:
+            out.append(Criterion(f"{client} statement", False, f"{path} is missing or unreadable"))
+            continue
+        texts = [p.text for p in doc.paragraphs]
+        table = [[c.text.strip() for c in row.cells] for row in doc.tables[0].rows] if doc.tables else []
+        title = f"statement 2026: {client}".lower()
+        titled = (doc.core_properties.title or "").strip().lower() == title or any(
+            t.strip().lower() == title for t in texts[:2]
+        )
+        refs = [r[0] for r in table[1:]]
+        out += [
+            Criterion.of(f"{client} title", titled, f"{path} is not titled 'Statement 2026: {client}'"),
+            Criterion.of(
+                f"{client} table",
+                bool(table)
+                and [h.lower() for h in table[0]] == HEADER
+                and refs == [o["reference"] for o in listed],
+                f"table rows {refs}, expected {[o['reference'] for o in listed]} under {HEADER}",
+            ),
+            Criterion.of(
+                f"{client} totals",
+                close_enough(amount(texts, "delivered"), delivered)
+                and close_enough(amount(texts, "open"), open_),
+                f"expected delivered {delivered:.2f} and open {open_:.2f}",
+            ),
+        ]
+        mails = [
+            m
+            for m in sent_mail(
+                world.engine, to=orders[0]["contact_email"], subject_contains="catering statement"
+            )
+            if path in m.attachment_list()
+        ]
+        out.append(
+            Criterion.of(
+                f"{client} mailed", bool(mails), f"no mail to {orders[0]['contact_email']} with {path}"
+            )
+        )
+    leaks = [
+        f"{f} to {m.to_addrs}"
+        for m in sent_mail(world.engine)
+        for f in m.attachment_list()
+        if f in contacts and set(m.to_list() + m.cc_list()) != {contacts[f]}
+    ]
+    out.append(Criterion.of("each statement only to its client", not leaks, f"sent elsewhere: {leaks}"))
+    return out
