@@ -8,7 +8,7 @@ UPR = 1 − |P_necessary| / |P_all| over the directed paths of the spatial graph
 `min_nodes` nodes (2 by default, or 1). A path is necessary when the share of its nodes that
 contribute is ≥ 0.5, i.e. when (contributing − not) ≥ 0. Paths are counted, never listed: in
 topological order each node keeps, per value d of (contributing − not), the number of paths
-ending at it, so a 60-node complete DAG (2^59 paths) takes milliseconds. No path → undefined.
+ending at it, so a 60-node complete DAG (2^60 − 61 paths) takes milliseconds. No path → undefined.
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def information_diversity(
         semantic = dict(zip(used, vectors, strict=True))
     weighted = total = 0.0
     for (i, j), w in weights.items():
-        ss = cosine(syntactic[position[i]], syntactic[position[j]])
+        # Clipped: rounding can put the cosine of equal texts a hair above 1.
+        ss = min(1.0, cosine(syntactic[position[i]], syntactic[position[j]]))
         if semantic is not None:
             sem = min(1.0, max(0.0, float(semantic[i] @ semantic[j])))
             ss = lam * ss + (1.0 - lam) * sem
