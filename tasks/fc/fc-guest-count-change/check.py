@@ -1,0 +1,41 @@
+"""Northam's next confirmed order has 15 more guests (its total follows), no other order of theirs
+changed, and they got a mail with the new guest count and total."""
+
+from harness.checks import Criterion, World, close_enough
+from mcp_servers.mail.schema import sent_mail
+
+CLIENT = "Northam Institute of Technology"
+# Guest counts of the client's orders in the seeded world (the episode overwrites one of them).
+SEEDED = {"CO-1008": 120, "CO-1036": 200, "CO-1059": 60, "CO-1073": 25, "CO-1088": 200, "CO-1095": 20,
+          "CO-1126": 45, "CO-1143": 45, "CO-1103": 30}  # fmt: skip
+
+
+def check(world: World) -> list[Criterion]:
+    orders = world.query(
+        "SELECT * FROM kitchen_catering_order WHERE client = :c ORDER BY event_date, reference", c=CLIENT
+    )
+    upcoming = [o for o in orders if o["status"] == "confirmed" and o["event_date"] >= "2026-11-23"]
+    target = upcoming[0]
+    want = SEEDED[target["reference"]] + 15
+    others = [o["reference"] for o in orders if o is not target and o["guests"] != SEEDED.get(o["reference"])]
+    mails = sent_mail(world.engine, to="hospitality@nit.example", subject_contains=target["reference"])
+    body = " ".join(m.body for m in mails)
+    return [
+        Criterion.of(
+            "guests",
+            target["guests"] == want,
+            f"{target['reference']} has {target['guests']} guests, expected {want}",
+        ),
+        Criterion.of(
+            "total",
+            close_enough(target["total"], target["price_per_guest"] * want),
+            f"total is {target['total']}",
+        ),
+        Criterion.of("status kept", target["status"] == "confirmed", f"status is {target['status']}"),
+        Criterion.of("other orders unchanged", not others, f"guest counts changed on {others}"),
+        Criterion.of(
+            "client mailed",
+            bool(mails) and str(want) in body and f"{target['price_per_guest'] * want:.0f}" in body,
+            f"no mail to hospitality@nit.example about {target['reference']} with {want} guests and the new total",
+        ),
+    ]
