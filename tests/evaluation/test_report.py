@@ -79,3 +79,13 @@ def test_timeline_episodes_by_name_or_most_sub_agents() -> None:
     chosen = choose_timeline_episodes(records)
     assert [(r.task_id, r.variant) for r in chosen] == [("need1", "spec")]
     assert [r.task_id for r in choose_timeline_episodes(records, ["need2"])] == ["need2", "need2"]
+
+
+def test_reports_of_baseline_only_or_empty_scores_still_render(tmp_path: Path) -> None:
+    """No MAD-SAE setting (or no record at all): every plot says so instead of failing."""
+    baseline_only = [r for r in fixtures.records() if r.variant == "sa"]
+    for name, records in (("sa", baseline_only), ("empty", [])):
+        doc = score_records(records, {}, options=ScoreOptions(graph=GraphOptions(embedder=None)))
+        files = write_report(doc, records, tmp_path / name)
+        assert [p.read_bytes()[:8] for p in files.plots] == [PNG_MAGIC] * 4
+        assert "Aggregation contract" in files.markdown.read_text()
