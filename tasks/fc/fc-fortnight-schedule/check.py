@@ -1,0 +1,61 @@
+"""The 'Kitchen schedule 23 Nov - 6 Dec' cloud sheet lists the confirmed and in-preparation orders
+of the fortnight in order, and the head chef can edit it."""
+
+import json
+
+from harness.checks import Criterion, World
+
+HEADER = ["reference", "event date", "client", "menu", "guests", "status"]
+CHEF = "chef@aldermoor-catering.example"
+
+
+def check(world: World) -> list[Criterion]:
+    found = world.query(
+        """SELECT b.id AS book, s.id AS sheet FROM sheets_spreadsheet b JOIN sheets_sheet s ON s.spreadsheet_id = b.id
+           WHERE lower(trim(b.title)) = 'kitchen schedule 23 nov - 6 dec' AND lower(s.title) = 'events'
+           ORDER BY b.id DESC"""
+    )
+    if not found:
+        return [
+            Criterion(
+                "spreadsheet", False, "no cloud spreadsheet 'Kitchen schedule 23 Nov - 6 Dec' with Events"
+            )
+        ]
+    grid: dict[int, dict[int, object]] = {}
+    for c in world.rows("sheets_cell", sheet_id=found[0]["sheet"]):
+        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    rows = [[grid[r].get(k) for k in range(1, 7)] for r in sorted(grid)]
+    want = world.query(
+        """SELECT o.reference, o.event_date, o.client, m.name AS menu, o.guests, o.status
+           FROM kitchen_catering_order o JOIN kitchen_menu m ON m.id = o.menu_id
+           WHERE o.event_date BETWEEN '2026-11-23' AND '2026-12-06' AND o.status IN ('confirmed', 'in_preparation')
+           ORDER BY o.event_date, o.reference"""
+    )
+    header = [str(h or "").strip().lower() for h in (rows[0] if rows else [])]
+    refs = [str(r[0] or "").strip() for r in rows[1:]]
+    details = {str(r[0]).strip(): r for r in rows[1:]}
+    wrong = [
+        w["reference"]
+        for w in want
+        if (r := details.get(w["reference"])) is None
+        or str(r[1]) != w["event_date"]
+        or str(r[2]) != w["client"]
+        or str(r[3]) != w["menu"]
+        or str(r[4]) != str(w["guests"])
+        or str(r[5]).replace(" ", "_").lower() != w["status"]
+    ]
+    shared = world.query(
+        "SELECT role FROM sheets_permission WHERE spreadsheet_id = :b AND email = :e",
+        b=found[0]["book"],
+        e=CHEF,
+    )
+    return [
+        Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
+        Criterion.of(
+            "the fortnight's orders in order",
+            refs == [w["reference"] for w in want],
+            f"references {refs}, expected {[w['reference'] for w in want]}",
+        ),
+        Criterion.of("order details", not wrong, f"wrong details for {wrong}"),
+        Criterion.of("chef can edit", [r["role"] for r in shared] == ["writer"], f"chef's access: {shared}"),
+    ]
