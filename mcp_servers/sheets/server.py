@@ -259,7 +259,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """Append rows below the last used row of a sheet, starting in column A."""
         with Session(ctx.engine) as s:
             book = _book(s, spreadsheet_id, write=True)
-            tab, _ = _target(s, book, sheet if "!" in sheet else f"'{sheet}'!A1")
+            tab, _ = _target(s, book, "'" + sheet.replace("'", "''") + "'!A1")
             last, _cols = _used(s, tab.id or 0)
             rows, cols, count = _write(s, tab, last + 1, 1, values)
             book.updated_at = NOW

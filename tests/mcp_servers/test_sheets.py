@@ -141,3 +141,22 @@ async def test_sheets_bad_input_is_a_tool_error(world: World) -> None:
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, args, text(result))
+
+
+async def test_sheet_names_with_spaces_and_quotes(world: World) -> None:
+    async with serve("sheets", world) as client:
+        made = as_data(
+            await client.call_tool("create_spreadsheet", {"title": "Plan", "sheets": ["Q4's plan"]})
+        )
+        book = made["created"]
+        for _ in range(2):
+            done = as_data(
+                await client.call_tool(
+                    "append_rows", {"spreadsheet_id": book, "sheet": "Q4's plan", "values": [["a", 1]]}
+                )
+            )
+        assert done["updated_range"] == "'Q4''s plan'!A2:B2"
+        read = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": book, "range": "'Q4''s plan'!A1:B2"})
+        )
+        assert read["values"] == [["a", 1], ["a", 1]]
