@@ -12,13 +12,15 @@ LOW = 50
 
 
 def catalogue(world: World, category: str) -> list[dict]:
-    return world.query(
+    rows = world.query(
         """SELECT p.sku, p.name, p.price, s.on_hand,
-                  (SELECT ROUND(AVG(r.rating), 2) FROM shop_reviews r WHERE r.product_id = p.id) AS rating
+                  (SELECT AVG(r.rating) FROM shop_reviews r WHERE r.product_id = p.id) AS rating
            FROM shop_products p JOIN shop_stock s ON s.product_id = p.id
            WHERE p.category = :c AND p.active ORDER BY p.sku""",
         c=category,
     )
+    # AVG is a Decimal on PostgreSQL, a float on SQLite
+    return [r | {"rating": None if r["rating"] is None else round(float(r["rating"]), 2)} for r in rows]
 
 
 def grid(world: World, spreadsheet_id: int, sheet: str) -> list[list[object]]:

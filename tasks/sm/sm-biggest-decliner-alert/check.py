@@ -1,0 +1,93 @@
+"""The Core holding with today's largest fall is reported to the CFO, and a review is booked at the first free slot."""
+
+import re
+from datetime import datetime, timedelta
+
+from harness.checks import Criterion, World
+from mcp_servers.calendar.schema import HOLIDAYS, ME
+from mcp_servers.mail.schema import sent_mail
+
+KAI = "kai.kaur@company.example"
+DAY = "2026-11-23"
+
+
+def has_number(text: str, value: float, tol: float) -> bool:
+    return any(abs(float(n) - value) <= tol for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", "")))
+
+
+def worst_holding(world: World) -> dict:
+    best: dict = {}
+    for h in world.query(
+        """SELECT t.id, t.symbol FROM market_watchlist_items i JOIN market_watchlists w ON w.id = i.watchlist_id
+           JOIN market_tickers t ON t.id = i.ticker_id WHERE w.name = 'Core holdings'"""
+    ):
+        last, prev = world.query(
+            "SELECT close FROM market_prices WHERE ticker_id = :t ORDER BY date DESC LIMIT 2", t=h["id"]
+        )
+        change = (last["close"] / prev["close"] - 1) * 100
+        if not best or change < best["change"]:
+            best = {"id": h["id"], "symbol": h["symbol"], "close": last["close"], "change": change}
+    return best
+
+
+def first_free(world: World, skip: int) -> str:
+    busy = world.query(
+        """SELECT DISTINCT e.id, e.start, e."end" FROM calendar_event e
+           LEFT JOIN calendar_attendee a ON a.event_id = e.id JOIN calendar_calendar c ON c.id = e.calendar_id
+           WHERE (a.email IN (:me, :kai) OR c.name = :holidays) AND e.id <> :skip
+             AND e.start < :hi AND e."end" > :lo""",
+        me=ME,
+        kai=KAI,
+        holidays=HOLIDAYS,
+        skip=skip,
+        lo=f"{DAY}T09:00",
+        hi=f"{DAY}T17:00",
+    )
+    t = datetime.fromisoformat(f"{DAY}T09:00")
+    while t + timedelta(minutes=30) <= datetime.fromisoformat(f"{DAY}T17:00"):
+        a, b = t.isoformat(timespec="minutes"), (t + timedelta(minutes=30)).isoformat(timespec="minutes")
+        if not any(e["start"] < b and e["end"] > a for e in busy):
+            return a
+        t += timedelta(minutes=5)
+    return ""
+
+
+def check(world: World) -> list[Criterion]:
+    w = worst_holding(world)
+    head = world.query(
+        "SELECT headline FROM market_news WHERE ticker_id = :t ORDER BY published_at DESC, id DESC LIMIT 1",
+        t=w["id"],
+    )[0]["headline"]
+    mails = [m for m in sent_mail(world.engine, to=KAI) if w["symbol"] in m.subject]
+    body = mails[-1].body if mails else ""
+    out = [
+        Criterion.of("alert sent", bool(mails), f"no mail to Kai with {w['symbol']} in the subject"),
+        Criterion.of(
+            "alert content",
+            has_number(body, w["close"], 0.006)
+            and has_number(body, abs(w["change"]), 0.006)
+            and head.lower() in body.lower(),
+            f"the mail must give the close {w['close']:.2f}, the change {w['change']:.2f}% and the headline {head!r}",
+        ),
+    ]
+    events = world.query(
+        'SELECT id, start, "end" FROM calendar_event WHERE lower(title) = lower(:t) AND organizer = :me',
+        t=f"Review: {w['symbol']}",
+        me=ME,
+    )
+    if not events:
+        out.append(Criterion("review booked", False, f"no event 'Review: {w['symbol']}'"))
+        return out
+    e = events[-1]
+    guests = {a["email"] for a in world.rows("calendar_attendee", event_id=e["id"])}
+    want = first_free(world, e["id"])
+    end = (datetime.fromisoformat(want) + timedelta(minutes=30)).isoformat(timespec="minutes") if want else ""
+    out += [
+        Criterion.of("Kai invited", KAI in guests, f"attendees are {sorted(guests)}"),
+        Criterion.of(
+            "earliest free slot",
+            e["start"] == want and e["end"] == end,
+            f"the review runs {e['start']}-{e['end']}; the first free 30 minutes start at {want}",
+        ),
+    ]
+    return out

@@ -1,0 +1,101 @@
+"""Healthcare_Peers.pptx: directory figures at the 2026 open against today's quote, takeaways; mailed."""
+
+import re
+
+from harness.checks import Criterion, World
+from mcp_servers.mail.schema import sent_mail
+
+SYMBOLS = ["MEDX", "GENO", "CARE", "VITL"]
+LARA = "lara.varga@company.example"
+
+
+def near(a: object, b: float, tol: float) -> bool:
+    try:
+        return abs(float(str(a).replace(",", "").rstrip("%")) - b) <= tol
+    except (TypeError, ValueError):
+        return False
+
+
+def expected(world: World, symbol: str) -> dict:
+    page = world.query(
+        "SELECT text FROM web_page WHERE url = :u",
+        u=f"https://bizdirectory.example/companies/{symbol.lower()}",
+    )[0]["text"]
+    price0 = float(re.search(r"share price was ([\d.]+) USD", page).group(1))  # type: ignore[union-attr]
+    cap0 = float(re.search(r"capitalisation about ([\d.]+) billion", page).group(1))  # type: ignore[union-attr]
+    t = world.rows("market_tickers", symbol=symbol)[0]
+    close = world.query(
+        "SELECT close FROM market_prices WHERE ticker_id = :t ORDER BY date DESC LIMIT 1", t=t["id"]
+    )[0]["close"]
+    rev = {
+        f["fiscal_quarter"]: f["revenue"]
+        for f in world.query(
+            "SELECT fiscal_quarter, revenue FROM market_financials WHERE ticker_id = :t", t=t["id"]
+        )
+    }
+    return {
+        "name": t["name"], "price0": price0, "close": close, "change": (close / price0 - 1) * 100, "cap0": cap0,
+        "cap": close * t["shares_outstanding"] / 1e9, "yoy": (rev["2026Q3"] / rev["2025Q3"] - 1) * 100,
+    }  # fmt: skip
+
+
+def row_ok(r: list[str], e: dict) -> bool:
+    return (
+        len(r) >= 8
+        and e["name"].lower() in r[1].lower()
+        and near(r[2], e["price0"], 0.006)
+        and near(r[3], e["close"], 0.006)
+        and near(r[4], e["change"], 0.02)
+        and near(r[5], e["cap0"], 0.06)
+        and near(r[6], e["cap"], 0.06)
+        and near(r[7], e["yoy"], 0.06)
+    )
+
+
+def check(world: World) -> list[Criterion]:
+    want = {s: expected(world, s) for s in SYMBOLS}
+    deck = world.pptx("Healthcare_Peers.pptx")
+    if deck is None:
+        return [Criterion("deck", False, "Healthcare_Peers.pptx is missing or unreadable")]
+    slides = []
+    for slide in deck.slides:
+        title = slide.shapes.title.text.strip() if slide.shapes.title is not None else ""
+        tables = [
+            [[c.text.strip() for c in row.cells] for row in sh.table.rows]
+            for sh in slide.shapes
+            if sh.has_table
+        ]
+        text = " ".join(sh.text_frame.text for sh in slide.shapes if sh.has_text_frame)
+        slides.append((title.lower(), tables, text))
+    table = next((t[0] for title, t, _ in slides if title == "healthcare peers" and t), None)
+    out = [Criterion.of("peer table", table is not None, "no table slide titled 'Healthcare peers'")]
+    if table is not None:
+        order = [r[0] for r in table[1:]]
+        out.append(Criterion.of("companies", order == SYMBOLS, f"rows are {order}; expected {SYMBOLS}"))
+        by_symbol = {r[0]: r for r in table[1:]}
+        for s, e in want.items():
+            row = by_symbol.get(s)
+            out.append(
+                Criterion.of(f"{s} row", row is not None and row_ok(row, e), f"row {row}; expected {e}")
+            )
+    best = max(want, key=lambda s: want[s]["change"])
+    worst = min(want, key=lambda s: want[s]["change"])
+    takeaways = next((text for title, _, text in slides if title == "takeaways"), "")
+    lines = takeaways.lower().splitlines() or [""]
+    named = [ln for ln in lines if "best" in ln and best.lower() in ln] and [
+        ln for ln in lines if "worst" in ln and worst.lower() in ln
+    ]
+    out.append(
+        Criterion.of(
+            "takeaways", bool(named), f"the 'Takeaways' slide must name {best} as best and {worst} as worst"
+        )
+    )
+    mails = [
+        m
+        for m in sent_mail(world.engine, to=LARA, subject_contains="Healthcare peers")
+        if "Healthcare_Peers.pptx" in m.attachment_list()
+    ]
+    out.append(
+        Criterion.of("deck mailed", bool(mails), f"no mail to {LARA} with Healthcare_Peers.pptx attached")
+    )
+    return out
