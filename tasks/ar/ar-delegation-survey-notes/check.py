@@ -24,7 +24,7 @@ def facts(world: World, paper_id: int) -> dict:
     return {
         "method": table[2][0], "bench1": table[0][1], "bench2": table[0][2], "ours1": float(table[2][1]),
         "base1": float(table[1][1]), "ours2": float(table[2][2]), "gpus": int(gpus), "hours": int(hours),
-        "component": component, "drop": float(drop),
+        "component": re.sub(r"^the ", "", component), "drop": float(drop),
     }  # fmt: skip
 
 
