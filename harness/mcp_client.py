@@ -40,7 +40,7 @@ SERVER_START_TIMEOUT_S = 30.0
 # Bounded shutdown: a connection that does not close in this time is abandoned.
 SERVER_CLOSE_TIMEOUT_S = 5.0
 # Environment variables a child server may inherit; nothing else (no API keys).
-CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE")
+CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE", "DOCKER_HOST")
 
 
 class ServerFailure(Exception):

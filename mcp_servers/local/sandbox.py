@@ -2,17 +2,24 @@
 
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
 workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout, a
-memory cap (RLIMIT_AS) and capped output. With a docker daemon and an image that has python3,
-the same code runs in a container with `--network none`, the workspace mounted read-write.
+memory cap (RLIMIT_AS) and capped output. When a docker daemon answers, the same code runs in
+a container instead (`--network none`, memory and pid caps, no capabilities, read-only root,
+the workspace mounted read-write): no image registry is needed, since the container gets an
+empty image and this Python bind-mounted read-only at its own paths.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import io
 import os
 import resource
 import shutil
+import subprocess
 import sys
+import tarfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,35 +92,113 @@ class ProcessSandbox:
         return await _communicate(proc, timeout_s)
 
 
+EMPTY_IMAGE = "mseval-sandbox:empty"
+
+
+def _docker() -> str:
+    return shutil.which("docker") or "docker"
+
+
+@functools.cache
+def docker_available() -> bool:
+    """A docker CLI and a daemon that answers (checked once per process)."""
+    if shutil.which("docker") is None:
+        return False
+    try:
+        done = subprocess.run(
+            [_docker(), "version", "--format", "{{.Server.Version}}"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def ensure_empty_image(image: str = EMPTY_IMAGE) -> None:
+    """An image with nothing in it: the container gets the host's Python read-only (below)."""
+    if (
+        subprocess.run([_docker(), "image", "inspect", image], capture_output=True, check=False).returncode
+        == 0
+    ):
+        return
+    buffer = io.BytesIO()
+    tarfile.open(fileobj=buffer, mode="w").close()
+    subprocess.run(
+        [_docker(), "import", "-", image], input=buffer.getvalue(), capture_output=True, check=True
+    )
+
+
+def _runtime_mounts() -> list[str]:
+    """Read-only binds of this Python (interpreter, standard library, installed packages) and
+    the system libraries it links to, at the same paths, so the container needs no image."""
+    paths = {
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path("/usr"),
+        Path("/lib"),
+        Path("/lib64"),
+        Path("/bin"),
+    }
+    mounts: list[str] = []
+    for p in sorted(paths):
+        if p.exists():
+            # Merged-/usr systems make /lib64 and /bin symlinks: bind their target at the link's path.
+            mounts += ["-v", f"{p.resolve()}:{p}:ro"]
+    return mounts
+
+
 @dataclass(frozen=True)
 class DockerSandbox:
-    """Runs code in `image` with no network; needs the docker CLI and a daemon."""
+    """Runs code in a container: no network, capped memory and processes, no capabilities,
+    a read-only root; only the workspace is writable (mounted at /workspace)."""
 
-    image: str
+    image: str = EMPTY_IMAGE
     memory_bytes: int = DEFAULT_MEMORY_BYTES
 
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
-        docker = shutil.which("docker") or "docker"
+        if self.image == EMPTY_IMAGE:
+            await asyncio.to_thread(ensure_empty_image)
+        name = f"mseval-py-{uuid.uuid4().hex[:12]}"
         mount = f"{workspace.resolve()}:/workspace"  # noqa: ASYNC240 - a path computation, no I/O worth a thread
+        python = sys.executable if self.image == EMPTY_IMAGE else "python3"
         proc = await asyncio.create_subprocess_exec(
-            docker, "run", "--rm", "-i", "--network", "none",
-            "--memory", str(self.memory_bytes), "--pids-limit", "256", "--cap-drop", "ALL",
-            "-v", mount, "-w", "/workspace",
-            self.image, "python3", "-I", "-c", code,
+            _docker(), "run", "--rm", "--name", name, "-i", "--network", "none",
+            "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes), "--pids-limit", "256",
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only", "--tmpfs", "/tmp",
+            "-e", "HOME=/workspace", "-e", "LANG=C.UTF-8",
+            *(_runtime_mounts() if self.image == EMPTY_IMAGE else []),
+            "-v", mount, "-w", "/workspace", self.image, python, "-I", "-c", code,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
-        return await _communicate(proc, timeout_s)
+        try:
+            return await _communicate(proc, timeout_s)
+        finally:
+            if proc.returncode is None or proc.returncode < 0:
+                # The client was killed on timeout; the container must go too.
+                await asyncio.to_thread(
+                    subprocess.run, [_docker(), "kill", name], capture_output=True, check=False
+                )
 
 
 Sandbox = ProcessSandbox | DockerSandbox
 
 
 def from_options(options: dict[str, object]) -> Sandbox:
-    """`options["sandbox"]` is "process" (default) or "docker:<image>"."""
-    kind = str(options.get("sandbox", "process"))
+    """`options["sandbox"]`: "auto" (default: docker when a daemon answers, else a process),
+    "process", "docker" (the empty image with this Python mounted) or "docker:<image>" (an
+    image with its own python3)."""
+    kind = str(options.get("sandbox", "auto"))
     memory = int(str(options.get("memory_bytes", DEFAULT_MEMORY_BYTES)))
+    if kind == "auto":
+        kind = "docker" if docker_available() else "process"
+    if kind == "docker":
+        return DockerSandbox(memory_bytes=memory)
     if kind.startswith("docker:"):
         return DockerSandbox(image=kind.removeprefix("docker:"), memory_bytes=memory)
+    if kind != "process":
+        raise ValueError(f"unknown sandbox {kind!r}: auto, process, docker or docker:<image>")
     return ProcessSandbox(memory_bytes=memory)

@@ -23,7 +23,7 @@ async def test_python_execute_runs_in_the_workspace_without_secrets(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-must-not-leak")
-    async with serve("local", world) as client:
+    async with serve("local", world, sandbox="process") as client:
         code = "import os, pathlib; pathlib.Path('made.txt').write_text('x'); print(os.getcwd()); print(os.environ.get('ANTHROPIC_API_KEY'))"
         out = text(await client.call_tool("python_execute", {"code": code}))
         assert "[exit code 0]" in out
@@ -33,7 +33,7 @@ async def test_python_execute_runs_in_the_workspace_without_secrets(
 
 
 async def test_python_execute_timeout_and_memory_cap(world: World) -> None:
-    async with serve("local", world, memory_bytes=256 << 20) as client:
+    async with serve("local", world, sandbox="process", memory_bytes=256 << 20) as client:
         slow = text(
             await client.call_tool(
                 "python_execute", {"code": "import time; time.sleep(30)", "timeout_s": 0.5}
@@ -42,3 +42,32 @@ async def test_python_execute_timeout_and_memory_cap(world: World) -> None:
         assert "timed out" in slow
         big = text(await client.call_tool("python_execute", {"code": "x = bytearray(512 << 20)"}))
         assert "MemoryError" in big and "[exit code 1]" in big
+
+
+@pytest.mark.docker
+async def test_python_execute_in_a_container(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_servers.local.sandbox import docker_available
+
+    if not docker_available():
+        pytest.skip("no docker daemon answers (.ci/setup.d/docker.sh starts one)")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    async with serve("local", world, sandbox="docker", memory_bytes=256 << 20) as client:
+        code = (
+            "import os, pathlib; pathlib.Path('from_box.txt').write_text('x');"
+            "print(sorted(os.listdir('/sys/class/net'))); print(os.environ.get('OPENAI_API_KEY')); print(os.getcwd())"
+        )
+        out = text(await client.call_tool("python_execute", {"code": code}))
+        assert "[exit code 0]" in out, out
+        assert "['lo']" in out  # --network none: loopback only
+        assert "sk-must-not-leak" not in out and "/workspace" in out
+        assert (world.workspace / "from_box.txt").read_text() == "x"
+        oom = text(
+            await client.call_tool(
+                "python_execute", {"code": "x = bytearray(512 << 20); x[::4096] = b'1' * len(x[::4096])"}
+            )
+        )
+        assert "[exit code 137]" in oom or "MemoryError" in oom, oom
+        slow = text(
+            await client.call_tool("python_execute", {"code": "import time; time.sleep(60)", "timeout_s": 1})
+        )
+        assert "timed out" in slow
