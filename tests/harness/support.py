@@ -73,6 +73,7 @@ async def run_scripted(
     task: str = "lms-enrollment-overview",
     budgets: Budgets | None = None,
     async_reply: Callable[[View], Any] | None = None,
+    transport: str = "inprocess",
 ) -> Outcome:
     """One episode of `task` under `variant`, the model scripted by `main` and `sub`.
 
@@ -114,7 +115,7 @@ async def run_scripted(
     )  # fmt: skip
     events = EventLog()
     try:
-        async with ServerPool([*the_task.servers, "local"], world.access()) as pool:
+        async with ServerPool([*the_task.servers, "local"], world.access(), transport) as pool:  # type: ignore[arg-type]
             rt = EpisodeRuntime(setup, pool, events)
             b = setup.budgets
             try:

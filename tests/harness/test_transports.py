@@ -1,0 +1,85 @@
+"""Servers as child processes (stdio, HTTP on 127.0.0.1), and what happens when one dies."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from harness.catalog import load_tasks
+from harness.mcp_client import ServerFailure
+from harness.models.base import AssistantMessage
+from harness.models.scripted import call, say
+from harness.profiles import load_profiles
+from harness.runner import Runner, RunPlan
+from tests.harness.support import View, run_scripted
+
+
+def children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append((int(entry), cmdline))
+    return found
+
+
+def kill_server(name: str) -> None:
+    (pid,) = [p for p, cmd in children(os.getpid()) if f"mcp_servers.{name} " in cmd]
+    os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_episode_over_child_process_servers(tmp_path: Path, transport: str) -> None:
+    plan = RunPlan(settings_matrix=[("sim:oracle", "spec")], tasks=load_tasks("lms-enrollment-overview"), profiles=load_profiles(),
+                   store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path, transport=transport)  # type: ignore[arg-type]  # fmt: skip
+    (record,) = asyncio.run(Runner(plan).run()).records
+    assert record.status == "completed" and record.success, record.reason
+    assert len(record.waves) == 2 and len(record.subagents) == 4
+    assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]  # every child is gone
+
+
+async def test_a_dead_server_is_restarted_once_then_the_episode_is_a_harness_error(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def main(v: View) -> AssistantMessage:
+        tool_results = [m for m in v.messages if m.role == "tool"]
+        if tool_results:
+            seen.append(tool_results[-1].content)
+        if len(seen) in (1, 3):  # after a good call: kill the server before the next one
+            kill_server("lms")
+        return say("", call("mcp__lms__list_courses", term=f"t{len(seen)}"))
+
+    with pytest.raises(ExceptionGroup) as caught:
+        await run_scripted(tmp_path, main, variant="sa", task="lms-due-reminder", transport="stdio")
+    assert caught.group_contains(ServerFailure)
+    assert seen[0].startswith("[")  # the first call worked
+    assert "failed" in seen[1] and "restarted" in seen[1]  # the model was told, the server restarted
+    assert seen[2].startswith("[")  # the restarted server answers
+
+
+def test_the_runner_records_a_harness_fault_as_absent_with_the_reason(tmp_path: Path) -> None:
+    import dataclasses
+
+    from harness.catalog import SetupStep
+
+    (task,) = load_tasks("lms-due-reminder")
+    broken = dataclasses.replace(
+        task,
+        spec=task.spec.model_copy(update={"setup": [SetupStep(delete="no_such_table", where={"id": 1})]}),
+    )
+    plan = RunPlan(settings_matrix=[("sim:oracle", "sa")], tasks=[broken], profiles=load_profiles(),
+                   store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path)  # fmt: skip
+    (record,) = asyncio.run(Runner(plan).run()).records
+    assert record.status == "absent" and record.success is None and record.termination == "harness_error"
+    assert "no_such_table" in (record.reason or "")
