@@ -96,8 +96,9 @@ def check(world: World) -> list[Criterion]:
                 len(got) >= 9
                 and got[0] == name
                 and all(
-                    number(g) is not None and abs(number(g) - w) <= 1
-                    for g, w in zip(got[1:9], want, strict=True)
+                    # counts exact, salaries within a dollar
+                    number(g) is not None and abs(number(g) - w) <= (1 if i >= 5 else 0)
+                    for i, (g, w) in enumerate(zip(got[1:9], want, strict=True))
                 )
             )
             if not ok:

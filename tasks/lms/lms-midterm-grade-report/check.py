@@ -2,10 +2,19 @@
 
 from typing import Any
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World
 
 COURSES = ["MATH120", "MATH210", "STAT200", "ECON101"]
 OFFICE = "academic.office@univ.example"
+
+
+def near(value: Any, expected: float, tol: float) -> bool:
+    """A number from a cell or a slide's text within an absolute tolerance (0 for counts)."""
+    try:
+        got = float(str(value).replace(",", "").replace("%", "").strip())
+    except ValueError:
+        return False
+    return abs(got - expected) <= tol + 1e-9
 
 
 def course_facts(world: World, code: str) -> dict[str, Any]:
@@ -76,9 +85,10 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
         expected = f["assignments"]
         good = len(body) == len(expected) and all(
             title in body
-            and close_enough(body[title][1], points)
-            and close_enough(body[title][2], mean, 0.006)
-            and close_enough(body[title][3], pct, 0.06)
+            and len(body[title]) >= 4
+            and near(body[title][1], points, 0)
+            and near(body[title][2], mean, 0.006)
+            and near(body[title][3], pct, 0.06)
             for title, points, mean, pct in expected
         )
         out.append(
@@ -105,9 +115,9 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
             if not (
                 r
                 and len(r) >= 4
-                and close_enough(r[1], len(overall), 0)
-                and close_enough(r[2], mean, 0.06)
-                and close_enough(r[3], low, 0)
+                and near(r[1], len(overall), 0)
+                and near(r[2], mean, 0.06)
+                and near(r[3], low, 0)
             ):
                 bad.append(f"{code}: {r} (expected {len(overall)}, {mean:.1f}, {low})")
         out.append(Criterion.of("summary slide", not bad, "; ".join(bad)))
@@ -134,7 +144,7 @@ def check_workbook(world: World, facts: dict[str, dict[str, Any]]) -> list[Crite
             and all(
                 str(r[1]) == people[str(r[0])]["name"]
                 and str(r[2]).lower() == people[str(r[0])]["email"]
-                and close_enough(r[3], overall[str(r[0])], 0.06)
+                and near(r[3], overall[str(r[0])], 0.06)
                 for r in body
             )
         )
