@@ -15,7 +15,7 @@ from contracts.errors import InputError
 from harness.catalog import SetupStep, Task
 from harness.checks import World
 from harness.mcp_client import WorldAccess
-from mcp_servers.common import worldstate
+from mcp_servers.common import registry, worldstate
 from mcp_servers.common.db import make_engine
 
 
@@ -62,6 +62,9 @@ def create_world(
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
     """The task's changes to the seeded world (validated at load; a bad table name fails here)."""
+    if not task.spec.setup:
+        return
+    registry.all_specs()  # table classes register on import; a cached template imports none
     tables = SQLModel.metadata.tables
     file = str(task.folder / "task.yaml")
     with engine.begin() as conn:

@@ -83,3 +83,23 @@ def test_the_runner_records_a_harness_fault_as_absent_with_the_reason(tmp_path: 
     (record,) = asyncio.run(Runner(plan).run()).records
     assert record.status == "absent" and record.success is None and record.termination == "harness_error"
     assert "no_such_table" in (record.reason or "")
+
+
+def test_setup_on_a_table_of_a_server_not_yet_imported_regression(tmp_path: Path) -> None:
+    """apply_setup found only tables of server modules already imported in the process, so with
+    a cached world template a setup step on e.g. web_page failed in a fresh process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import dataclasses, pathlib, sys;"
+        "from harness.catalog import load_tasks, SetupStep;"
+        "from harness.world import create_world;"
+        "(t,) = load_tasks('lms-due-reminder');"
+        "t = dataclasses.replace(t, spec=t.spec.model_copy(update={'setup': [SetupStep(delete='web_link', where={'id': 1})]}));"
+        "w = create_world(t, 'e', pathlib.Path(sys.argv[1])); w.close(); print('ok')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert done.stdout.strip() == "ok", done.stderr[-1500:]
