@@ -114,7 +114,10 @@ def check_deck(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]
             if shape.has_table:
                 tables[title.lower()] = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
     for code in REGIONS:
-        table = tables.get(f"{code} top customers".lower())
+        table = next(
+            (t for title, t in tables.items() if title.startswith(code.lower()) and "top customers" in title),
+            None,
+        )
         want = data[code]["top"]
         good = (
             table is not None

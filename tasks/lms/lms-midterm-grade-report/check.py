@@ -76,8 +76,14 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
     ]
     for code in COURSES:
         f = facts[code]
-        want = f"{code} {f['title']}".lower()
-        table = next((t for title, t in tables.items() if title.lower() == want), None)
+        table = next(
+            (
+                t
+                for title, t in tables.items()
+                if title.lower().startswith(code.lower()) and f["title"].lower() in title.lower()
+            ),
+            None,
+        )
         if table is None:
             out.append(Criterion(f"{code} slide", False, f"no table slide titled '{code} {f['title']}'"))
             continue

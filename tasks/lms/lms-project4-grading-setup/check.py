@@ -41,6 +41,12 @@ def sheet_rows(world: World, sheet_id: int) -> list[list[Any]]:
     return grid
 
 
+def said_time(body: str, hour: int) -> bool:
+    """The body names the session's start, as 13:00 or 1 pm / 1:00 pm."""
+    twelve = rf"{hour % 12 or 12}(:00)?\s*{'pm' if hour >= 12 else 'am'}"
+    return re.search(rf"\b0?{hour}:00\b|\b{twelve}\b", body.lower()) is not None
+
+
 def check(world: World) -> list[Criterion]:
     books = [
         b
@@ -108,7 +114,7 @@ def check(world: World) -> list[Criterion]:
             for m in mails
             if str(len(rows)) in re.findall(r"\d+", m["body"])
             and TITLE.lower() in m["body"].lower()
-            and at in m["body"]
+            and said_time(m["body"], int(at[:2]))
         ]
         out.append(
             Criterion.of(
