@@ -91,6 +91,9 @@ def test_setup_on_a_table_of_a_server_not_yet_imported_regression(tmp_path: Path
     import subprocess
     import sys
 
+    from mcp_servers.common import worldstate
+
+    worldstate.sqlite_template()  # cached before the fresh process starts: it imports no server
     code = (
         "import dataclasses, pathlib, sys;"
         "from harness.catalog import load_tasks, SetupStep;"
