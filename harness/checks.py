@@ -84,7 +84,8 @@ class World:
 
 
 def close_enough(a: Any, b: float, tol: float = 0.01) -> bool:
-    """Numbers computed by an agent match within a relative or absolute tolerance."""
+    """`a` is within `tol` of `b`, where `tol` is an absolute tolerance for small `b` and a
+    relative one for large `b`: |a − b| ≤ max(tol, tol·|b|). For counts, compare exactly."""
     try:
         x = float(a)
     except (TypeError, ValueError):

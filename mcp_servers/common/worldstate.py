@@ -108,6 +108,13 @@ def _pg_template(engine: Engine) -> str:
     return schema
 
 
+def pg_schema_name(episode_id: str) -> str:
+    """A PostgreSQL schema name for an episode: readable, within the 63-byte limit, and unique
+    (a hash of the whole id: episodes whose ids share a long prefix must not share a schema)."""
+    digest = hashlib.sha256(episode_id.encode()).hexdigest()[:12]
+    return f"ep_{_SCHEMA_SAFE.sub('_', episode_id.lower())[:40]}_{digest}"
+
+
 def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Path | None = None) -> str:
     """A fresh world database for one episode; returns its URL.
 
@@ -125,7 +132,7 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
     engine = make_engine(base)
     try:
         template = _pg_template(engine)
-        schema = "ep_" + _SCHEMA_SAFE.sub("_", episode_id.lower())[:50]
+        schema = pg_schema_name(episode_id)
         tables = _tables(registry.all_specs())
         with engine.begin() as conn:
             conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))

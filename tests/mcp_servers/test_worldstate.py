@@ -36,3 +36,13 @@ def test_rerun_after_a_crash_ignores_the_killed_attempts_wal(tmp_path: Path) -> 
         assert (
             db.execute("SELECT COUNT(*) FROM lms_grade").fetchone()[0] > 0
         )  # fresh seed, not the dead attempt's
+
+
+def test_postgres_schema_names_differ_for_ids_with_a_long_common_prefix_regression() -> None:
+    """Schemas were named by the first 50 characters of the episode id, so the sa and spec
+    episodes of one task (ids alike up to the variant) shared a schema on PostgreSQL."""
+    prefix = "run0123456789-a-rather-long-task-identifier-sim_oracle-"
+    a, b = worldstate.pg_schema_name(prefix + "sa-0"), worldstate.pg_schema_name(prefix + "spec-0")
+    assert a != b
+    assert len(a) <= 63 and len(b) <= 63
+    assert worldstate.pg_schema_name(prefix + "sa-0") == a  # stable
