@@ -237,7 +237,7 @@ def build(ctx: ServerContext) -> MCPServer:
         out = []
         for f in rows[:quarters]:
             prior = by_quarter.get(f"{int(f.fiscal_quarter[:4]) - 1}{f.fiscal_quarter[4:]}")
-            item = f.model_dump(exclude={"id", "ticker_id"})
+            item = {k: getattr(f, k) for k in MarketFinancials.model_fields if k not in ("id", "ticker_id")}
             item["surprise_pct"] = (
                 round((f.eps - f.eps_estimate) / abs(f.eps_estimate) * 100, 1) if f.eps_estimate else None
             )

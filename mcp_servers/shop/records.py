@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from mcp_servers.common.tooling import ToolError
 from mcp_servers.shop.schema import (
@@ -19,6 +19,11 @@ from mcp_servers.shop.schema import (
     ShopRefund,
     ShopStock,
 )
+
+
+def fields(obj: SQLModel, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A row's columns in declaration order (an ORM-loaded object's model_dump order is arbitrary)."""
+    return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
 def product(s: Session, sku: str) -> ShopProduct:
@@ -79,7 +84,7 @@ def coupon_state(c: ShopCoupon, today: str = TODAY) -> str:
 
 
 def coupon_dict(c: ShopCoupon) -> dict[str, Any]:
-    return {**c.model_dump(exclude={"id"}), "state": coupon_state(c)}
+    return {**fields(c, {"id"}), "state": coupon_state(c)}
 
 
 def product_dict(
@@ -128,7 +133,7 @@ def order_detail(s: Session, o: ShopOrder) -> dict[str, Any]:
         select(ShopOrderEvent).where(ShopOrderEvent.order_id == o.id).order_by(col(ShopOrderEvent.id))
     ).scalars()
     return {
-        **o.model_dump(exclude={"id", "customer_id"}),
+        **fields(o, {"id", "customer_id"}),
         "customer": {"customer_number": c.customer_number, "name": c.name, "email": c.email} if c else None,
         "lines": [
             {

@@ -121,8 +121,8 @@ def build(ctx: ServerContext) -> MCPServer:
             ).one()
             return as_json(
                 {
-                    **p.model_dump(exclude={"id"}),
-                    "stock": st.model_dump(exclude={"id", "product_id"}),
+                    **records.fields(p, {"id"}),
+                    "stock": records.fields(st, {"id", "product_id"}),
                     "rating": None if avg is None else round(float(avg), 2),
                     "reviews": n,
                 }
@@ -173,7 +173,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 )
                 .order_by(col(ShopCustomer.customer_number))
             )
-            return as_json(paginate(s, stmt, page, page_size, lambda row: row[0].model_dump(exclude={"id"})))
+            return as_json(paginate(s, stmt, page, page_size, lambda row: records.fields(row[0], {"id"})))
 
     @reader(app, READ)
     def get_customer(customer: str) -> str:
@@ -187,7 +187,7 @@ def build(ctx: ServerContext) -> MCPServer:
             ).one()
             return as_json(
                 {
-                    **c.model_dump(exclude={"id"}),
+                    **records.fields(c, {"id"}),
                     "orders": n,
                     "total_paid": round(paid or 0.0, 2),
                     "total_refunded": round(refunded or 0.0, 2),

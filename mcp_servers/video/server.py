@@ -81,7 +81,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for v in vids:
                 by_visibility[v.visibility] = by_visibility.get(v.visibility, 0) + 1
             return as_json({
-                **c.model_dump(exclude={"id"}), "videos": len(vids), "videos_by_visibility": by_visibility,
+                **records.fields(c, {"id"}), "videos": len(vids), "videos_by_visibility": by_visibility,
                 "total_views": sum(v.view_count for v in vids), "total_likes": sum(v.like_count for v in vids),
                 "latest_uploads": [records.video_summary(v) for v in vids[:5]],
             })  # fmt: skip

@@ -122,6 +122,8 @@ def json_cell(value: Any) -> Any:
     """A result value as JSON can carry it (NUMERIC as a number, dates as ISO text)."""
     if isinstance(value, Decimal):
         return float(value)
+    if isinstance(value, float):  # SQLite sums money as binary floats: 415837.44999999995 -> 415837.45
+        return float(f"{value:.12g}")
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, bytes | bytearray | memoryview):
@@ -173,6 +175,8 @@ def _run_postgres(raw: Any, statement: str, max_rows: int, timeout_s: float) -> 
     raw.rollback()  # start a fresh transaction, whatever the pool left behind
     try:
         with raw.cursor() as cur:
+            if getattr(raw, "autocommit", False):  # SET TRANSACTION is a no-op outside a transaction
+                cur.execute("BEGIN")
             cur.execute("SET TRANSACTION READ ONLY")
             cur.execute(f"SET LOCAL statement_timeout = {max(1, round(timeout_s * 1000))}")
             cur.execute(statement)
