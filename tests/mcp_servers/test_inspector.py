@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -33,9 +34,13 @@ NODE_ENV, INSPECTOR_ENV = "MSEVAL_NODE22", "MSEVAL_INSPECTOR"
 # EXIT_CODES.TOOL_ERROR of @modelcontextprotocol/inspector 2.x: the tool answered isError:true
 # (or does not exist); 0 is success, 1 a usage error, 4 an unreachable server.
 TOOL_ERROR_EXIT = 5
-# A cold start seeds the server's tables; on a busy 2-core machine that can take several seconds.
-RUN_TIMEOUT_S = 120
-WORKERS = min(8, 2 * (os.cpu_count() or 1))
+# A cold start imports the SDK and seeds the server's tables: about a second on an idle machine,
+# but the Inspector's default connect timeout (15 s) was exceeded on a 2-core machine at load 12.
+RUN_TIMEOUT_S = 180
+CONNECT_TIMEOUT_MS = 120_000
+# The runs are CPU-bound (a Python and a Node start each): more workers than cores only make
+# each run slower.
+WORKERS = max(2, os.cpu_count() or 1)
 REPO = Path(__file__).resolve().parents[2]
 # A read-only call per server that succeeds on the seeded world. Servers not listed use their
 # first read-only tool without required arguments; add a row when a server has none.
@@ -91,7 +96,17 @@ class Inspection:
 def _inspector(server: str, folder: Path, *method: str) -> Run:
     target = [sys.executable, "-m", f"mcp_servers.{server}", "--db", f"sqlite:///{folder}/w.sqlite",
               "--workspace", str(folder)]  # fmt: skip
-    args = ["--cli", "--format", "json", "--cwd", str(REPO), *target, *method]
+    args = [
+        "--cli",
+        "--format",
+        "json",
+        "--connect-timeout",
+        str(CONNECT_TIMEOUT_MS),
+        "--cwd",
+        str(REPO),
+        *target,
+        *method,
+    ]
     env = {
         **os.environ,
         # Keep the Inspector's own files out of $HOME.
@@ -99,15 +114,23 @@ def _inspector(server: str, folder: Path, *method: str) -> Run:
         "MCP_CLIENT_CONFIG_PATH": str(folder / "inspector-client.json"),
         "NO_COLOR": "1",
     }
-    done = subprocess.run(
-        [_tools[0], _tools[1], *args],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        env=env,
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            [_tools[0], _tools[1], *args],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        return Run(args=[*method], returncode=-1, stdout=str(exc.stdout or ""), stderr=f"timed out: {exc}")
     return Run(args=[*method], returncode=done.returncode, stdout=done.stdout, stderr=done.stderr)
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _accepts_object(schema: dict[str, Any]) -> bool:
@@ -163,13 +186,16 @@ def _inspect(server: str, folder: Path) -> Inspection:
 def inspections(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Inspection]:
     base = tmp_path_factory.mktemp("inspector")
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         done = dict(
             zip(registry.names(), pool.map(lambda n: _inspect(n, base / n), registry.names()), strict=True)
         )
-    total = time.perf_counter() - started
+    total, cpu = time.perf_counter() - started, _children_cpu() - cpu_before
+    runs = sum(len(i.runs) for i in done.values())
     slowest = sorted(done.values(), key=lambda i: -i.seconds)[:3]
-    print(f"\ninspected {len(done)} servers in {total:.1f} s with {WORKERS} workers; slowest: "
+    print(f"\ninspected {len(done)} servers ({runs} Inspector runs, {cpu / max(runs, 1):.2f} CPU-s each) in "
+          f"{total:.1f} s with {WORKERS} workers; slowest: "
           + ", ".join(f"{i.server} {i.seconds:.1f} s" for i in slowest))  # fmt: skip
     return done
 
