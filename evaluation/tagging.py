@@ -10,12 +10,13 @@ labels were inferred.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from contracts import READ_ONLY_LABELS, WRITABLE_LABELS, SubagentRecord
+from contracts import SubagentRecord
+from contracts.tagging import label_from_calls
+from contracts.tagging import label_from_text as text_label
 
 TagSource = Literal["record", "tools", "text", "none"]
 
@@ -76,43 +77,6 @@ _NAME_RULES: list[tuple[str, str | None, str | None]] = [
     (r"list_dir|list_files|read_file|^ls$|^cat$|workspace", "workspace-inspection", "file-build"),
 ]
 
-# Sub-task text keywords → label, per mode; the label with most matching keywords wins,
-# ties going to the earlier rule (more specific rules come first).
-_TEXT_RULES: dict[str, list[tuple[str, str]]] = {
-    "writable": [
-        ("cloud-sheet-write", r"google sheets?|gsheets?|cloud sheets?|online sheets?"),
-        ("spreadsheet-build", r"xlsx|excel|spreadsheets?|workbooks?"),
-        ("document-build", r"docx|word documents?|documents?|reports?|memo"),
-        ("slide-build", r"pptx|slides?|decks?|presentations?|powerpoint"),
-        ("email-send", r"e-?mails?|mail|send|reply|notify"),
-        ("calendar-write", r"calendars?|events?|meetings?|schedule"),
-        ("wiki-write", r"wiki|notion|pages?"),
-        ("file-build", r"pdf|csv|scripts?|text files?|files?|markdown"),
-        ("record-update", r"grades?|orders?|bookings?|book|update|records?|menus?|enrol\w*|stock"),
-    ],
-    "read-only": [
-        ("planning", r"plan\w*|decompos\w*|break down|strategy"),
-        ("verification", r"verif\w*|check\w*|validat\w*|review the deliverable|confirm"),
-        ("paper-reading", r"full text|read (the )?papers?|pages of|paper content"),
-        ("literature-search", r"papers?|literature|arxiv|authors?|citations?|scholar\w*"),
-        ("course-records-lookup", r"courses?|rosters?|students?|assignments?|submissions?|grades?|enrol\w*"),
-        ("enterprise-data-query", r"sales|hr|finance|warehouse|sql|quer\w*|employees?|revenue"),
-        ("commerce-records-lookup", r"products?|stock|customers?|orders?|coupons?|reviews?|shop"),
-        ("market-data-fetch", r"tickers?|prices?|financials|market|shares?|news"),
-        ("video-platform-lookup", r"videos?|channels?|playlists?|comments?|views"),
-        ("railway-schedule-lookup", r"trains?|stations?|timetables?|seats?|tickets?|railway"),
-        ("recipe-catalog-lookup", r"recipes?|ingredients?|nutrition|menus?|catering|dishes"),
-        ("web-research", r"web|websites?|online|urls?|browse|internet"),
-        ("workflow-records-lookup", r"e-?mails?|inbox|calendars?|wiki|notion|sheets?"),
-        ("workspace-inspection", r"workspace|files?|folders?|directory|inspect"),
-        ("data-analysis", r"analy\w*|compute|aggregate|compare|statistics?|calculate|summari[sz]e"),
-    ],
-}
-_TEXT_PATTERNS = {
-    mode: [(label, re.compile(rf"\b(?:{pattern})\b")) for label, pattern in rules]
-    for mode, rules in _TEXT_RULES.items()
-}
-
 
 @dataclass(frozen=True)
 class Tag:
@@ -165,24 +129,12 @@ def label_from_tools(sub: SubagentRecord, tool_labels: Mapping[str, str] | None 
     the deliverable, not the reading it did to build it.
     """
     labels = [label for label in (tool_label(t, tool_labels) for t in sub.tools) if label is not None]
-    if sub.mode == "writable":
-        writes = [label for label in labels if label in WRITABLE_LABELS]
-        labels = writes or labels
-    else:
-        reads = [label for label in labels if label in READ_ONLY_LABELS]
-        labels = reads or labels
-    return _most_common_first(labels)
+    return label_from_calls(sub.mode, labels)
 
 
 def label_from_text(sub: SubagentRecord) -> str | None:
     """Keyword rules over the sub-task text (description and prompt), for the sub-agent's mode."""
-    text = f"{sub.description} {sub.prompt or ''}".lower()
-    best: tuple[int, str] | None = None
-    for label, pattern in _TEXT_PATTERNS[sub.mode]:
-        hits = len(pattern.findall(text))
-        if hits and (best is None or hits > best[0]):
-            best = (hits, label)
-    return best[1] if best else None
+    return text_label(sub.mode, f"{sub.description} {sub.prompt or ''}")
 
 
 def tag_subagent(sub: SubagentRecord, tool_labels: Mapping[str, str] | None = None) -> Tag:
@@ -196,11 +148,3 @@ def tag_subagent(sub: SubagentRecord, tool_labels: Mapping[str, str] | None = No
     if label is not None:
         return Tag(label, "text")
     return Tag(None, "none")
-
-
-def _most_common_first(labels: list[str]) -> str | None:
-    if not labels:
-        return None
-    counts = Counter(labels)
-    top = max(counts.values())
-    return next(label for label in labels if counts[label] == top)

@@ -58,8 +58,7 @@ class AgentRun:
     steps: int = 0
     tools: list[str] = field(default_factory=list)
     writes_ok: int = 0
-    write_labels: list[str] = field(default_factory=list)
-    read_labels: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # of its successful calls, in call order
     usage: Usage = field(default_factory=Usage)
     termination: Termination | None = None
     response: str = ""

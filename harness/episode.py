@@ -279,11 +279,8 @@ class EpisodeRuntime:
         if run is not None:
             run.tools.append(call.name)
             if not outcome.is_error and info.label and not info.bookkeeping:
-                if info.read_only:
-                    run.read_labels.append(info.label)
-                else:
-                    run.writes_ok += 1
-                    run.write_labels.append(info.label)
+                run.labels.append(info.label)
+                run.writes_ok += not info.read_only
         return ToolMessage(
             tool_call_id=call.id, name=call.name, content=outcome.text, is_error=outcome.is_error
         )
@@ -373,8 +370,8 @@ class EpisodeRuntime:
         status = "completed" if normal else run.termination
         return dl.result_payload(run.id, status, run.steps, summary, item)
 
-    def label_of(self, run: AgentRun) -> str:
-        return tag(run.mode, run.read_labels, run.write_labels, f"{run.description}\n{run.prompt}")
+    def label_of(self, run: AgentRun) -> str | None:
+        return tag(run.mode, run.labels, f"{run.description}\n{run.prompt}")
 
     @property
     def runs(self) -> list[AgentRun]:

@@ -58,7 +58,7 @@ def build_record(
                     mode=r.mode,
                     description=r.description,
                     prompt=r.prompt,
-                    label=rt.label_of(r),  # type: ignore[arg-type]
+                    label=rt.label_of(r),
                     resume_of=r.resume_of,
                     steps=r.steps,
                     tools=r.tools,
