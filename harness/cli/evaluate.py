@@ -65,14 +65,8 @@ def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRe
         runs_file = runs_file_for(episodes)
         runs = load_run_identities(runs_file) if runs_file.exists() else []
         return load_episodes(episodes), runs
-    try:
-        from harness.store import read_episode_records, read_run_identities  # type: ignore[attr-defined]
-    except ImportError:
-        raise _input_error(
-            "--store",
-            "this build cannot read a store yet (harness.store.read_episode_records is missing): "
-            "export the episodes to a .jsonl file and use --episodes",
-        ) from None
+    from harness.store import read_episode_records, read_run_identities
+
     url = store or DEFAULT_STORE
     return list(read_episode_records(url)), list(read_run_identities(url))
 
@@ -301,6 +295,26 @@ def _gemmas_text(result: dict[str, Any]) -> str:
         ids_line = f"IDS {_fmt(ids['value'])} ({detail}; embedder {ids['embedder']})"
     detail = upr["reason"] or f"{upr['necessary']}/{upr['paths']} paths necessary"
     return f"{ids_line}\nUPR {_fmt(upr['value'])} ({detail})"
+
+
+# The demo scores IDS with TF-IDF alone: MiniLM over its few thousand responses would take
+# longer than the whole offline job is allowed (SPEC §11: ≤ 60 s). The embedder is printed with
+# every IDS value; `mseval score` defaults to MiniLM.
+DEMO_EMBEDDER = "tfidf"
+
+
+def demo_hook(store: str, report_dir: Path | None) -> None:
+    """After `mseval demo`: the score table of its store, and the report when asked for."""
+    records, runs = load_input(store, None)
+    doc = build_document(records, runs, DEFAULT_PRIORS, "sa", DEMO_EMBEDDER, 1000)
+    _warn(doc)
+    print(summary_table(doc))
+    if report_dir is not None:
+        from evaluation.reports import write_report
+
+        files = write_report(doc, records, report_dir, ())
+        (report_dir / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
+        print(f"report: {files.html} ({files.markdown}, {len(files.plots)} plots)")
 
 
 def register(app: typer.Typer) -> None:
