@@ -6,6 +6,7 @@ it, so a write tool can never carry a read-only label (and the other way round).
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -77,7 +78,16 @@ def _register(
     cached = _TOOL_CACHE.get(key)
     tools = getattr(getattr(app, "_tool_manager", None), "_tools", None)
     if cached is None or not isinstance(tools, dict):
-        app.add_tool(fn, name=name, annotations=annotations, meta=meta, structured_output=False)
+        # Python 3.11 keeps a docstring's indentation ("\n        "); models should not read it.
+        description = inspect.cleandoc(fn.__doc__ or "")
+        app.add_tool(
+            fn,
+            name=name,
+            description=description,
+            annotations=annotations,
+            meta=meta,
+            structured_output=False,
+        )
         built = tools.get(name or fn.__name__) if isinstance(tools, dict) else None
         if built is not None:
             _TOOL_CACHE[key] = built

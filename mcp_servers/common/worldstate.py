@@ -183,10 +183,11 @@ def drop_episode_db(url: str) -> None:
         engine.dispose()
 
 
-def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table, sorted: compare two dumps to prove a tool changed nothing."""
+def dump(engine: Engine, prefix: str = "") -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table (whose name starts with `prefix`), sorted: compare two dumps to
+    prove a tool changed nothing."""
     meta = MetaData()
-    meta.reflect(bind=engine)
+    meta.reflect(bind=engine, only=lambda name, _meta: name.startswith(prefix))
     out: dict[str, list[tuple[Any, ...]]] = {}
     with engine.connect() as conn:
         for name, table in sorted(meta.tables.items()):
