@@ -117,7 +117,7 @@ async def test_orders_are_refused_when_the_store_would_refuse_them(world: World)
             "items"
         ][0]
         gone = scalar(world, "SELECT sku FROM shop_products WHERE active = false ORDER BY id LIMIT 1")
-        before = world.dump()
+        before = world.dump("shop_")
         one = [{"sku": p["sku"], "quantity": 1}]
         cases = [
             ({"items": [{"sku": p["sku"], "quantity": p["on_hand"] + 1}]}, "not enough stock"),
@@ -134,7 +134,7 @@ async def test_orders_are_refused_when_the_store_would_refuse_them(world: World)
         for args, expected in cases:
             assert expected in await error(client, "create_order", customer="CU10003", **args), args
         assert "no customer" in await error(client, "create_order", customer="CU99999", items=one)
-        assert world.dump() == before
+        assert world.dump("shop_") == before
 
 
 async def test_coupon_use_limit(world: World) -> None:
