@@ -45,7 +45,7 @@ async def main() -> None:
         for i in range(ROUNDS):
             for task in tasks:
                 times.append(await one(task, Path(tmp), i))
-        all_servers = [n for n in registry.names()]
+        all_servers = list(registry.names())
         world = create_world(tasks[0], "all-servers", Path(tmp))
         t1 = time.perf_counter()
         async with ServerPool(all_servers, world.access()):
