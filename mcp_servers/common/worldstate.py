@@ -79,6 +79,10 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
             conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
         engine.dispose()
         os.replace(tmp, path)
+        # Templates of older server code are never used again (episodes copy at their start).
+        for stale in cache_dir.glob("world-*.sqlite"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
     finally:
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
             if os.path.exists(leftover):
@@ -103,6 +107,13 @@ def _pg_template(engine: Engine) -> str:
             text("SELECT 1 FROM information_schema.schemata WHERE schema_name = :s"), {"s": schema}
         ).first()
         if not exists:
+            stale = conn.execute(
+                text(
+                    "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'mseval\\_tpl\\_%'"
+                )
+            ).scalars()
+            for old_schema in list(stale):  # templates of older server code
+                conn.execute(text(f'DROP SCHEMA "{old_schema}" CASCADE'))
             conn.execute(text(f'CREATE SCHEMA "{schema}"'))
             seed_into(conn.execution_options(schema_translate_map={None: schema}), registry.all_specs())
     return schema

@@ -101,19 +101,19 @@ def _docker() -> str:
 
 @functools.cache
 def docker_available() -> bool:
-    """A docker CLI and a daemon that answers (checked once per process)."""
+    """A docker CLI and a daemon that answers (asked once per process, through the docker SDK)."""
     if shutil.which("docker") is None:
         return False
     try:
-        done = subprocess.run(
-            [_docker(), "version", "--format", "{{.Server.Version}}"],
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        import docker
+
+        client = docker.from_env(timeout=5)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:  # no daemon, no socket, no permission: all mean "no docker here"
         return False
-    return done.returncode == 0
 
 
 def ensure_empty_image(image: str = EMPTY_IMAGE) -> None:
