@@ -43,6 +43,7 @@ async def scripted_episode(
     latency_s: float = 0.0,
     task: str = "lms-due-reminder",
     inside: Callable[[EpisodeRuntime], Awaitable[Any]] | None = None,
+    transport: str = "inprocess",
 ) -> EpisodeRuntime:
     """Run one episode of `task` with a scripted model on in-process servers; return its runtime."""
     (the_task,) = load_tasks(task)
@@ -56,7 +57,7 @@ async def scripted_episode(
             budgets=budgets or Budgets(),
         )  # fmt: skip
         try:
-            async with ServerPool([*the_task.servers, "local"], world.access()) as pool:
+            async with ServerPool([*the_task.servers, "local"], world.access(), transport) as pool:  # type: ignore[arg-type]
                 rt = EpisodeRuntime(setup, pool, EventLog())
                 await (inside(rt) if inside else rt.run())
         finally:

@@ -1,75 +1,89 @@
 """Wave parallelism (SPEC §11: ≥ 0.95 at k = 128; peak RSS ≤ 300 MB).
 
 The main agent starts one wave of k sub-agents (one AgentSwarm call; k = 1 uses Agent) and,
-when it returns, calls claim_done. Every model call takes 50 ms (a scripted model that sleeps);
-each sub-agent takes 5 steps: 4 steps with one real in-process MCP tool call each
-(`mcp__local__todo_read`), then its text answer. The ideal wave time is 5 × 50 ms = 250 ms (all
-k sub-agents fully in parallel, zero harness cost); efficiency = ideal / measured, measured
-from the recorded wave_start and wave_end events.
+when it returns, calls claim_done. Every model call takes 50 ms (a scripted model that sleeps).
+Each sub-agent (an `explorer`, variant `gen`) takes 5 steps: 4 steps with one real in-process
+MCP tool call each (`mcp__local__todo_read`, checked to succeed), then its text answer. The
+ideal wave time is 5 × 50 ms = 250 ms (all k sub-agents fully in parallel, zero cost per
+step); efficiency = ideal / measured, measured between the recorded wave_start and wave_end
+events. The CPU the wave used is printed beside it: in one Python process the k sub-agents'
+steps share one core, so CPU per step is what bounds efficiency at large k.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
+
 from _common import emit, peak_rss_mb, run, scripted_episode
 
+from harness.events import EventLog
+from harness.models.base import AssistantMessage, Message, ToolCall, ToolSpec
 from harness.models.scripted import call, say
 
 LATENCY_S = 0.05
 SUB_STEPS = 5
+CLAIM_DONE = "mcp__local__claim_done"
 
 
-def reply(messages, tools):  # type: ignore[no-untyped-def]
-    is_main = any(t.name == "mcp__local__claim_done" for t in tools)
-    turns = sum(1 for m in messages if m.role == "assistant")
-    if is_main:
-        if turns == 0:
-            k = int(messages[-1].content.rsplit(" ", 1)[-1]) if messages[-1].content.startswith("K=") else 1
-            return say("", *_wave(k))
-        return say("", call("mcp__local__claim_done"))
-    if turns < SUB_STEPS - 1:
-        return say(
-            "",
-            call(
-                "mcp__local__todo_read",
-            )
-            if turns % 2 == 0
-            else call("mcp__local__todo_write", items=[]),
-        )
-    return say("done")
-
-
-K = {"k": 1}
-
-
-def _wave(k: int):  # type: ignore[no-untyped-def]
+def wave_calls(k: int) -> list[ToolCall]:
     if k == 1:
-        return [call("Agent", description="one", prompt="item 0", subagent_type="enterprise-data-analyst")]
-    return [call("AgentSwarm", description="wave", subagent_type="enterprise-data-analyst", prompt_template="item {{item}}",
-                 items=[str(i) for i in range(k)])]  # fmt: skip
+        return [call("Agent", description="one", prompt="item 0", subagent_type="explorer")]
+    items = [str(i) for i in range(k)]
+    return [
+        call(
+            "AgentSwarm",
+            description="wave",
+            subagent_type="explorer",
+            prompt_template="item {{item}}",
+            items=items,
+        )
+    ]
 
 
-def measure(k: int) -> float:
-    def r(messages, tools):  # type: ignore[no-untyped-def]
-        if any(t.name == "mcp__local__claim_done" for t in tools) and not any(
-            m.role == "assistant" for m in messages
-        ):
-            return say("", *_wave(k))
-        return reply(messages, tools)
+def script(k: int):  # type: ignore[no-untyped-def]
+    def reply(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage:
+        turns = sum(1 for m in messages if m.role == "assistant")
+        if any(t.name == CLAIM_DONE for t in tools):  # the main agent
+            return say("", *wave_calls(k)) if turns == 0 else say("", call(CLAIM_DONE))
+        return say("", call("mcp__local__todo_read")) if turns < SUB_STEPS - 1 else say("done")
 
-    rt = run(scripted_episode(r, variant="spec", latency_s=LATENCY_S))
+    return reply
+
+
+def measure(k: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one wave of k sub-agents."""
+    cpu: dict[str, float] = {}
+    emit_event = EventLog.emit
+
+    def timed(self: EventLog, kind: str, agent: str = "", **data: object) -> object:
+        if kind in ("wave_start", "wave_end"):
+            cpu[kind] = time.process_time()
+        return emit_event(self, kind, agent, **data)
+
+    EventLog.emit = timed  # type: ignore[method-assign, assignment]
+    try:
+        rt = run(scripted_episode(script(k), variant="gen", latency_s=LATENCY_S))
+    finally:
+        EventLog.emit = emit_event  # type: ignore[method-assign]
+    results = [e for e in rt.events.events if e.kind == "tool_result" and e.agent != "main"]
+    assert len(results) == k * (SUB_STEPS - 1) and not any(e.data["is_error"] for e in results), (
+        "tool calls must really run"
+    )
+    assert len(rt.waves[0].runs) == k and all(x.steps == SUB_STEPS for x in rt.waves[0].runs)
     start = next(e.t for e in rt.events.events if e.kind == "wave_start")
     end = next(e.t for e in rt.events.events if e.kind == "wave_end")
-    assert len(rt.waves[0].runs) == k and all(x.steps == SUB_STEPS for x in rt.waves[0].runs)
-    return end - start
+    return end - start, cpu["wave_end"] - cpu["wave_start"]
 
 
 def main() -> None:
-    measure(2)  # warm
+    measure(2)  # warm: imports, template, tool schemas
     ideal = SUB_STEPS * LATENCY_S
     for k in (1, 8, 32, 128):
-        actual = measure(k)
-        emit(f"wave_seconds_k{k}", actual, "s")
-        emit(f"wave_efficiency_k{k}", ideal / actual, "ratio")
+        wall, cpu = measure(k)
+        emit(f"wave_seconds_k{k}", wall, "s")
+        emit(f"wave_efficiency_k{k}", ideal / wall, "ratio")
+        emit(f"wave_cpu_ms_per_substep_k{k}", cpu / (k * SUB_STEPS) * 1e3, "ms")
     emit("peak_rss_mb", peak_rss_mb(), "MB")
 
 

@@ -29,7 +29,8 @@ class Usage(_Strict):
     reasoning_tokens: int = Field(default=0, ge=0)
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
+        # Both sides are validated already; the sum needs no validation (a hot path: every call).
+        return Usage.model_construct(
             input_tokens=self.input_tokens + other.input_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
