@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import func, select
 from sqlmodel import Session
@@ -10,6 +11,7 @@ from sqlmodel import Session
 from mcp_servers.common.tooling import ToolError
 
 MAX_PAGE_SIZE = 50
+T = TypeVar("T")
 
 
 def paginate(session: Session, stmt: Any, page: int, page_size: int, render: Any = None) -> dict[str, Any]:
@@ -23,3 +25,13 @@ def paginate(session: Session, stmt: Any, page: int, page_size: int, render: Any
     render = render or (lambda row: row[0].model_dump())
     pages = max(1, -(-total // page_size))
     return {"page": page, "pages": pages, "total": total, "items": [render(r) for r in rows]}
+
+
+def page_window(items: Sequence[T], page: int, page_size: int) -> tuple[list[T], dict[str, int]]:
+    """One page of a list ranked or filtered in Python, and its totals (the same keys as `paginate`)."""
+    if page < 1:
+        raise ToolError("page starts at 1")
+    if page_size < 1:
+        raise ToolError("page_size must be at least 1")
+    window = list(items[(page - 1) * page_size : page * page_size])
+    return window, {"total": len(items), "page": page, "pages": max(1, -(-len(items) // page_size))}

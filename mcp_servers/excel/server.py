@@ -1,15 +1,11 @@
 """The `excel` server: create, write and read xlsx workbooks in the workspace (openpyxl).
 
-Writes to one workbook are serialised by a per-file lock: concurrent sub-agents editing the
-same file would otherwise lose each other's changes (load, change, save is not atomic).
+Writes to one workbook are serialised by a per-file lock (`common.files`): concurrent
+sub-agents editing the same file would otherwise lose each other's changes.
 """
 
 from __future__ import annotations
 
-import threading
-import zipfile
-from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -17,26 +13,11 @@ from openpyxl import Workbook, load_workbook
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, range_boundaries
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
+from mcp_servers.common.files import Cell, OfficeFiles
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
-from mcp_servers.common.workspace import relative, resolve
 
-Cell = str | int | float | bool | None
 MAX_READ_ROWS = 500
-
-
-def _xlsx_path(workspace: Path, path: str, must_exist: bool) -> Path:
-    if not path.lower().endswith(".xlsx"):
-        raise ToolError(f"{path!r} is not an .xlsx path")
-    real = resolve(workspace, path, must_exist=must_exist)
-    return real
-
-
-def _open(real: Path) -> Any:
-    try:
-        return load_workbook(real)
-    except (InvalidFileException, zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
-        raise ToolError(f"cannot open {real.name} as a workbook: {exc}") from None
 
 
 def _sheet(wb: Any, sheet: str | None) -> Any:
@@ -59,19 +40,18 @@ def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer(
         "excel", instructions="Excel workbooks (.xlsx) in the task workspace; paths are relative to it."
     )
-    locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
     ws_root = ctx.workspace
+    files = OfficeFiles(ws_root, ".xlsx", "a workbook", load_workbook, "Report.xlsx", (InvalidFileException,))
 
     @reader(app, "workspace-inspection")
     def list_workbooks() -> str:
-        """List the .xlsx files in the workspace (relative paths)."""
-        root = ws_root.resolve()
-        return as_json(sorted(relative(ws_root, p) for p in root.rglob("*.xlsx") if p.is_file()))
+        """List the .xlsx files in the workspace (relative paths, sizes in bytes)."""
+        return as_json(files.listing())
 
     @reader(app, "workspace-inspection")
     def list_sheets(path: str) -> str:
         """The sheet names of a workbook, with each sheet's used size."""
-        wb = _open(_xlsx_path(ws_root, path, True))
+        wb = files.open(files.path(path, True))
         return as_json(
             [{"sheet": s.title, "rows": s.max_row, "columns": s.max_column} for s in wb.worksheets]
         )
@@ -79,7 +59,7 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, "workspace-inspection")
     def read_sheet(path: str, sheet: str | None = None, cell_range: str | None = None) -> str:
         """Cell values of a sheet (or a range like A1:D20) as rows; formulas are shown as written."""
-        wb = _open(_xlsx_path(ws_root, path, True))
+        wb = files.open(files.path(path, True))
         ws = _sheet(wb, sheet)
         if cell_range:
             try:
@@ -97,11 +77,11 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, "spreadsheet-build")
     def create_workbook(path: str, sheets: list[str] | None = None, overwrite: bool = False) -> str:
         """Create a workbook with the named sheets (default one sheet 'Sheet1')."""
-        real = _xlsx_path(ws_root, path, False)
+        real = files.path(path, False)
         names = sheets or ["Sheet1"]
         if len(set(names)) != len(names) or any(not n.strip() or len(n) > 31 for n in names):
             raise ToolError("sheet names must be distinct, non-empty and at most 31 characters")
-        with locks[real]:
+        with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it")
             wb = Workbook()
@@ -115,9 +95,9 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, "spreadsheet-build")
     def add_sheet(path: str, sheet: str) -> str:
         """Add a sheet to an existing workbook."""
-        real = _xlsx_path(ws_root, path, True)
-        with locks[real]:
-            wb = _open(real)
+        real = files.path(path, True)
+        with files.lock(real):
+            wb = files.open(real)
             if sheet in wb.sheetnames:
                 raise ToolError(f"sheet {sheet!r} exists")
             wb.create_sheet(sheet)
@@ -127,9 +107,9 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, "spreadsheet-build", destructive=True)
     def delete_sheet(path: str, sheet: str) -> str:
         """Delete a sheet (a workbook keeps at least one)."""
-        real = _xlsx_path(ws_root, path, True)
-        with locks[real]:
-            wb = _open(real)
+        real = files.path(path, True)
+        with files.lock(real):
+            wb = files.open(real)
             ws = _sheet(wb, sheet)
             if len(wb.sheetnames) == 1:
                 raise ToolError("a workbook must keep at least one sheet")
@@ -141,10 +121,10 @@ def build(ctx: ServerContext) -> MCPServer:
     def write_range(path: str, sheet: str, rows: list[list[Cell]], start_cell: str = "A1") -> str:
         """Write rows of values starting at start_cell (strings starting with '=' are formulas).
         The sheet is created when missing."""
-        real = _xlsx_path(ws_root, path, True)
+        real = files.path(path, True)
         r0, c0 = _anchor(start_cell)
-        with locks[real]:
-            wb = _open(real)
+        with files.lock(real):
+            wb = files.open(real)
             ws = wb[sheet] if sheet in wb.sheetnames else wb.create_sheet(sheet)
             for i, row in enumerate(rows):
                 for j, value in enumerate(row):
@@ -155,9 +135,9 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, "spreadsheet-build")
     def append_rows(path: str, sheet: str, rows: list[list[Cell]]) -> str:
         """Append rows below the last used row of a sheet."""
-        real = _xlsx_path(ws_root, path, True)
-        with locks[real]:
-            wb = _open(real)
+        real = files.path(path, True)
+        with files.lock(real):
+            wb = files.open(real)
             ws = _sheet(wb, sheet)
             for row in rows:
                 ws.append(row)

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from mcp_servers.common.paging import MAX_PAGE_SIZE, paginate
+from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.kitchen import records as rec
@@ -86,15 +86,8 @@ def build(ctx: ServerContext) -> MCPServer:
                 hits.append({"id": r.id, "name": r.name, "cuisine": r.cuisine, "course": r.course, "diet": r.diet,
                              "kcal_per_serving": serving["kcal"], "total_minutes": r.prep_minutes + r.cook_minutes,
                              "allergens": allergens})  # fmt: skip
-            window = hits[(page - 1) * page_size : page * page_size]
-            return as_json(
-                {
-                    "total": len(hits),
-                    "page": page,
-                    "pages": max(1, -(-len(hits) // page_size)),
-                    "items": window,
-                }
-            )
+            window, meta = page_window(hits, page, page_size)
+            return as_json({**meta, "items": window})
 
     @reader(app, READ)
     def get_recipe(recipe: str) -> str:

@@ -11,7 +11,7 @@ from sqlalchemy import func, or_
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from mcp_servers.common.paging import MAX_PAGE_SIZE, paginate
+from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.market.schema import (
@@ -207,19 +207,8 @@ def build(ctx: ServerContext) -> MCPServer:
             if end:
                 stmt = stmt.where(col(MarketPrice.date) <= end)
             bars = _bars(list(s.execute(stmt).scalars()), interval)
-        total = len(bars)
-        items = bars[(page - 1) * page_size : page * page_size]
-        pages = max(1, -(-total // page_size))
-        return as_json(
-            {
-                "symbol": t.symbol,
-                "interval": interval,
-                "page": page,
-                "pages": pages,
-                "total": total,
-                "items": items,
-            }
-        )
+        items, meta = page_window(bars, page, page_size)
+        return as_json({"symbol": t.symbol, "interval": interval, **meta, "items": items})
 
     @reader(app, READ)
     def get_financials(symbol: str, quarters: int = 4) -> str:

@@ -6,12 +6,6 @@ per-file lock (load, change, save is not atomic), as in the `excel` server.
 
 from __future__ import annotations
 
-import threading
-import zipfile
-from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pptx
@@ -19,38 +13,16 @@ from mcp.server.mcpserver import MCPServer
 from pptx.exc import PackageNotFoundError
 from pptx.util import Emu, Inches, Pt
 
+from mcp_servers.common.files import Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
-from mcp_servers.common.workspace import relative, resolve
 
 READ = "workspace-inspection"
 WRITE = "slide-build"
-Cell = str | int | float | bool | None
 # Layouts of python-pptx's default template (by name, so decks from other templates work too).
 TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = "Title Slide", "Title and Content", "Title Only"
 MAX_TABLE_ROWS, MAX_TABLE_COLUMNS = 40, 12
 MAX_BULLETS = 20
-
-
-def _pptx_path(workspace: Path, path: str, must_exist: bool) -> Path:
-    if not path.lower().endswith(".pptx"):
-        raise ToolError(f"{path!r} is not a .pptx path (e.g. 'decks/Review.pptx')")
-    return resolve(workspace, path, must_exist=must_exist)
-
-
-def _open(real: Path) -> Any:
-    try:
-        return pptx.Presentation(str(real))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise ToolError(f"cannot open {real.name} as a slide deck: {exc}") from None
-
-
-def _cell_text(value: Cell) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _add_slide(deck: Any, layout: str) -> Any:
@@ -95,38 +67,35 @@ def build(ctx: ServerContext) -> MCPServer:
         instructions="PowerPoint decks (.pptx) in the task workspace; paths are relative to it. "
         "Create a deck, then add slides in order; slides are numbered from 1.",
     )
-    locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
     root = ctx.workspace
-
-    @contextmanager
-    def editing(path: str) -> Iterator[Any]:
-        """Open an existing deck under its lock, yield it, save it."""
-        real = _pptx_path(root, path, True)
-        with locks[real]:
-            deck = _open(real)
-            yield deck
-            deck.save(str(real))
+    files = OfficeFiles(
+        root,
+        ".pptx",
+        "a slide deck",
+        lambda p: pptx.Presentation(str(p)),
+        "decks/Review.pptx",
+        (PackageNotFoundError,),
+    )
+    editing = files.editing
 
     @reader(app, READ)
     def list_decks() -> str:
         """List the .pptx files in the workspace (relative paths, sizes in bytes)."""
-        base = root.resolve()
-        found = sorted(p for p in base.rglob("*.pptx") if p.is_file() and p.resolve().is_relative_to(base))
-        return as_json([{"path": relative(root, p), "bytes": p.stat().st_size} for p in found])
+        return as_json(files.listing())
 
     @reader(app, READ)
     def read_deck(path: str) -> str:
         """Read a deck: per slide its number, layout, title, other texts (bullets, subtitle),
         tables (rows of cell texts) and speaker notes."""
-        deck = _open(_pptx_path(root, path, True))
+        deck = files.open(files.path(path, True))
         slides = [_slide_view(i, s) for i, s in enumerate(deck.slides, start=1)]
         return as_json({"path": path, "slides": len(slides), "content": slides})
 
     @writer(app, WRITE)
     def create_deck(path: str, overwrite: bool = False) -> str:
         """Create an empty 16:9 deck. Refuses to replace a file unless overwrite=true."""
-        real = _pptx_path(root, path, False)
-        with locks[real]:
+        real = files.path(path, False)
+        with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add slides to it")
             deck = pptx.Presentation()
@@ -201,7 +170,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for i, row in enumerate(rows):
                 for j in range(width):
                     cell = table.cell(i, j)
-                    cell.text = _cell_text(row[j] if j < len(row) else None)
+                    cell.text = cell_text(row[j] if j < len(row) else None)
                     for paragraph in cell.text_frame.paragraphs:
                         paragraph.font.size = size
             number = len(deck.slides)

@@ -11,7 +11,7 @@ from mcp.server.mcpserver import MCPServer
 from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
-from mcp_servers.common.paging import MAX_PAGE_SIZE, paginate
+from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.scholar.schema import (
@@ -154,17 +154,10 @@ def build(ctx: ServerContext) -> MCPServer:
                 "year": lambda p: (-p.year, -p.citation_count, p.id),
             }[sort]
             hits.sort(key=key)
-            window = hits[(page - 1) * page_size : page * page_size]
+            window, meta = page_window(hits, page, page_size)
             names = _authors_of(s, [p.id or 0 for p in window])
             items = [{**_brief(p, names[p.id or 0]), "snippet": p.abstract[:180]} for p in window]
-            return as_json(
-                {
-                    "total": len(hits),
-                    "page": page,
-                    "pages": max(1, -(-len(hits) // page_size)),
-                    "items": items,
-                }
-            )
+            return as_json({**meta, "items": items})
 
     @reader(app, SEARCH)
     def list_topics() -> str:

@@ -6,12 +6,7 @@ and concurrent sub-agents adding to the same document would otherwise lose each 
 
 from __future__ import annotations
 
-import threading
-import zipfile
-from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import docx
@@ -21,37 +16,15 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from mcp.server.mcpserver import MCPServer
 
+from mcp_servers.common.files import Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
-from mcp_servers.common.workspace import relative, resolve
 
 READ = "workspace-inspection"
 WRITE = "document-build"
-Cell = str | int | float | bool | None
 # A document read back in one call stays readable by a model; longer ones are cut with a note.
 MAX_BLOCKS = 2000
 MAX_TABLE_COLUMNS = 30
-
-
-def _docx_path(workspace: Path, path: str, must_exist: bool) -> Path:
-    if not path.lower().endswith(".docx"):
-        raise ToolError(f"{path!r} is not a .docx path (e.g. 'reports/Summary.docx')")
-    return resolve(workspace, path, must_exist=must_exist)
-
-
-def _open(real: Path) -> Any:
-    try:
-        return docx.Document(str(real))
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raise ToolError(f"cannot open {real.name} as a Word document: {exc}") from None
-
-
-def _cell_text(value: Cell) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _blocks(document: Any) -> Iterator[dict[str, Any]]:
@@ -73,30 +46,27 @@ def build(ctx: ServerContext) -> MCPServer:
         instructions="Word documents (.docx) in the task workspace; paths are relative to it. "
         "Create a document, then add headings, paragraphs, bullet lists and tables in reading order.",
     )
-    locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
     root = ctx.workspace
-
-    @contextmanager
-    def editing(path: str) -> Iterator[Any]:
-        """Open an existing document under its lock, yield it, save it."""
-        real = _docx_path(root, path, True)
-        with locks[real]:
-            document = _open(real)
-            yield document
-            document.save(str(real))
+    files = OfficeFiles(
+        root,
+        ".docx",
+        "a Word document",
+        lambda p: docx.Document(str(p)),
+        "reports/Summary.docx",
+        (PackageNotFoundError,),
+    )
+    editing = files.editing
 
     @reader(app, READ)
     def list_documents() -> str:
         """List the .docx files in the workspace (relative paths, sizes in bytes)."""
-        base = root.resolve()
-        found = sorted(p for p in base.rglob("*.docx") if p.is_file() and p.resolve().is_relative_to(base))
-        return as_json([{"path": relative(root, p), "bytes": p.stat().st_size} for p in found])
+        return as_json(files.listing())
 
     @reader(app, READ)
     def read_document(path: str) -> str:
         """Read a document in order: its title, and blocks that are paragraphs (with their style,
         e.g. 'Heading 1', 'List Bullet', 'Normal') or tables (rows of cell texts)."""
-        document = _open(_docx_path(root, path, True))
+        document = files.open(files.path(path, True))
         blocks = list(_blocks(document))
         out: dict[str, Any] = {
             "path": path,
@@ -113,8 +83,8 @@ def build(ctx: ServerContext) -> MCPServer:
     def create_document(path: str, title: str | None = None, overwrite: bool = False) -> str:
         """Create a new .docx document. With a title, it starts with a 'Title' paragraph and the
         title is set in the document properties. Refuses to replace a file unless overwrite=true."""
-        real = _docx_path(root, path, False)
-        with locks[real]:
+        real = files.path(path, False)
+        with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add to it")
             document = docx.Document()
@@ -181,7 +151,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for i, row in enumerate(rows):
                 for j in range(width):
                     cell = table.cell(i, j)
-                    cell.text = _cell_text(row[j] if j < len(row) else None)
+                    cell.text = cell_text(row[j] if j < len(row) else None)
                     if header and i == 0:
                         for run in cell.paragraphs[0].runs:
                             run.bold = True

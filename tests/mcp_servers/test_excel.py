@@ -53,7 +53,7 @@ async def test_excel_errors_are_actionable(world: World) -> None:
         for tool, args, expected in [
             ("list_sheets", {"path": "missing.xlsx"}, "no such file"),
             ("list_sheets", {"path": "broken.xlsx"}, "cannot open"),
-            ("create_workbook", {"path": "notes.txt"}, "not an .xlsx"),
+            ("create_workbook", {"path": "notes.txt"}, "not a .xlsx path"),
             (
                 "write_range",
                 {"path": "broken.xlsx", "sheet": "S", "rows": [[1]], "start_cell": "1A"},
