@@ -23,7 +23,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 LABEL_META_KEY = "label"
 BOOKKEEPING_META_KEY = "bookkeeping"
 
-__all__ = ["BOOKKEEPING_META_KEY", "LABEL_META_KEY", "ToolError", "as_json", "reader", "tool", "writer"]
+__all__ = [
+    "BOOKKEEPING_META_KEY",
+    "LABEL_META_KEY",
+    "ToolError",
+    "as_json",
+    "fields",
+    "reader",
+    "tool",
+    "writer",
+]
 
 
 def tool(
@@ -105,6 +114,12 @@ def reader(app: MCPServer, label: str) -> Callable[[F], F]:
 def writer(app: MCPServer, label: str, *, destructive: bool = False) -> Callable[[F], F]:
     """Shorthand for a tool that changes the world."""
     return tool(app, label=label, read_only=False, destructive=destructive)
+
+
+def fields(obj: Any, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A row's columns in declaration order (an ORM-loaded object's model_dump order is arbitrary,
+    and after a commit it is empty until refreshed)."""
+    return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
 def as_json(value: Any) -> str:

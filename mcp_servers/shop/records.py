@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
-from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.tooling import ToolError, fields
 from mcp_servers.shop.schema import (
     TODAY,
     ShopCoupon,
@@ -19,11 +19,6 @@ from mcp_servers.shop.schema import (
     ShopRefund,
     ShopStock,
 )
-
-
-def fields(obj: SQLModel, exclude: set[str] | None = None) -> dict[str, Any]:
-    """A row's columns in declaration order (an ORM-loaded object's model_dump order is arbitrary)."""
-    return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
 def product(s: Session, sku: str) -> ShopProduct:

@@ -6,15 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import func
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session, col, select
 
 from mcp_servers.common.tooling import ToolError
 from mcp_servers.video.schema import VideoChannel, VideoComment, VideoPlaylist, VideoPlaylistItem, VideoVideo
-
-
-def fields(obj: SQLModel, exclude: set[str] | None = None) -> dict[str, Any]:
-    """A row's columns in declaration order (an ORM-loaded object's model_dump order is arbitrary)."""
-    return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
 def channel(s: Session, key: str) -> VideoChannel:

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader
 from mcp_servers.video import records
 from mcp_servers.video.schema import (
     STATS_FROM,
@@ -81,7 +81,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for v in vids:
                 by_visibility[v.visibility] = by_visibility.get(v.visibility, 0) + 1
             return as_json({
-                **records.fields(c, {"id"}), "videos": len(vids), "videos_by_visibility": by_visibility,
+                **fields(c, {"id"}), "videos": len(vids), "videos_by_visibility": by_visibility,
                 "total_views": sum(v.view_count for v in vids), "total_likes": sum(v.like_count for v in vids),
                 "latest_uploads": [records.video_summary(v) for v in vids[:5]],
             })  # fmt: skip
