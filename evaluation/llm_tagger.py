@@ -93,9 +93,14 @@ async def llm_tag(
     complete: Complete,
     tool_labels: Mapping[str, str] | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    every: bool = False,
 ) -> LLMTagging:
-    """Tag every unlabelled sub-agent with the LLM and compare with the deterministic tagger."""
-    todo = [(episode_key(r), s) for r in records for s in r.subagents if not s.label]
+    """Tag every unlabelled sub-agent with the LLM and compare with the deterministic tagger.
+
+    With `every`, labelled sub-agents are asked too, so the agreement covers runs whose records
+    all carry the harness's label (mseval's own); scoring still prefers a record's label.
+    """
+    todo = [(episode_key(r), s) for r in records for s in r.subagents if every or not s.label]
     gate = asyncio.Semaphore(concurrency)
 
     async def ask(sub: SubagentRecord) -> str | None:

@@ -71,6 +71,64 @@ def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRe
     return list(read_episode_records(url)), list(read_run_identities(url))
 
 
+TaggerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-tagger",
+        help="Also tag sub-agents with this model (provider:model-id) and report its agreement "
+        "with the deterministic tagger; labels from the records still win in scoring.",
+    ),
+]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help="Base URL for an openai-compatible tagger.")
+]
+KeyEnvOpt = Annotated[
+    str | None, typer.Option("--api-key-env", help="Variable holding the tagger's API key.")
+]
+
+
+def tool_label_map(records: list[EpisodeRecord]) -> dict[str, str] | None:
+    """The harness's tool → function label map, when some sub-agent record lacks a label (traces
+    from other harnesses); mseval's own records carry their labels."""
+    if all(s.label for r in records for s in r.subagents):
+        return None
+    from harness.servers_catalog import tool_catalog
+
+    return {t.name: t.label for t in tool_catalog() if t.label and not t.bookkeeping}
+
+
+def llm_tagging(
+    records: list[EpisodeRecord], model: str, base_url: str | None, api_key_env: str | None,
+    tool_labels: dict[str, str] | None,
+) -> Any:  # fmt: skip
+    """Ask `model` for every sub-agent's label, through the harness's model layer."""
+    import asyncio
+
+    from evaluation.llm_tagger import llm_tag
+    from harness.models.base import ModelSettings, UserMessage
+    from harness.models.registry import ModelFactory, preflight, split_name
+
+    if split_name(model)[0] == "sim":
+        raise _input_error(
+            "--llm-tagger", "the LLM tagger needs a real model (anthropic:…, openai:…, openai-compatible:…)"
+        )
+    preflight(model, base_url, api_key_env)
+    settings = ModelSettings(temperature=0.0, max_output_tokens=64)
+    factory = ModelFactory(settings=settings, base_url=base_url, api_key_env=api_key_env)
+    llm = factory.for_episode(model, None, 0)  # type: ignore[arg-type]  # real providers need no task
+
+    async def complete(prompt: str) -> str:
+        return (await llm.generate([UserMessage(content=prompt)], [], settings)).message.content
+
+    async def run() -> Any:
+        try:
+            return await llm_tag(records, complete, tool_labels, every=True)
+        finally:
+            await factory.aclose()
+
+    return asyncio.run(run())
+
+
 def build_document(
     records: list[EpisodeRecord],
     runs: list[dict[str, Any]],
@@ -78,8 +136,11 @@ def build_document(
     baseline: str,
     embedder: str,
     resamples: int,
+    tagger: str | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
 ) -> ScoreDocument:
-    """Load priors and the embedder, then score."""
+    """Load priors and the embedder, tag where needed, then score."""
     from evaluation.embeddings import EmbedderError, load_embedder
     from evaluation.identity import read_prior_sources
     from evaluation.process import GraphOptions
@@ -93,8 +154,13 @@ def build_document(
         raise _input_error("--embedder", str(exc)) from None
     graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
     sources = read_prior_sources(priors_dir)
+    tool_labels = tool_label_map(records)
+    tagging = llm_tagging(records, tagger, base_url, api_key_env, tool_labels) if tagger else None
     with embedding_progress(model is not None) as progress:
-        options = ScoreOptions(baseline=baseline, graph=graph, resamples=resamples, progress=progress)
+        options = ScoreOptions(
+            baseline=baseline, graph=graph, resamples=resamples, progress=progress, tool_labels=tool_labels,
+            llm_labels=tagging.labels if tagging else None, llm_agreement=tagging.agreement if tagging else None,
+        )  # fmt: skip
         return score_records(records, priors, runs=runs, prior_sources=sources, options=options)
 
 
@@ -189,10 +255,15 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="Print the mseval.score/1 document.")] = False,
     embedder: EmbedderOpt = "minilm",
     resamples: ResamplesOpt = 1000,
+    llm_tagger: TaggerOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: KeyEnvOpt = None,
 ) -> None:
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
     records, runs = load_input(store, episodes)
-    doc = build_document(records, runs, priors, baseline, embedder, resamples)
+    doc = build_document(
+        records, runs, priors, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
+    )
     _warn(doc)
     print(doc.to_json(indent=1) if as_json else summary_table(doc))
 
@@ -207,6 +278,9 @@ def report(
     baseline: BaselineOpt = "sa",
     embedder: EmbedderOpt = "minilm",
     resamples: ResamplesOpt = 1000,
+    llm_tagger: TaggerOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key_env: KeyEnvOpt = None,
     timeline: Annotated[
         list[str] | None,
         typer.Option("--timeline", help="Episode id or task id to draw in the waves timeline (repeatable)."),
@@ -216,7 +290,9 @@ def report(
     from evaluation.reports import write_report
 
     records, runs = load_input(store, episodes)
-    doc = build_document(records, runs, priors, baseline, embedder, resamples)
+    doc = build_document(
+        records, runs, priors, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
+    )
     _warn(doc)
     files = write_report(doc, records, out, timeline or ())
     (out / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
