@@ -281,7 +281,8 @@ class EpisodeRuntime:
             if not outcome.is_error and info.label and not info.bookkeeping:
                 run.labels.append(info.label)
                 run.writes_ok += not info.read_only
-        return ToolMessage(
+        # Built from our own validated parts: no re-validation on this per-call path.
+        return ToolMessage.model_construct(
             tool_call_id=call.id, name=call.name, content=outcome.text, is_error=outcome.is_error
         )
 
