@@ -31,7 +31,6 @@ from harness.events import EventLog
 from harness.mcp_client import CallOutcome
 from harness.models.base import (
     AssistantMessage,
-    Message,
     Model,
     ModelAPIError,
     ModelResponse,
@@ -377,8 +376,3 @@ class EpisodeRuntime:
     @property
     def runs(self) -> list[AgentRun]:
         return [r for w in self.waves for r in w.runs]
-
-
-def history_text(messages: Sequence[Message]) -> int:
-    """Characters in a context (for estimates)."""
-    return sum(len(getattr(m, "content", "")) for m in messages)

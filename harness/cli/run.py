@@ -146,9 +146,9 @@ def register(app: typer.Typer) -> None:
         result = _execute(plan, "local", None)
         print_table(settings_table(result.records))
         print(f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {store}")
-        from harness.cli.evaluate_bridge import score_and_report
+        from harness.cli.evaluate import demo_hook  # the command line reaches evaluation only there
 
-        score_and_report(store, report)
+        demo_hook(store, report)
 
     @app.command()
     def view(

@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # The command line is the composition root: its evaluation commands are the one place that
 # reaches into evaluation, lazily, inside the command functions.
-ALLOWED = {ROOT / "harness" / "cli" / "evaluate.py", ROOT / "harness" / "cli" / "evaluate_bridge.py"}
+ALLOWED = {ROOT / "harness" / "cli" / "evaluate.py"}
 
 
 def imported_modules(path: Path) -> set[str]:
