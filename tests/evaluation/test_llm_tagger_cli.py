@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.catalog import load_tasks
 from harness.profiles import load_profiles
-from harness.runner import RunPlan, Runner
+from harness.runner import Runner, RunPlan
 from tests.models.fake_llm import FakeLLM, Reply, Seen
 
 MSEVAL = Path(sys.executable).with_name("mseval")
