@@ -190,13 +190,6 @@ class Store:
                 )
             return list(newest.values())
 
-    def episode_rows(self, run_id: str | None = None) -> list[EpisodeRow]:
-        with Session(self.engine) as s:
-            stmt = select(EpisodeRow)
-            if run_id is not None:
-                stmt = stmt.where(EpisodeRow.run_id == run_id)
-            return list(s.exec(stmt))
-
 
 class EventStreamer:
     """Batches events from every running episode and writes them from a worker thread."""

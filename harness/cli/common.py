@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -86,7 +85,3 @@ def print_table(table: Any) -> None:
     from rich.console import Console
 
     Console(width=140).print(table)
-
-
-def ensure_parent(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from sqlalchemy import Integer, MetaData, Table, text
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -205,7 +204,3 @@ def dump(engine: Engine, prefix: str = "") -> dict[str, list[tuple[Any, ...]]]:
             rows = conn.execute(table.select()).all()
             out[name] = sorted((tuple(r) for r in rows), key=repr)
     return out
-
-
-def sqlite_url(path: Path) -> str:
-    return f"sqlite:///{quote(str(path))}"
