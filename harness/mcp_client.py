@@ -10,6 +10,12 @@ protocol, no child process; the default), `stdio` (a child `python -m mcp_server
 `http` (a child serving streamable HTTP on 127.0.0.1, reached by URL). Child processes get a
 minimal environment: API keys never reach a server.
 
+An in-process call runs to its end in the calling agent's task without handing the event loop
+to other agents at the SDK's zero-time checkpoints (`sleep(0)`); it still yields whenever it
+waits on something. So a sub-agent's step is one piece of CPU work: in a wide wave the steps of
+its sub-agents are served first come, first served instead of round-robin, and they stay spread
+out in time instead of moving in lock-step.
+
 Every call has a timeout and a result-size cap. A call that fails because the server failed
 (not a tool error) restarts the server once and returns a tool error; a second failure raises
 `ServerFailure`, which ends the episode as `harness_error`.
@@ -22,7 +28,7 @@ import contextlib
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +47,44 @@ SERVER_START_TIMEOUT_S = 30.0
 SERVER_CLOSE_TIMEOUT_S = 5.0
 # Environment variables a child server may inherit; nothing else (no API keys).
 CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE", "DOCKER_HOST")
+
+
+# Consecutive zero-time checkpoints an in-process call may skip before one is let through, so
+# code that polls with `sleep(0)` still lets other tasks run.
+MAX_SKIPPED_CHECKPOINTS = 16
+
+
+class _Uninterrupted:
+    """Await a coroutine, resuming it at once at a bare `yield` (a zero-time checkpoint).
+
+    Futures it waits on are passed to the task as usual, and whatever the task throws in
+    (cancellation) is thrown into the coroutine.
+    """
+
+    __slots__ = ("_coro",)
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self._coro = coro
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, send, error, skipped = self._coro, None, None, 0
+        while True:
+            try:
+                yielded = coro.send(send) if error is None else coro.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            send = error = None
+            if yielded is None and skipped < MAX_SKIPPED_CHECKPOINTS:
+                skipped += 1
+                continue
+            skipped = 0
+            try:
+                send = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # cancellation and friends go to the coroutine
+                error = exc
 
 
 class ServerFailure(Exception):
@@ -232,7 +276,8 @@ class ServerPool:
             if conn.client is None:
                 raise ConnectionError(f"server {server} is not running")
             async with asyncio.timeout(self.timeout_s):
-                result = await conn.client.call_tool(tool, arguments)
+                pending = conn.client.call_tool(tool, arguments)
+                result = await (_Uninterrupted(pending) if conn.transport == "inprocess" else pending)
         except TimeoutError:
             return CallOutcome(f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s", True)
         except Exception as exc:

@@ -1,0 +1,151 @@
+"""In-process MCP calls run to their end without handing the loop over at zero-time checkpoints.
+
+A wide wave depends on it: each sub-agent's step is then one piece of CPU work, served first
+come, first served, instead of every step being cut at the SDK's `sleep(0)` and interleaved
+with the steps of all the other sub-agents (which kept a wave of 128 in lock-step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from harness.catalog import load_tasks
+from harness.mcp_client import MAX_SKIPPED_CHECKPOINTS, ServerPool, _Uninterrupted
+from harness.world import create_world
+
+T = TypeVar("T")
+
+
+async def _other(log: list[str], n: int = 3) -> None:
+    for _ in range(n):
+        log.append("other")
+        await asyncio.sleep(0)
+
+
+async def test_zero_time_checkpoints_are_skipped_so_no_other_task_runs_in_between() -> None:
+    log: list[str] = []
+
+    async def work() -> str:
+        for i in range(3):
+            log.append(f"work {i}")
+            await asyncio.sleep(0)
+        return "result"
+
+    a = asyncio.create_task(_run(work()))
+    b = asyncio.create_task(_other(log))
+    assert await a == "result"
+    await b
+    assert log == ["work 0", "work 1", "work 2", "other", "other", "other"]
+
+
+async def test_a_plain_await_of_the_same_work_is_interleaved() -> None:
+    """The control: without the wrapper the other task runs at every checkpoint."""
+    log: list[str] = []
+
+    async def work() -> None:
+        for i in range(3):
+            log.append(f"work {i}")
+            await asyncio.sleep(0)
+
+    a = asyncio.create_task(work())
+    b = asyncio.create_task(_other(log))
+    await asyncio.gather(a, b)
+    assert log == ["work 0", "other", "work 1", "other", "work 2", "other"]
+
+
+async def test_a_real_wait_still_suspends_and_resumes_with_the_value() -> None:
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[int] = loop.create_future()
+    log: list[str] = []
+
+    async def work() -> int:
+        log.append("waiting")
+        value = await fut
+        log.append("woken")
+        return value * 2
+
+    task = asyncio.create_task(_run(work()))
+    await asyncio.sleep(0)
+    assert log == ["waiting"]
+    log.append("setter")
+    fut.set_result(21)
+    assert await task == 42
+    assert log == ["waiting", "setter", "woken"]
+
+
+async def _run(coro: Coroutine[Any, Any, T]) -> T:
+    result: T = await _Uninterrupted(coro)
+    return result
+
+
+async def test_cancellation_reaches_the_coroutine_while_it_waits() -> None:
+    loop = asyncio.get_running_loop()
+    never: asyncio.Future[None] = loop.create_future()
+    cleaned: list[str] = []
+
+    async def work() -> None:
+        try:
+            await never
+        finally:
+            cleaned.append("finally ran")
+
+    task = asyncio.create_task(_run(work()))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cleaned == ["finally ran"]
+
+
+async def test_an_exception_inside_propagates_unchanged() -> None:
+    async def work() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        await _run(work())
+
+
+async def test_polling_with_sleep_zero_still_lets_the_other_task_run() -> None:
+    """A loop of checkpoints waiting for another task must not spin forever."""
+    flag: list[bool] = []
+    polls = 0
+
+    async def poller() -> int:
+        nonlocal polls
+        while not flag:
+            polls += 1
+            await asyncio.sleep(0)
+        return polls
+
+    async def setter() -> None:
+        flag.append(True)
+
+    task = asyncio.create_task(_run(poller()))
+    other = asyncio.create_task(setter())
+    assert await task == MAX_SKIPPED_CHECKPOINTS + 1
+    await other
+
+
+async def test_an_inprocess_tool_call_completes_before_another_task_gets_the_loop(tmp_path: Path) -> None:
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "t", tmp_path)
+    log: list[str] = []
+    try:
+        async with ServerPool(["local"], world.access()) as pool:
+
+            async def agent() -> None:
+                log.append("call")
+                outcome = await pool.call("local", "todo_read", {})
+                assert not outcome.is_error
+                log.append("result")
+
+            await asyncio.gather(agent(), _other(log, 2))
+    finally:
+        world.close()
+    assert log == ["call", "result", "other", "other"]
