@@ -60,9 +60,11 @@ async def test_a_dead_server_is_restarted_once_then_the_episode_is_a_harness_err
             kill_server("lms")
         return say("", call("mcp__lms__list_courses", term=f"t{len(seen)}"))
 
-    with pytest.raises(ExceptionGroup) as caught:
+    with pytest.raises(Exception) as caught:
         await run_scripted(tmp_path, main, variant="sa", task="lms-due-reminder", transport="stdio")
-    assert caught.group_contains(ServerFailure)
+    # A step's single tool call runs in the agent's own task (bare); several run in a task group.
+    failure = caught.value
+    assert isinstance(failure, ServerFailure) or caught.group_contains(ServerFailure)
     assert seen[0].startswith("[")  # the first call worked
     assert "failed" in seen[1] and "restarted" in seen[1]  # the model was told, the server restarted
     assert seen[2].startswith("[")  # the restarted server answers
