@@ -8,18 +8,30 @@ ideal wave time is 5 × 50 ms = 250 ms (all k sub-agents fully in parallel, zero
 step); efficiency = ideal / measured, measured between the recorded wave_start and wave_end
 events. The CPU the wave used is printed beside it: in one Python process the k sub-agents'
 steps share one core, so CPU per step is what bounds efficiency at large k.
+
+The ceiling: every sub-agent's first tool call comes due at about the same moment (one model
+latency after the wave starts), and the k calls then run one after another on one core, so the
+last sub-agent cannot finish before ideal + k × (one in-process MCP call). With the call's cost
+measured here in a warm loop (the MCP SDK's client and server; our tool is ~3 µs of it),
+`wave_efficiency_bound_k128` = ideal / (ideal + 128 × call) is what no harness could beat.
 """
 
 from __future__ import annotations
 
+import statistics
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from _common import emit, peak_rss_mb, run, scripted_episode
 
+from harness.catalog import load_tasks
 from harness.events import EventLog
+from harness.mcp_client import ServerPool
 from harness.models.base import AssistantMessage, Message, ToolCall, ToolSpec
 from harness.models.scripted import call, say
+from harness.world import create_world
 
 LATENCY_S = 0.05
 SUB_STEPS = 5
@@ -76,6 +88,26 @@ def measure(k: int) -> tuple[float, float]:
     return end - start, cpu["wave_end"] - cpu["wave_start"]
 
 
+async def mcp_call_seconds(n: int = 1000) -> float:
+    """Median CPU seconds of one in-process MCP call of `todo_read`, called n times in a row."""
+    (task,) = load_tasks("lms-due-reminder")
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        world = create_world(task, "bench", Path(tmp))
+        try:
+            async with ServerPool(["local"], world.access()) as pool:
+                for _ in range(n // 10):  # warm
+                    await pool.call("local", "todo_read", {})
+                for _ in range(n):
+                    t0 = time.process_time()
+                    outcome = await pool.call("local", "todo_read", {})
+                    times.append(time.process_time() - t0)
+                    assert not outcome.is_error
+        finally:
+            world.close()
+    return statistics.median(times)
+
+
 def main() -> None:
     measure(2)  # warm: imports, template, tool schemas
     ideal = SUB_STEPS * LATENCY_S
@@ -85,6 +117,9 @@ def main() -> None:
         emit(f"wave_efficiency_k{k}", ideal / wall, "ratio")
         emit(f"wave_cpu_ms_per_substep_k{k}", cpu / (k * SUB_STEPS) * 1e3, "ms")
     emit("peak_rss_mb", peak_rss_mb(), "MB")
+    call_s = run(mcp_call_seconds())
+    emit("mcp_inprocess_call_ms", call_s * 1e3, "ms")
+    emit("wave_efficiency_bound_k128", ideal / (ideal + 128 * call_s), "ratio")
 
 
 if __name__ == "__main__":
