@@ -122,6 +122,9 @@ def fields(obj: Any, exclude: set[str] | None = None) -> dict[str, Any]:
     return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
+_RESULT_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"))
+
+
 def as_json(value: Any) -> str:
     """Tool results are compact JSON text, readable by a model and by a check."""
-    return json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    return _RESULT_ENCODER.encode(value)
