@@ -9,13 +9,14 @@ included; `rm` never removes the workspace itself. Output is plain text, as a te
 from __future__ import annotations
 
 import fnmatch
-import re
 import shutil
 import threading
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
+import regex
 from mcp.server.mcpserver import MCPServer
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
@@ -26,6 +27,10 @@ from mcp_servers.terminal.files import clip, entry, inside, long_line, read_text
 READ = "workspace-inspection"
 WRITE = "file-build"
 MAX_MATCHES = 500
+# A grep's whole search may take this long. Patterns are the model's: with `re`, `(a+)+$` on a
+# line of 40 a's backtracks for hours while holding the interpreter, which would stall every
+# agent in the process. `regex` matches without holding it and stops at a timeout.
+GREP_TIMEOUT_S = 2.0
 MAX_FOUND = 2000
 
 
@@ -101,13 +106,19 @@ def build(ctx: ServerContext) -> MCPServer:
         (-i), line_numbers (-n), recursive (-r, needed for a folder), fixed_strings (-F: the
         pattern is plain text), files_with_matches (-l: print only file names)."""
         try:
-            regex = re.compile(
-                re.escape(pattern) if fixed_strings else pattern, re.IGNORECASE if ignore_case else 0
+            compiled = regex.compile(
+                regex.escape(pattern) if fixed_strings else pattern, regex.IGNORECASE if ignore_case else 0
             )
-        except re.error as exc:
+        except regex.error as exc:
             raise ToolError(
                 f"bad pattern {pattern!r}: {exc}; use fixed_strings=true for plain text"
             ) from None
+        deadline = time.monotonic() + GREP_TIMEOUT_S
+        too_slow = ToolError(
+            f"the search for {pattern!r} took longer than {GREP_TIMEOUT_S:g} s and was stopped; "
+            "simplify the pattern (nested repetition such as (a|aa)+ backtracks), narrow the path, "
+            "or use fixed_strings=true"
+        )
         top = real(path)
         if top.is_dir() and not recursive:
             raise ToolError(f"{path}: is a directory; pass recursive=true to search inside it")
@@ -124,8 +135,14 @@ def build(ctx: ServerContext) -> MCPServer:
                     raise
                 continue  # binary or huge files are skipped in a recursive search, as grep -I does
             for number, line in enumerate(text.splitlines(), start=1):
-                if not regex.search(line):
-                    continue
+                left = deadline - time.monotonic()
+                try:
+                    if left <= 0:
+                        raise TimeoutError
+                    if not compiled.search(line, timeout=left):
+                        continue
+                except TimeoutError:
+                    raise too_slow from None
                 if files_with_matches:
                     out.append(shown(f))
                     break

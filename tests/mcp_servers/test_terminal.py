@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
+
+from mcp_servers.terminal import server as terminal_server
 from tests.mcp_servers.support import World, check_confinement, check_contract, serve, text
 
 
@@ -172,3 +176,28 @@ async def test_terminal_refuses_paths_outside_the_workspace(world: World) -> Non
         await _run(client, "cp", src="box", dst="box2", recursive=True)
         assert (world.workspace / "box2" / "escape").is_symlink()
         assert (await client.call_tool("cat", {"path": "box2/escape/secret.txt"})).is_error
+
+
+async def test_a_backtracking_pattern_is_stopped_and_the_process_keeps_running(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`(a|aa)+$` on 40 a's backtracks for minutes; with `re` it would hold the interpreter and
+    stall every agent in the process. The search stops at its timeout with a tool error, and
+    other tasks run while it searches."""
+    monkeypatch.setattr(terminal_server, "GREP_TIMEOUT_S", 0.3)
+    (world.workspace / "a.txt").write_text("fine line\n" + "a" * 40 + "!\n")
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    async with serve("terminal", world) as client:
+        assert await _run(client, "grep", pattern="fine", path="a.txt") == "fine line"
+        background = asyncio.create_task(ticker())
+        result = await client.call_tool("grep", {"pattern": "(a|aa)+$", "path": "a.txt"})
+        background.cancel()
+    assert result.is_error and "took longer than 0.3 s" in text(result), text(result)
+    assert ticks > 0, "the event loop was held during the search"
