@@ -25,6 +25,7 @@ class EpisodeWorld:
     db_url: str
     engine: Engine
     workspace: Path
+    db_base: str = "sqlite"
 
     def access(self, options: dict[str, Any] | None = None) -> WorldAccess:
         return WorldAccess(
@@ -38,7 +39,7 @@ class EpisodeWorld:
         self.engine.dispose()
         if keep_database:
             return
-        worldstate.drop_episode_db(self.db_url)
+        worldstate.drop_episode_db(self.db_base, self.db_url)
         shutil.rmtree(self.folder / "db", ignore_errors=True)
 
 
@@ -57,7 +58,7 @@ def create_world(
     except BaseException:
         engine.dispose()
         raise
-    return EpisodeWorld(folder=folder, db_url=url, engine=engine, workspace=workspace)
+    return EpisodeWorld(folder=folder, db_url=url, engine=engine, workspace=workspace, db_base=db_base)
 
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:

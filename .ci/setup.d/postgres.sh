@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A PostgreSQL server for the MCP server tests: installs the Debian packages when no PostgreSQL
 # is found, runs a dedicated cluster (initdb + pg_ctl, no systemd) listening on 127.0.0.1 only,
-# creates the role and database `mseval`, and appends MSEVAL_TEST_PG_URL to "$MSEVAL_CI_ENV".
+# creates the role (with CREATEROLE) and database `mseval`, and appends MSEVAL_TEST_PG_URL to "$MSEVAL_CI_ENV".
 #
 # Idempotent: an existing cluster is reused, a stopped one is started, an existing role and
 # database are kept. As root the cluster runs as the `postgres` user (the server refuses root);
@@ -93,6 +93,8 @@ sql() { run "$PSQL" -h "$SOCKET_DIR" -p "$PORT" -d postgres -v ON_ERROR_STOP=1 -
 if [ -z "$(sql "SELECT 1 FROM pg_roles WHERE rolname = 'mseval'")" ]; then
   sql "CREATE ROLE mseval LOGIN PASSWORD '$PASSWORD'"
 fi
+# CREATEROLE: each episode gets its own role with rights on its own schema only.
+sql "ALTER ROLE mseval CREATEROLE"
 if [ -z "$(sql "SELECT 1 FROM pg_database WHERE datname = 'mseval'")" ]; then
   sql "CREATE DATABASE mseval OWNER mseval"
 fi

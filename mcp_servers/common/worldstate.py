@@ -3,15 +3,23 @@
 SQLite (default): the template is one file holding every server's seeded tables, built once
 per version of the server code (`template_key`) and cached; an episode copies it (a few ms).
 PostgreSQL (a URL): the template is a schema `mseval_tpl_<key>`; an episode gets its own
-schema `ep_<id>`, filled by `INSERT ... SELECT` from the template, and an engine whose
+schema `ep_<id>`, filled by `INSERT ... SELECT` from the template, and a URL whose
 search_path points at it, so raw SQL sees the episode's tables too.
+
+When the URL's role may create roles (CREATEROLE or superuser), each episode also gets its own
+login role, named like its schema, with a random password and privileges on its schema only:
+the episode's servers connect as that role, so raw SQL that names another episode's schema (or
+the template) is refused by the database. Without CREATEROLE, episodes share the URL's role
+(one warning says so) and are kept apart only by their search_path.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -92,9 +100,37 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
 _SCHEMA_SAFE = re.compile(r"[^a-z0-9_]")
 
 
-def _pg_schema_url(base_url: str, schema: str) -> str:
+_log = logging.getLogger(__name__)
+
+
+def _pg_schema_url(base_url: str, schema: str, password: str | None = None) -> str:
     url = make_url(base_url)
+    if password is not None:  # the episode's own role
+        url = url.set(username=schema, password=password)
     return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+
+
+@cache
+def _roles_per_episode(base_url: str) -> bool:
+    """Whether the role of `base_url` may create a role per episode; warns once when not."""
+    engine = make_engine(base_url)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                text(
+                    "SELECT rolcreaterole OR rolsuper, current_user FROM pg_roles WHERE rolname = current_user"
+                )
+            ).one()
+    finally:
+        engine.dispose()
+    if not row[0]:
+        _log.warning(
+            "mseval: PostgreSQL role %r may not create roles, so all episodes share it and raw SQL "
+            "could name another episode's schema; ALTER ROLE %s CREATEROLE gives each episode its own role",
+            row[1],
+            row[1],
+        )
+    return bool(row[0])
 
 
 def _pg_template(engine: Engine) -> str:
@@ -139,13 +175,15 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
             leftover.unlink(missing_ok=True)
         shutil.copyfile(sqlite_template(cache_dir), dest)
         return f"sqlite:///{dest}"
+    own_role = _roles_per_episode(base)
+    password = secrets.token_hex(16) if own_role else None
     engine = make_engine(base)
     try:
         template = _pg_template(engine)
         schema = pg_schema_name(episode_id)
         tables = _tables(registry.all_specs())
         with engine.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+            _drop_schema_and_role(conn, schema)  # left by a killed attempt of this episode
             conn.execute(text(f'CREATE SCHEMA "{schema}"'))
             SQLModel.metadata.create_all(
                 conn.execution_options(schema_translate_map={None: schema}), tables=tables
@@ -155,9 +193,26 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
                     text(f'INSERT INTO "{schema}"."{table.name}" SELECT * FROM "{template}"."{table.name}"')
                 )
                 _reset_sequence(conn, schema, table)
+            if password is not None:
+                # DDL takes no bind parameters; the password is hex, the name is [a-z0-9_].
+                conn.execute(
+                    text(
+                        f"CREATE ROLE \"{schema}\" LOGIN PASSWORD '{password}' "
+                        "NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
+                    )
+                )
+                conn.execute(text(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{schema}"'))
+                conn.execute(text(f'GRANT ALL ON ALL TABLES IN SCHEMA "{schema}" TO "{schema}"'))
+                conn.execute(text(f'GRANT ALL ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{schema}"'))
     finally:
         engine.dispose()
-    return _pg_schema_url(base, schema)
+    return _pg_schema_url(base, schema, password)
+
+
+def _drop_schema_and_role(conn: Connection, schema: str) -> None:
+    conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+    if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": schema}).first():
+        conn.execute(text(f'DROP ROLE "{schema}"'))
 
 
 def _reset_sequence(conn: Connection, schema: str, table: Table) -> None:
@@ -176,19 +231,19 @@ def _reset_sequence(conn: Connection, schema: str, table: Table) -> None:
             )
 
 
-def drop_episode_db(url: str) -> None:
-    """Remove a PostgreSQL episode schema (SQLite files go with the episode folder)."""
+def drop_episode_db(base: str, url: str) -> None:
+    """Remove a PostgreSQL episode's schema and role, as the role of `base`, the URL the episode
+    was made from (SQLite files go with the episode folder)."""
     if is_sqlite(url):
         return
     options = make_url(url).query.get("options", "")
     schema = str(options).removeprefix("-csearch_path=")
     if not schema.startswith("ep_"):
         return
-    base = make_url(url).difference_update_query(["options"]).render_as_string(hide_password=False)
     engine = make_engine(base)
     try:
         with engine.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+            _drop_schema_and_role(conn, schema)
     finally:
         engine.dispose()
 

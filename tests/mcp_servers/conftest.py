@@ -22,4 +22,6 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     made = make_world(tmp_path, request.param)
     yield made
     made.engine.dispose()
-    worldstate.drop_episode_db(made.url)  # else every PostgreSQL run leaves ~2 GB of episode schemas
+    worldstate.drop_episode_db(
+        made.base, made.url
+    )  # else every PostgreSQL run leaves ~2 GB of episode schemas

@@ -27,6 +27,7 @@ class World:
     url: str
     engine: Engine
     workspace: Path
+    base: str = "sqlite"
 
     def dump(self, prefix: str = "") -> dict[str, list[tuple[Any, ...]]]:
         return worldstate.dump(self.engine, prefix)
@@ -38,7 +39,7 @@ def make_world(tmp_path: Path, backend: str = "sqlite") -> World:
     url = worldstate.create_episode_db(base, f"t{abs(hash(tmp_path)) % 10**8}", tmp_path / "db")
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
-    return World(url=url, engine=make_engine(url), workspace=workspace)
+    return World(url=url, engine=make_engine(url), workspace=workspace, base=base)
 
 
 @asynccontextmanager

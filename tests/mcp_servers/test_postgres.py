@@ -31,13 +31,15 @@ def episodes(tmp_path: Path) -> Iterator[tuple[World, World]]:
             os.environ[PG_URL_ENV], f"pgtest-{name}-{uuid.uuid4().hex[:12]}", tmp_path
         )
         (tmp_path / name).mkdir()
-        worlds.append(World(url=url, engine=make_engine(url), workspace=tmp_path / name))
+        worlds.append(
+            World(url=url, engine=make_engine(url), workspace=tmp_path / name, base=os.environ[PG_URL_ENV])
+        )
     try:
         yield worlds[0], worlds[1]
     finally:
         for w in worlds:
             w.engine.dispose()
-            worldstate.drop_episode_db(w.url)
+            worldstate.drop_episode_db(w.base, w.url)
 
 
 def schema_of(world: World) -> str:
@@ -86,7 +88,7 @@ def test_dropping_an_episode_removes_only_its_schema(tmp_path: Path) -> None:
     base = os.environ[PG_URL_ENV]
     urls = [worldstate.create_episode_db(base, f"pgdrop-{uuid.uuid4().hex[:12]}", tmp_path) for _ in range(2)]
     schemas = [str(make_url(u).query["options"]).removeprefix("-csearch_path=") for u in urls]
-    worldstate.drop_episode_db(urls[0])
+    worldstate.drop_episode_db(base, urls[0])
     engine = make_engine(base)
     try:
         with engine.connect() as conn:
@@ -100,5 +102,60 @@ def test_dropping_an_episode_removes_only_its_schema(tmp_path: Path) -> None:
             )
         assert found == {schemas[1]}
     finally:
-        worldstate.drop_episode_db(urls[1])
+        worldstate.drop_episode_db(base, urls[1])
+        engine.dispose()
+
+
+def _role_of(world: World) -> str:
+    with world.engine.connect() as conn:
+        return str(conn.execute(sql_text("SELECT current_user")).scalar())
+
+
+async def test_an_episode_connects_as_its_own_role_and_cannot_read_another_schema(
+    episodes: tuple[World, World],
+) -> None:
+    """(`.ci/setup.d/postgres.sh` gives the test role CREATEROLE, so each episode has a role.)"""
+    a, b = episodes
+    assert _role_of(a) == schema_of(a) and _role_of(b) == schema_of(b)
+    template = f"mseval_tpl_{worldstate.template_key()}"
+    async with serve("warehouse", a) as wh_a:
+        own = await wh_a.call_tool("run_query", {"sql": "SELECT COUNT(*) FROM shop_coupons"})
+        assert as_data(own)["rows"][0][0] > 0
+        for schema in (schema_of(b), template):
+            other = await wh_a.call_tool(
+                "run_query", {"sql": f'SELECT COUNT(*) FROM "{schema}".shop_coupons'}
+            )
+            assert other.is_error and "permission denied" in text(other), text(other)
+
+
+def test_dropping_an_episode_removes_its_role(tmp_path: Path) -> None:
+    base = os.environ[PG_URL_ENV]
+    url = worldstate.create_episode_db(base, f"pgrole-{uuid.uuid4().hex[:12]}", tmp_path)
+    role = make_url(url).username
+    assert role is not None and role.startswith("ep_pgrole_")
+    worldstate.drop_episode_db(base, url)
+    engine = make_engine(base)
+    try:
+        with engine.connect() as conn:
+            left = conn.execute(sql_text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
+        assert left is None
+    finally:
+        engine.dispose()
+
+
+def test_a_role_without_createrole_shares_itself_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    base = os.environ[PG_URL_ENV]
+    name = f"mseval_limited_{uuid.uuid4().hex[:8]}"
+    engine = make_engine(base)
+    try:
+        with engine.begin() as conn:
+            conn.execute(sql_text(f"CREATE ROLE {name} LOGIN PASSWORD 'limited'"))
+        limited = make_url(base).set(username=name, password="limited").render_as_string(hide_password=False)
+        with caplog.at_level("WARNING"):
+            assert worldstate._roles_per_episode(limited) is False
+        assert f"ALTER ROLE {name} CREATEROLE" in caplog.text
+        assert worldstate._roles_per_episode(base) is True
+    finally:
+        with engine.begin() as conn:
+            conn.execute(sql_text(f"DROP ROLE IF EXISTS {name}"))
         engine.dispose()
