@@ -145,15 +145,14 @@ class _Connection:
         self._process: asyncio.subprocess.Process | None = None
 
     def _server_args(self) -> list[str]:
-        return [
-            "-m",
-            f"mcp_servers.{self.name}",
-            "--db",
-            self.world.db_url,
-            "--workspace",
-            str(self.world.workspace),
-            "--no-seed",
-        ]
+        # The database URL (on PostgreSQL it holds the episode role's password) goes in the
+        # environment, not on the command line, which every user of the machine can read.
+        return ["-m", f"mcp_servers.{self.name}", "--workspace", str(self.world.workspace), "--no-seed"]
+
+    def _env(self) -> dict[str, str]:
+        from mcp_servers.common.bootstrap import DB_ENV
+
+        return {**_child_env(), DB_ENV: self.world.db_url}
 
     async def _target(self) -> Any:
         if self.transport == "inprocess":
@@ -165,11 +164,11 @@ class _Connection:
             )
             return registry.spec(self.name).build(ctx)
         if self.transport == "stdio":
-            return StdioServerParameters(command=sys.executable, args=self._server_args(), env=_child_env())
+            return StdioServerParameters(command=sys.executable, args=self._server_args(), env=self._env())
         port = _free_port()
         self._process = await asyncio.create_subprocess_exec(
             sys.executable, *self._server_args(), "--http", str(port),
-            env=_child_env(), stdin=asyncio.subprocess.DEVNULL,
+            env=self._env(), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip
         await _wait_for_port(port, self._process)

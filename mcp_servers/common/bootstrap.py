@@ -1,5 +1,8 @@
 """Run one server alone: `python -m mcp_servers.<name> --db URL --workspace DIR [--http PORT]`.
 
+The URL may come from the environment instead (`MSEVAL_SERVER_DB`), which is how the harness
+passes it: a command line is visible to every user of the machine, an environment is not.
+
 Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT at /mcp. When
 the server's tables are missing from the database, they are created and seeded first, so a
 server can be pointed at an empty SQLite file and used at once.
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from pathlib import Path
 
 from mcp_servers.common import registry
@@ -16,14 +20,16 @@ from mcp_servers.common.db import make_engine, table_names
 from mcp_servers.common.spec import ServerContext
 from mcp_servers.common.worldstate import seed_into
 
+DB_ENV = "MSEVAL_SERVER_DB"
+
 
 def serve_main(name: str, argv: list[str] | None = None) -> None:
     spec = registry.spec(name)
     parser = argparse.ArgumentParser(prog=f"python -m mcp_servers.{name}", description=spec.description)
     parser.add_argument(
         "--db",
-        default=None,
-        help="SQLAlchemy URL of the world database (default: world.sqlite in the workspace)",
+        default=os.environ.get(DB_ENV),
+        help=f"SQLAlchemy URL of the world database (default: ${DB_ENV}, else world.sqlite in the workspace)",
     )
     parser.add_argument("--workspace", required=True, type=Path, help="the folder file tools are confined to")
     parser.add_argument(

@@ -15,6 +15,7 @@ from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
+from mcp_servers.common.bootstrap import DB_ENV
 from tests.harness.support import View, run_scripted
 
 
@@ -108,3 +109,23 @@ def test_setup_on_a_table_of_a_server_not_yet_imported_regression(tmp_path: Path
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=False
     )
     assert done.stdout.strip() == "ok", done.stderr[-1500:]
+
+
+async def test_a_child_server_gets_the_database_url_in_its_environment_not_its_command_line(
+    tmp_path: Path,
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def main(v: View) -> AssistantMessage:
+        if not seen:
+            for pid, cmd in children(os.getpid()):
+                if "mcp_servers.lms" in cmd:
+                    environ = Path(f"/proc/{pid}/environ").read_bytes().decode().split("\0")
+                    seen.append((cmd, next((e for e in environ if e.startswith(f"{DB_ENV}=")), "")))
+            return say("", call("mcp__lms__list_courses"))
+        return say("", call("mcp__local__claim_done"))
+
+    out = await run_scripted(tmp_path, main, variant="sa", task="lms-due-reminder", transport="stdio")
+    ((cmd, env_line),) = seen
+    assert env_line == f"{DB_ENV}={out.world.db_url}"
+    assert out.world.db_url not in cmd and "--db" not in cmd
