@@ -68,6 +68,10 @@ async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Ru
         proc.kill()
         out, err = await proc.communicate()
         return RunResult(None, _cap(out), _cap(err), True)
+    except BaseException:  # the call was cancelled (its MCP timeout, the episode's time budget)
+        if proc.returncode is None:
+            proc.kill()
+        raise
     return RunResult(proc.returncode, _cap(out), _cap(err), False)
 
 

@@ -8,6 +8,7 @@ with the steps of all the other sub-agents (which kept a wave of 128 in lock-ste
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ import pytest
 from harness.catalog import load_tasks
 from harness.mcp_client import MAX_SKIPPED_CHECKPOINTS, ServerPool, _Uninterrupted
 from harness.world import create_world
+from tests.harness.test_transports import children
 
 T = TypeVar("T")
 
@@ -149,3 +151,26 @@ async def test_an_inprocess_tool_call_completes_before_another_task_gets_the_loo
     finally:
         world.close()
     assert log == ["call", "result", "other", "other"]
+
+
+async def test_the_call_timeout_still_stops_an_inprocess_tool_that_waits(tmp_path: Path) -> None:
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "t", tmp_path)
+    try:
+        access = world.access({"sandbox": "process"})
+        async with ServerPool(["local"], access, timeout_s=0.3) as pool:
+            code = "import time; time.sleep(5)"
+            slow = await pool.call("local", "python_execute", {"code": code, "timeout_s": 30})
+            assert slow.is_error and "timed out after 0.3 s" in slow.text, slow.text
+            # The sandboxed child is killed with the call (SIGKILL lands within moments, far
+            # sooner than its 5 s sleep would end).
+            for _ in range(200):
+                if not [c for _, c in children(os.getpid()) if code in c]:
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise AssertionError("the sandboxed child outlived its cancelled call")
+            after = await pool.call("local", "todo_read", {})
+            assert not after.is_error  # the connection survives the cancelled call
+    finally:
+        world.close()
