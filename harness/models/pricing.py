@@ -1,5 +1,9 @@
 """Cost per model call (SPEC §4): (input − cached)·p_in + cached·p_cached + output·p_out per
-million tokens, the tier chosen by the call's input tokens, converted to USD."""
+million tokens, the tier chosen by the call's input tokens, converted to USD.
+
+Input written to the provider's prompt cache is priced at `cache_write` where the table gives
+one (Anthropic: 1.25 × input for the 5-minute cache), at `input` otherwise, which is SPEC §4's
+formula unchanged."""
 
 from __future__ import annotations
 
@@ -21,6 +25,9 @@ class _Prices(BaseModel):
     input: float = Field(ge=0)
     cached_input: float = Field(ge=0)
     output: float = Field(ge=0)
+    cache_write: float | None = Field(
+        default=None, ge=0, description="per cache-written input token; default: input"
+    )
 
 
 class Tier(_Prices):
@@ -67,8 +74,13 @@ class PriceTable(BaseModel):
             return None
         p = price.for_input(usage.input_tokens)
         cached = min(usage.cached_input_tokens, usage.input_tokens)
+        written = min(usage.cache_write_input_tokens, usage.input_tokens - cached)
+        write_price = p.input if p.cache_write is None else p.cache_write
         amount = (
-            (usage.input_tokens - cached) * p.input + cached * p.cached_input + usage.output_tokens * p.output
+            (usage.input_tokens - cached - written) * p.input
+            + cached * p.cached_input
+            + written * write_price
+            + usage.output_tokens * p.output
         )
         return amount / 1e6 / self.currency_rates[price.currency]
 

@@ -3,12 +3,14 @@
 One wave of two sub-agents, then `claim_done`, against a FakeLLM speaking the provider's wire
 format. Usage and cost are checked against hand-computed sums (tests/models/prices-test.yaml).
 
-Calls (harness usage: input = total input, cached = cache reads):
-  main 1: input 3000, cached 0,    output 100 (reasoning 30)
-  sub A:  input  800, cached 0,    output  50
-  sub B:  input  900, cached 300,  output  70
-  main 2: input 5800, cached 5000, output  40
-  episode: input 10500, cached 5300, output 260, reasoning 30; main: 8800 / 5000 / 140.
+Calls (harness usage: input = total input, cached = cache reads, written = cache writes; only
+Anthropic reports cache writes, the OpenAI wire formats have no such field):
+  main 1: input 3000, cached 0,    written 2000, output 100 (reasoning 30)
+  sub A:  input  800, cached 0,    written    0, output  50
+  sub B:  input  900, cached 300,  written    0, output  70
+  main 2: input 5800, cached 5000, written  300, output  40
+  episode: input 10500, cached 5300, written 2300, output 260, reasoning 30;
+  main: 8800 / 5000 / 2300 / 140.
 """
 
 from __future__ import annotations
@@ -26,17 +28,20 @@ from tests.models.fake_llm import FakeLLM, Seen
 
 EPISODE_USAGE = Usage(input_tokens=10500, cached_input_tokens=5300, output_tokens=260, reasoning_tokens=30)
 MAIN_USAGE = Usage(input_tokens=8800, cached_input_tokens=5000, output_tokens=140, reasoning_tokens=30)
+CACHE_WRITES = {"episode": 2300, "main": 2300}  # Anthropic only
 SUB_USAGE = {
     "A": Usage(input_tokens=800, cached_input_tokens=0, output_tokens=50),
     "B": Usage(input_tokens=900, cached_input_tokens=300, output_tokens=70),
 }
-# cost = (input − cached)·p_in + cached·p_cached + output·p_out, per million tokens
+# cost = (input − cached − written)·p_in + cached·p_cached + written·p_write + output·p_out,
+# per million tokens
 COST_USD = {
-    # anthropic:fake-* 3.0 / 0.3 / 15.0, above 5000 input tokens 6.0 / 0.6 / 22.5:
-    #   main 1: 3000·3 + 100·15 = 10500;  sub A: 800·3 + 50·15 = 3150
-    #   sub B: 600·3 + 300·0.3 + 70·15 = 2940;  main 2 (tier): 800·6 + 5000·0.6 + 40·22.5 = 8700
-    #   25290 / 1e6
-    "anthropic": 0.02529,
+    # anthropic:fake-* 3.0 / 0.3 / write 3.75 / 15.0, above 5000 input tokens 6.0 / 0.6 / 7.5 / 22.5:
+    #   main 1: 1000·3 + 2000·3.75 + 100·15 = 12000;  sub A: 800·3 + 50·15 = 3150
+    #   sub B: 600·3 + 300·0.3 + 70·15 = 2940
+    #   main 2 (tier): 500·6 + 5000·0.6 + 300·7.5 + 40·22.5 = 9150
+    #   27240 / 1e6
+    "anthropic": 0.02724,
     # openai:fake-* 2.0 / 0.5 / 8.0:
     #   main 1: 3000·2 + 100·8 = 6800;  sub A: 800·2 + 50·8 = 2000
     #   sub B: 600·2 + 300·0.5 + 70·8 = 1910;  main 2: 800·2 + 5000·0.5 + 40·8 = 4420;  15130 / 1e6
@@ -135,8 +140,13 @@ async def test_wave_of_two_then_claim_done(
     # usage: recorded per sub-agent, for the main agent and for the episode
     by_part = {s.response[5]: s for s in wave.subagents}  # "Part A: …"
     assert by_part["A"].usage == SUB_USAGE["A"] and by_part["B"].usage == SUB_USAGE["B"]
-    assert record.main.usage == MAIN_USAGE
-    assert record.usage == EPISODE_USAGE
+    writes = name == "anthropic"
+    assert record.main.usage == MAIN_USAGE.model_copy(
+        update={"cache_write_input_tokens": CACHE_WRITES["main"] if writes else 0}
+    )
+    assert record.usage == EPISODE_USAGE.model_copy(
+        update={"cache_write_input_tokens": CACHE_WRITES["episode"] if writes else 0}
+    )
     assert record.cost_usd == pytest.approx(COST_USD[name], abs=1e-9)
     assert record.price_version == "test-prices-1"
     calls = [e for e in events if e.kind == "model_call"]

@@ -22,6 +22,7 @@ from harness.models.base import (
     ToolSpec,
     UserMessage,
 )
+from harness.models.pricing import PriceTable
 from harness.models.provider_common import api_key, request_extras, retry_after_s, split_options, status_error
 
 CALL_A = ToolCall(id="c1", name="mcp__lms__list_courses", arguments={"term": "fall"})
@@ -67,7 +68,13 @@ def test_anthropic_sends_thinking_blocks_back_unchanged() -> None:
     message, usage, stop = ap.from_wire(data)
     assert message.tool_calls == (ToolCall(id="t1", name="f", arguments={"a": 1}),) and stop == "tool_use"
     # input 10 excludes cache reads (100) and writes (5): the harness records the total
-    assert usage == Usage(input_tokens=115, cached_input_tokens=100, output_tokens=7, reasoning_tokens=3)
+    assert usage == Usage(
+        input_tokens=115,
+        cached_input_tokens=100,
+        cache_write_input_tokens=5,
+        output_tokens=7,
+        reasoning_tokens=3,
+    )
     _, wire = ap.to_wire([UserMessage(content="q"), message])
     assert wire[1]["content"] == data["content"]
 
@@ -259,3 +266,23 @@ def test_factories_need_their_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert op.check_compatible("qwen", "http://127.0.0.1:8000/v1", None) == "EMPTY"
     with pytest.raises(InputError, match="unknown option"):
         ap.make("claude-x?api=responses", ModelSettings(), None, None)
+
+
+def test_cache_writes_are_priced_at_cache_write_else_at_input() -> None:
+    table = PriceTable.model_validate(
+        {
+            "version": "t",
+            "currency_rates": {"USD": 1.0},
+            "models": [
+                {"match": "a:*", "input": 3.0, "cached_input": 0.3, "cache_write": 3.75, "output": 15.0},
+                {"match": "b:*", "input": 3.0, "cached_input": 0.3, "output": 15.0},
+            ],
+        }
+    )
+    usage = Usage(
+        input_tokens=10_000, cached_input_tokens=6_000, cache_write_input_tokens=3_000, output_tokens=200
+    )
+    # a: 1000·3 + 6000·0.3 + 3000·3.75 + 200·15 = 3000 + 1800 + 11250 + 3000 = 19050 per 1e6
+    assert table.call_cost("a:m", usage) == pytest.approx(0.01905)
+    # b (no cache_write price): the writes cost input, SPEC §4 as written: 4000·3 + 1800 + 3000 = 16800
+    assert table.call_cost("b:m", usage) == pytest.approx(0.0168)
