@@ -42,6 +42,8 @@ from mcp_servers.railway.schema import (
 )
 from mcp_servers.railway.seed import seed
 
+BOOKING_STATUSES = ("confirmed", "cancelled", "completed")
+
 READ = "railway-schedule-lookup"
 WRITE = "record-update"
 
@@ -217,6 +219,41 @@ def build(ctx: ServerContext) -> MCPServer:
                     "railcard": p.railcard,
                     **paginate(s, stmt, page, page_size, render),
                 }
+            )
+
+    @reader(app, READ)
+    def train_bookings(
+        train: str, travel_date: str, status: str | None = None, page: int = 1, page_size: int = 20
+    ) -> str:
+        """Who is booked on a train on a date (its manifest): every booking with a leg on it, by
+        reference, with the passenger, where that leg boards and alights, class and seats, one page
+        at a time; status: confirmed | cancelled | completed | None (all)."""
+        if status is not None and status not in BOOKING_STATUSES:
+            raise ToolError(
+                f"unknown status {status!r}: use one of {', '.join(BOOKING_STATUSES)}, or none for all"
+            )
+        with session() as s:
+            t, day = find.train(s, train), find.parse_date(travel_date)
+            stmt = (
+                select(RailTicket, RailBooking, RailPassenger)
+                .join(RailBooking, col(RailBooking.id) == RailTicket.booking_id)
+                .join(RailPassenger, col(RailPassenger.id) == RailBooking.passenger_id)
+                .where(RailTicket.train_id == t.id, RailTicket.travel_date == day.isoformat())
+                .order_by(col(RailBooking.reference))
+            )
+            if status:
+                stmt = stmt.where(RailBooking.status == status)
+            names = find.station_names(s)
+
+            def render(row: Any) -> dict[str, Any]:
+                tk, b, p = row
+                return {"reference": b.reference, "status": b.status, "passenger": p.passenger_number, "name": p.name,
+                        "email": p.email, "boards": names[tk.origin_id].name, "departs": tk.departs,
+                        "alights": names[tk.destination_id].name, "arrives": tk.arrives, "seat_class": b.seat_class,
+                        "seats": b.seats}  # fmt: skip
+
+            return as_json(
+                {"train": t.number, "date": day.isoformat(), **paginate(s, stmt, page, page_size, render)}
             )
 
     @writer(app, WRITE)

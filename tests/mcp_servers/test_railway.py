@@ -7,7 +7,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from sqlmodel import Session, col, select
 
-from mcp_servers.railway.schema import RailBooking, RailPassenger, RailSeatInventory, RailTrain
+from mcp_servers.railway.schema import RailBooking, RailPassenger, RailSeatInventory, RailTicket, RailTrain
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,6 +54,7 @@ async def test_railway_contract(world: World) -> None:
         "search_passengers": {"query": owner.name.split()[0]},
         "get_booking": {"reference": future[0].reference},
         "passenger_bookings": {"passenger": owner.passenger_number},
+        "train_bookings": {"train": "IC 103", "travel_date": MONDAY},
         "register_passenger": {"name": "Test Traveller", "email": "test.traveller@mail.example", "railcard": "youth"},
         "book_journey": {"passenger": "P00001", "origin": "NTH", "destination": "SPH", "travel_date": MONDAY, "trains": ["IC 103"]},
         "cancel_booking": {"reference": future[0].reference},
@@ -213,3 +214,36 @@ async def test_stdio_round_trip(world: World) -> None:
         assert {"find_connections", "book_journey"} <= tools
         result = as_data(await client.call_tool("get_timetable", {"train": "RE 801"}))
         assert [c["code"] for c in result["calls"]] == ["ALC", "ALD", "ALA"]
+
+
+async def test_a_trains_manifest_lists_every_booking_with_a_leg_on_it(world: World) -> None:
+    with Session(world.engine) as s:
+        ticket, train, booking = s.execute(
+            select(RailTicket, RailTrain, RailBooking)
+            .join(RailTrain, col(RailTrain.id) == RailTicket.train_id)
+            .join(RailBooking, col(RailBooking.id) == RailTicket.booking_id)
+            .where(RailBooking.status == "confirmed")
+            .order_by(col(RailTicket.id))
+        ).first()  # fmt: skip
+        expected = {
+            b.reference
+            for b in s.execute(
+                select(RailBooking)
+                .join(RailTicket, col(RailTicket.booking_id) == RailBooking.id)
+                .where(RailTicket.train_id == train.id, RailTicket.travel_date == ticket.travel_date)
+            ).scalars()
+        }
+    async with serve("railway", world) as client:
+        args = {"train": train.number, "travel_date": ticket.travel_date, "page_size": 5}
+        manifest = as_data(await client.call_tool("train_bookings", args))
+        assert manifest["train"] == train.number and manifest["total"] == len(expected)
+        items = list(manifest["items"])
+        for page in range(2, manifest["pages"] + 1):
+            items += as_data(await client.call_tool("train_bookings", {**args, "page": page}))["items"]
+        assert sorted(b["reference"] for b in items) == sorted(expected)
+        mine = next(b for b in items if b["reference"] == booking.reference)
+        assert mine["status"] == "confirmed" and mine["seats"] == booking.seats
+        confirmed = as_data(await client.call_tool("train_bookings", {**args, "status": "confirmed"}))
+        assert {b["status"] for b in confirmed["items"]} == {"confirmed"}
+        bad = await client.call_tool("train_bookings", {**args, "status": "booked"})
+        assert bad.is_error and "confirmed, cancelled, completed" in text(bad)
