@@ -1,15 +1,17 @@
 """The `sheets` server: cloud spreadsheets, Google-Sheets-like. List and read (A1 ranges);
 create spreadsheets, add sheets, write ranges, append rows, share (SPEC §5, workflow server).
 
-Cell values live in the database (`sheets_cell`), not in files. Formulas are stored as text
-and not computed. Access follows the permissions: readers read, writers and owners write.
+Cell values live in the database (`sheets_cell`), not in files. A formula (text starting
+with `=`) is stored as written and computed when read (`formula.py` says what is supported);
+`read_range(..., render="formula")` shows the formulas instead. Access follows the permissions:
+readers read, writers and owners write.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from sqlmodel import Session, col, func, select
@@ -17,6 +19,7 @@ from sqlmodel import Session, col, func, select
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.sheets import a1
+from mcp_servers.sheets.formula import Book, FormulaError, Getter
 from mcp_servers.sheets.schema import (
     ME,
     NOW,
@@ -77,6 +80,45 @@ def _target(s: Session, book: SheetsSpreadsheet, text: str) -> tuple[SheetsSheet
     if tab is None:
         raise ToolError(f"no sheet {name!r} in {book.title!r}; sheets: {names}")
     return tab, rng
+
+
+def _cells_of(s: Session, book: SheetsSpreadsheet) -> Getter:
+    """A formula's view of the spreadsheet's cells: each sheet loaded once, when first named
+    (sheet names match case-insensitively, as in Sheets)."""
+    tabs = {t.title.lower(): t for t in _sheets(s, book)}
+    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+
+    def get(sheet: str | None, row: int, col: int) -> Any:
+        name = (sheet or "").lower()
+        if name not in loaded:
+            tab = tabs.get(name)
+            if tab is None:
+                raise FormulaError("#REF!")
+            rows = s.execute(select(SheetsCell).where(SheetsCell.sheet_id == tab.id)).scalars()
+            loaded[name] = {(c.row_no, c.col_no): c.python_value() for c in rows}
+        return loaded[name].get((row, col))
+
+    return get
+
+
+def _is_formula(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("=")
+
+
+def _computed(s: Session, book: SheetsSpreadsheet, tab: SheetsSheet, rows: int) -> Book:
+    """The spreadsheet's formulas, with those of `tab` down to row `rows` computed row by row
+    from the top: a column of running totals then never recurses deeply."""
+    computed = Book(_cells_of(s, book))
+    above = s.execute(
+        select(SheetsCell)
+        .where(
+            SheetsCell.sheet_id == tab.id, col(SheetsCell.row_no) <= rows, col(SheetsCell.value).like('"=%')
+        )
+        .order_by(col(SheetsCell.row_no), col(SheetsCell.col_no))
+    ).scalars()
+    for cell in above:
+        computed.shown(tab.title, cell.row_no, cell.col_no)
+    return computed
 
 
 def _used(s: Session, sheet_id: int) -> tuple[int, int]:
@@ -166,9 +208,10 @@ def build(ctx: ServerContext) -> MCPServer:
             })  # fmt: skip
 
     @reader(app, READ)
-    def read_range(spreadsheet_id: int, range: str) -> str:
+    def read_range(spreadsheet_id: int, range: str, render: Literal["value", "formula"] = "value") -> str:
         """Values of a range in A1 notation, as rows (numbers stay numbers; empty cells are null;
-        trailing empty rows and cells are left out). A range without a sheet name reads the first sheet."""
+        trailing empty rows and cells are left out). A range without a sheet name reads the first
+        sheet. Formulas are computed (render="value"), or shown as written (render="formula")."""
         with Session(ctx.engine) as s:
             book = _book(s, spreadsheet_id)
             tab, r = _target(s, book, range)
@@ -187,6 +230,12 @@ def build(ctx: ServerContext) -> MCPServer:
             grid: list[list[Any]] = [[None] * (col2 - r.col1 + 1) for _ in [None] * (row2 - r.row1 + 1)]
             for c in cells:
                 grid[c.row_no - r.row1][c.col_no - r.col1] = c.python_value()
+            if render == "value" and any(_is_formula(v) for row in grid for v in row):
+                computed = _computed(s, book, tab, row2)
+                for i, row in enumerate(grid):
+                    for j, value in enumerate(row):
+                        if _is_formula(value):
+                            row[j] = computed.shown(tab.title, r.row1 + i, r.col1 + j)
             while grid and all(v is None for v in grid[-1]):
                 grid.pop()
             for row in grid:

@@ -1,0 +1,397 @@
+"""Spreadsheet formulas, computed when a range is read.
+
+A cell whose text starts with `=` is a formula. Supported, as in Google Sheets: numbers,
+"strings", TRUE/FALSE; references `B2`, `$B$2`, `Sheet2!B2`, `'Team Budget'!B2` and ranges
+`B2:B9` as function arguments; operators `+ - * / ^ & = <> < <= > >=`, unary minus and a
+trailing `%`; functions SUM, AVERAGE, MIN, MAX, COUNT, COUNTA, ROUND, ABS, IF, IFERROR, AND,
+OR, NOT, CONCATENATE, LEN, UPPER, LOWER. A cell that cannot be computed shows an error value
+as Sheets does: `#DIV/0!`, `#VALUE!`, `#NAME?`, `#REF!` (a missing sheet, or a formula that
+depends on itself), `#ERROR!` (a formula that does not parse).
+
+Aggregates skip text, booleans and empty cells in ranges; in arithmetic an empty cell is 0, a
+numeric text is its number and any other text is `#VALUE!`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_servers.sheets.a1 import MAX_COLS, MAX_ROWS, column_number
+
+# get(sheet or None for the formula's own sheet, row, col) -> the stored value (a formula is text)
+Getter = Callable[[str | None, int, int], Any]
+MAX_RANGE_CELLS = 100_000
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+      (?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)
+    | (?P<str>"(?:[^"]|"")*")
+    | (?P<ref>(?:(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Za-z]{1,3}\$?\d+)
+    | (?P<name>[A-Za-z_][A-Za-z0-9_.]*)
+    | (?P<op><>|<=|>=|[-+*/^&=<>%(),:])
+    )""",
+    re.VERBOSE,
+)
+
+
+class FormulaError(Exception):
+    """An error value (`#DIV/0!`, ...): the cell shows `code`."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Ref:
+    sheet: str | None
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Area:
+    start: Ref
+    end: Ref
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            raise FormulaError("#ERROR!")
+        kind = m.lastgroup or ""
+        out.append((kind, m.group(kind)))
+        pos = m.end()
+    return out
+
+
+def _ref(text: str) -> Ref:
+    sheet: str | None = None
+    if "!" in text:
+        sheet, _, text = text.rpartition("!")
+        if sheet.startswith("'"):
+            sheet = sheet[1:-1].replace("''", "'")
+    m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", text)
+    assert m is not None  # the tokenizer matched this shape
+    row, col = int(m.group(2)), column_number(m.group(1))
+    if not (1 <= row <= MAX_ROWS and 1 <= col <= MAX_COLS):
+        raise FormulaError("#REF!")
+    return Ref(sheet, row, col)
+
+
+class _Parser:
+    """Recursive descent over the tokens; the tree is nested tuples evaluated by `_Eval`."""
+
+    def __init__(self, text: str) -> None:
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> tuple[str, str]:
+        return self.toks[self.i] if self.i < len(self.toks) else ("end", "")
+
+    def take(self, value: str | None = None) -> tuple[str, str]:
+        tok = self.peek()
+        if tok[0] == "end" or (value is not None and tok[1] != value):
+            raise FormulaError("#ERROR!")
+        self.i += 1
+        return tok
+
+    def parse(self) -> Any:
+        tree = self.compare()
+        if self.peek()[0] != "end":
+            raise FormulaError("#ERROR!")
+        return tree
+
+    def _binary(self, ops: tuple[str, ...], inner: Callable[[], Any]) -> Any:
+        left = inner()
+        while self.peek()[0] == "op" and self.peek()[1] in ops:
+            op = self.take()[1]
+            left = ("bin", op, left, inner())
+        return left
+
+    def compare(self) -> Any:
+        return self._binary(("=", "<>", "<", "<=", ">", ">="), self.concat)
+
+    def concat(self) -> Any:
+        return self._binary(("&",), self.additive)
+
+    def additive(self) -> Any:
+        return self._binary(("+", "-"), self.term)
+
+    def term(self) -> Any:
+        return self._binary(("*", "/"), self.power)
+
+    def power(self) -> Any:
+        return self._binary(("^",), self.unary)
+
+    def unary(self) -> Any:
+        if self.peek() in (("op", "-"), ("op", "+")):
+            op = self.take()[1]
+            return ("neg", self.unary()) if op == "-" else self.unary()
+        node = self.primary()
+        while self.peek() == ("op", "%"):
+            self.take()
+            node = ("pct", node)
+        return node
+
+    def primary(self) -> Any:
+        kind, value = self.take()
+        if kind == "num":
+            return ("lit", float(value))
+        if kind == "str":
+            return ("lit", value[1:-1].replace('""', '"'))
+        if kind == "ref":
+            start = _ref(value)
+            if self.peek() == ("op", ":"):
+                self.take()
+                kind2, value2 = self.take()
+                if kind2 != "ref":
+                    raise FormulaError("#ERROR!")
+                end = _ref(value2)
+                return ("area", Area(start, Ref(start.sheet, end.row, end.col)))
+            return ("ref", start)
+        if kind == "name":
+            upper = value.upper()
+            if self.peek() == ("op", "("):
+                self.take()
+                args: list[Any] = []
+                if self.peek() != ("op", ")"):
+                    args.append(self.compare())
+                    while self.peek() == ("op", ","):
+                        self.take()
+                        args.append(self.compare())
+                self.take(")")
+                return ("call", upper, args)
+            if upper in ("TRUE", "FALSE"):
+                return ("lit", upper == "TRUE")
+            raise FormulaError("#NAME?")
+        if (kind, value) == ("op", "("):
+            inner = self.compare()
+            self.take(")")
+            return inner
+        raise FormulaError("#ERROR!")
+
+
+def _number(value: Any) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        raise FormulaError("#VALUE!") from None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _truth(value: Any) -> bool:
+    if isinstance(value, str):
+        if value.upper() in ("TRUE", "FALSE"):
+            return value.upper() == "TRUE"
+        raise FormulaError("#VALUE!")
+    return bool(_number(value))
+
+
+class Book:
+    """The cells of one spreadsheet as a formula sees them: computed once each, on demand.
+
+    `get(sheet, row, col)` returns a cell's stored value (None when empty) and raises
+    `FormulaError("#REF!")` for a sheet that does not exist.
+    """
+
+    def __init__(self, get: Getter) -> None:
+        self.get = get
+        self.memo: dict[tuple[str, int, int], Any] = {}
+        self.computing: set[tuple[str, int, int]] = set()
+
+    def value(self, sheet: str, row: int, col: int) -> Any:
+        """The cell's value, a formula computed; an error value is raised as `FormulaError`."""
+        key = (sheet, row, col)
+        if key in self.memo:
+            found = self.memo[key]
+        else:
+            raw = self.get(sheet, row, col)
+            if not (isinstance(raw, str) and raw.startswith("=")):
+                return raw
+            if key in self.computing:
+                raise FormulaError("#REF!")  # the formula depends on itself
+            self.computing.add(key)
+            try:
+                found = _Eval(self, sheet).run(raw)
+            finally:
+                self.computing.discard(key)
+            self.memo[key] = found
+        if isinstance(found, FormulaError):
+            raise found
+        return found
+
+    def shown(self, sheet: str, row: int, col: int) -> Any:
+        """What the cell reads as: whole numbers as integers, an error as its code."""
+        try:
+            value = self.value(sheet, row, col)
+        except FormulaError as err:
+            return err.code
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return "#NUM!"
+            if value.is_integer() and abs(value) < 1e15:
+                return int(value)
+        return value
+
+
+class _Eval:
+    def __init__(self, book: Book, sheet: str) -> None:
+        self.book, self.sheet = book, sheet
+
+    def cell(self, ref: Ref) -> Any:
+        return self.book.value(ref.sheet or self.sheet, ref.row, ref.col)
+
+    def area(self, area: Area) -> list[Any]:
+        r1, r2 = sorted((area.start.row, area.end.row))
+        c1, c2 = sorted((area.start.col, area.end.col))
+        if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE_CELLS:
+            raise FormulaError("#REF!")
+        return [self.cell(Ref(area.start.sheet, r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+    def run(self, formula: str) -> Any:
+        try:
+            return self.value(_Parser(formula[1:]).parse())
+        except FormulaError as err:
+            return err
+        except RecursionError:
+            return FormulaError("#ERROR!")
+
+    def value(self, node: Any) -> Any:
+        kind = node[0]
+        if kind == "lit":
+            return node[1]
+        if kind == "ref":
+            return self.cell(node[1])
+        if kind == "area":
+            raise FormulaError("#VALUE!")  # a range outside a function
+        if kind == "neg":
+            return -_number(self.value(node[1]))
+        if kind == "pct":
+            return _number(self.value(node[1])) / 100
+        if kind == "bin":
+            return self.binary(node[1], self.value(node[2]), self.value(node[3]))
+        return self.call(node[1], node[2])
+
+    def binary(self, op: str, a: Any, b: Any) -> Any:
+        if op == "&":
+            return _text(a) + _text(b)
+        if op in ("=", "<>", "<", "<=", ">", ">="):
+            if isinstance(a, str) or isinstance(b, str):
+                x: Any = _text(a).lower()
+                y: Any = _text(b).lower()
+            else:
+                x, y = _number(a), _number(b)
+            return {"=": x == y, "<>": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
+        x, y = _number(a), _number(b)
+        if op == "+":
+            return x + y
+        if op == "-":
+            return x - y
+        if op == "*":
+            return x * y
+        if op == "/":
+            if y == 0:
+                raise FormulaError("#DIV/0!")
+            return x / y
+        try:
+            result = x**y
+        except (OverflowError, ZeroDivisionError):
+            raise FormulaError("#NUM!") from None
+        if isinstance(result, complex):
+            raise FormulaError("#NUM!")
+        return result
+
+    def values(self, args: list[Any]) -> list[tuple[Any, bool]]:
+        """Each argument's values, flagged True when they came from a range."""
+        out: list[tuple[Any, bool]] = []
+        for arg in args:
+            if arg[0] == "area":
+                out += [(v, True) for v in self.area(arg[1])]
+            else:
+                out.append((self.value(arg), False))
+        return out
+
+    def numbers(self, args: list[Any]) -> list[float]:
+        # From ranges only numbers count; a direct argument is converted (text → #VALUE!).
+        return [
+            _number(v)
+            for v, from_range in self.values(args)
+            if not from_range or (isinstance(v, int | float) and not isinstance(v, bool))
+        ]
+
+    def call(self, name: str, args: list[Any]) -> Any:
+        n = len(args)
+        if name == "SUM":
+            return math.fsum(self.numbers(args))
+        if name == "AVERAGE":
+            nums = self.numbers(args)
+            if not nums:
+                raise FormulaError("#DIV/0!")
+            return math.fsum(nums) / len(nums)
+        if name in ("MIN", "MAX"):
+            nums = self.numbers(args)
+            return (min if name == "MIN" else max)(nums) if nums else 0.0
+        if name == "COUNT":
+            return float(
+                sum(1 for v, _ in self.values(args) if isinstance(v, int | float) and not isinstance(v, bool))
+            )
+        if name == "COUNTA":
+            return float(sum(1 for v, _ in self.values(args) if v is not None and v != ""))
+        if name == "IFERROR" and n in (1, 2):
+            try:
+                return self.value(args[0])
+            except FormulaError:
+                return self.value(args[1]) if n == 2 else ""
+        if name == "IF" and n in (2, 3):
+            if _truth(self.value(args[0])):
+                return self.value(args[1])
+            return self.value(args[2]) if n == 3 else False
+        if name in ("AND", "OR") and n:
+            truths = [_truth(v) for v, from_range in self.values(args) if not from_range or v is not None]
+            return all(truths) if name == "AND" else any(truths)
+        if name == "CONCATENATE" and n:
+            return "".join(_text(v) for v, _ in self.values(args))
+        one = {"ABS", "NOT", "LEN", "UPPER", "LOWER"}
+        if name in one and n == 1:
+            v = self.value(args[0])
+            if name == "ABS":
+                return abs(_number(v))
+            if name == "NOT":
+                return not _truth(v)
+            if name == "LEN":
+                return float(len(_text(v)))
+            return _text(v).upper() if name == "UPPER" else _text(v).lower()
+        if name == "ROUND" and n in (1, 2):
+            x = _number(self.value(args[0]))
+            places = int(_number(self.value(args[1]))) if n == 2 else 0
+            scaled = abs(x) * 10**places
+            rounded = math.floor(scaled + 0.5) / 10**places  # half away from zero, as Sheets
+            return math.copysign(rounded, x)
+        known = {"SUM", "AVERAGE", "MIN", "MAX", "COUNT", "COUNTA", "IFERROR", "IF", "AND", "OR"}
+        if name in known | one | {"CONCATENATE", "ROUND"}:
+            raise FormulaError("#N/A")  # a known function with the wrong number of arguments
+        raise FormulaError("#NAME?")
