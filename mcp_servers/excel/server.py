@@ -1,12 +1,14 @@
 """The `excel` server: create, write and read xlsx workbooks in the workspace (openpyxl).
 
 Writes to one workbook are serialised by a per-file lock (`common.files`): concurrent
-sub-agents editing the same file would otherwise lose each other's changes.
+sub-agents editing the same file would otherwise lose each other's changes. Formulas are
+stored as written; `read_sheet` computes them as a spreadsheet would (`common/formula.py` says
+what is supported) unless asked to show them (`render="formula"`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from openpyxl import Workbook, load_workbook
@@ -14,6 +16,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
+from mcp_servers.common.formula import Book, FormulaError
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -34,6 +37,28 @@ def _anchor(cell: str) -> tuple[int, int]:
         return row, column_index_from_string(col)
     except (CellCoordinatesException, ValueError):
         raise ToolError(f"{cell!r} is not a cell reference like A1") from None
+
+
+def _is_formula(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("=")
+
+
+def _formulas(wb: Any) -> Book:
+    """The workbook's cells as formulas see them (sheet names match case-insensitively)."""
+    by_name = {name.lower(): wb[name] for name in wb.sheetnames}
+    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+
+    def get(sheet: str | None, row: int, col: int) -> Any:
+        name = (sheet or "").lower()
+        if name not in loaded:
+            ws = by_name.get(name)
+            if ws is None:
+                raise FormulaError("#REF!")
+            # Read what exists: ws.cell() would create cells as a side effect.
+            loaded[name] = {(c.row, c.column): c.value for row_ in ws.iter_rows() for c in row_}
+        return loaded[name].get((row, col))
+
+    return Book(get)
 
 
 def build(ctx: ServerContext) -> MCPServer:
@@ -57,8 +82,14 @@ def build(ctx: ServerContext) -> MCPServer:
         )
 
     @reader(app, "workspace-inspection")
-    def read_sheet(path: str, sheet: str | None = None, cell_range: str | None = None) -> str:
-        """Cell values of a sheet (or a range like A1:D20) as rows; formulas are shown as written."""
+    def read_sheet(
+        path: str,
+        sheet: str | None = None,
+        cell_range: str | None = None,
+        render: Literal["value", "formula"] = "value",
+    ) -> str:
+        """Cell values of a sheet (or a range like A1:D20) as rows; formulas are computed
+        (render="value") or shown as written (render="formula")."""
         wb = files.open(files.path(path, True))
         ws = _sheet(wb, sheet)
         if cell_range:
@@ -68,11 +99,25 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError(f"{cell_range!r} is not a range like A1:D20") from None
         else:
             min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
-        max_row = min(max_row or 1, (min_row or 1) + MAX_READ_ROWS - 1)
+        # Whole columns ("B:D") or rows ("2:5") are open on one side: they end where the data does.
+        min_col, min_row = min_col or 1, min_row or 1
+        max_col, max_row = max_col or ws.max_column, max_row or ws.max_row
+        max_row = min(max_row, min_row + MAX_READ_ROWS - 1)
         rows = ws.iter_rows(
             min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
         )
-        return as_json({"sheet": ws.title, "rows": [list(r) for r in rows]})
+        grid = [list(r) for r in rows]
+        if render == "value" and any(_is_formula(v) for r in grid for v in r):
+            book = _formulas(wb)
+            for top in ws.iter_rows(max_row=max_row):  # top to bottom: running totals stay shallow
+                for c in top:
+                    if _is_formula(c.value):
+                        book.shown(ws.title, c.row, c.column)
+            for i, r in enumerate(grid):
+                for j, v in enumerate(r):
+                    if _is_formula(v):
+                        r[j] = book.shown(ws.title, min_row + i, min_col + j)
+        return as_json({"sheet": ws.title, "rows": grid})
 
     @writer(app, "spreadsheet-build")
     def create_workbook(path: str, sheets: list[str] | None = None, overwrite: bool = False) -> str:

@@ -2,9 +2,9 @@
 create spreadsheets, add sheets, write ranges, append rows, share (SPEC §5, workflow server).
 
 Cell values live in the database (`sheets_cell`), not in files. A formula (text starting
-with `=`) is stored as written and computed when read (`formula.py` says what is supported);
-`read_range(..., render="formula")` shows the formulas instead. Access follows the permissions:
-readers read, writers and owners write.
+with `=`) is stored as written and computed when read (`common/formula.py` says what is
+supported); `read_range(..., render="formula")` shows the formulas instead. Access follows the
+permissions: readers read, writers and owners write.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from sqlmodel import Session, col, func, select
 
+from mcp_servers.common.formula import Book, FormulaError, Getter
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.sheets import a1
-from mcp_servers.sheets.formula import Book, FormulaError, Getter
 from mcp_servers.sheets.schema import (
     ME,
     NOW,

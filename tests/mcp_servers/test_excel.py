@@ -39,6 +39,15 @@ async def test_excel_contract_and_file_contents(world: World) -> None:
             await client.call_tool("read_sheet", {"path": "out/Report.xlsx", "cell_range": "A2:B2"})
         )
         assert read["rows"] == [["Ada", 3.5]]
+        # The formula is computed when read (B2 + B3 = 3.5 + 4), or shown as written on request.
+        cy = {"path": "out/Report.xlsx", "sheet": "Data", "cell_range": "A4:B4"}
+        assert as_data(await client.call_tool("read_sheet", cy))["rows"] == [["Cy", 7.5]]
+        shown = as_data(await client.call_tool("read_sheet", {**cy, "render": "formula"}))
+        assert shown["rows"] == [["Cy", "=B2+B3"]]
+        whole = as_data(
+            await client.call_tool("read_sheet", {"path": "out/Report.xlsx", "cell_range": "B:B"})
+        )
+        assert whole["rows"] == [["score"], [3.5], [4], [7.5]]
 
 
 async def test_excel_refuses_paths_outside_the_workspace(world: World) -> None:

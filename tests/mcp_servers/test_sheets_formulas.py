@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcp_servers.sheets.formula import Book, FormulaError
+from mcp_servers.common.formula import Book, FormulaError
 from tests.mcp_servers.support import World, as_data, serve
 
 

@@ -1,4 +1,4 @@
-"""Spreadsheet formulas, computed when a range is read.
+"""Spreadsheet formulas, computed when cells are read (the `sheets` and `excel` servers).
 
 A cell whose text starts with `=` is a formula. Supported, as in Google Sheets: numbers,
 "strings", TRUE/FALSE; references `B2`, `$B$2`, `Sheet2!B2`, `'Team Budget'!B2` and ranges
@@ -20,11 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_servers.sheets.a1 import MAX_COLS, MAX_ROWS, column_number
-
 # get(sheet or None for the formula's own sheet, row, col) -> the stored value (a formula is text)
 Getter = Callable[[str | None, int, int], Any]
 MAX_RANGE_CELLS = 100_000
+MAX_ROWS, MAX_COLS = 1_048_576, 16_384  # a reference beyond these is #REF!, as in Excel
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -73,6 +72,13 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _column(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
 def _ref(text: str) -> Ref:
     sheet: str | None = None
     if "!" in text:
@@ -81,7 +87,7 @@ def _ref(text: str) -> Ref:
             sheet = sheet[1:-1].replace("''", "'")
     m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", text)
     assert m is not None  # the tokenizer matched this shape
-    row, col = int(m.group(2)), column_number(m.group(1))
+    row, col = int(m.group(2)), _column(m.group(1))
     if not (1 <= row <= MAX_ROWS and 1 <= col <= MAX_COLS):
         raise FormulaError("#REF!")
     return Ref(sheet, row, col)
