@@ -2,7 +2,9 @@
 
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
 workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout, a
-memory cap (RLIMIT_AS) and capped output. When a docker daemon answers, the same code runs in
+memory cap (RLIMIT_AS) and capped output; where `unshare -rn` works (root, or unprivileged
+user namespaces) it also gets a network namespace of its own with no interface up, so it
+reaches no network, loopback included. When a docker daemon answers, the same code runs in
 a container instead (`--network none`, memory and pid caps, no capabilities, read-only root,
 the workspace mounted read-write): no image registry is needed, since the container gets an
 empty image and this Python bind-mounted read-only at its own paths.
@@ -75,13 +77,29 @@ async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Ru
     return RunResult(proc.returncode, _cap(out), _cap(err), False)
 
 
+@functools.cache
+def network_namespace_available() -> bool:
+    """Whether `unshare -rn` can put a child in an empty network namespace here (asked once)."""
+    exe = shutil.which("unshare")
+    if exe is None:
+        return False
+    try:
+        probe = subprocess.run([exe, "-rn", "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
 @dataclass(frozen=True)
 class ProcessSandbox:
     memory_bytes: int = DEFAULT_MEMORY_BYTES
 
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8"}
+        # unshare execs the interpreter in place (same process), so a kill still reaches it.
+        no_network = ["unshare", "-rn", "--"] if await asyncio.to_thread(network_namespace_available) else []
         proc = await asyncio.create_subprocess_exec(
+            *no_network,
             sys.executable,
             "-I",
             "-c",

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
@@ -71,3 +73,25 @@ async def test_python_execute_in_a_container(world: World, monkeypatch: pytest.M
             await client.call_tool("python_execute", {"code": "import time; time.sleep(60)", "timeout_s": 1})
         )
         assert "timed out" in slow
+
+
+async def test_python_execute_in_a_process_reaches_no_network(world: World) -> None:
+    from mcp_servers.local.sandbox import network_namespace_available
+
+    if not network_namespace_available():
+        pytest.skip("`unshare -rn` does not work here (no user namespaces)")
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        code = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')\n"
+            "except OSError as exc:\n"
+            "    print('refused:', exc)\n"
+        )
+        async with serve("local", world, sandbox="process") as client:
+            out = text(await client.call_tool("python_execute", {"code": code}))
+        assert "[exit code 0]" in out and "refused:" in out and "connected" not in out, out
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody ever connected
