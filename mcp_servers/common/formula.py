@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +72,8 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def _column(letters: str) -> int:
+def column_number(letters: str) -> int:
+    """A1 column letters to a 1-based number: A = 1, Z = 26, AA = 27."""
     n = 0
     for ch in letters.upper():
         n = n * 26 + ord(ch) - 64
@@ -87,7 +88,7 @@ def _ref(text: str) -> Ref:
             sheet = sheet[1:-1].replace("''", "'")
     m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", text)
     assert m is not None  # the tokenizer matched this shape
-    row, col = int(m.group(2)), _column(m.group(1))
+    row, col = int(m.group(2)), column_number(m.group(1))
     if not (1 <= row <= MAX_ROWS and 1 <= col <= MAX_COLS):
         raise FormulaError("#REF!")
     return Ref(sheet, row, col)
@@ -215,6 +216,24 @@ def _truth(value: Any) -> bool:
             return value.upper() == "TRUE"
         raise FormulaError("#VALUE!")
     return bool(_number(value))
+
+
+def sheets_getter(titles: Iterable[str], load: Callable[[str], dict[tuple[int, int], Any]]) -> Getter:
+    """A `Getter` over the sheets `titles`, matched case-insensitively as in Sheets; a sheet's
+    cells, {(row, col): value}, are loaded with `load(title)` the first time a formula names it."""
+    by_name = {title.lower(): title for title in titles}
+    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+
+    def get(sheet: str | None, row: int, col: int) -> Any:
+        name = (sheet or "").lower()
+        if name not in loaded:
+            title = by_name.get(name)
+            if title is None:
+                raise FormulaError("#REF!")
+            loaded[name] = load(title)
+        return loaded[name].get((row, col))
+
+    return get
 
 
 class Book:

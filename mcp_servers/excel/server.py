@@ -16,7 +16,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import Book, FormulaError
+from mcp_servers.common.formula import Book, sheets_getter
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -44,21 +44,13 @@ def _is_formula(value: Any) -> bool:
 
 
 def _formulas(wb: Any) -> Book:
-    """The workbook's cells as formulas see them (sheet names match case-insensitively)."""
-    by_name = {name.lower(): wb[name] for name in wb.sheetnames}
-    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+    """The workbook's cells as formulas see them."""
 
-    def get(sheet: str | None, row: int, col: int) -> Any:
-        name = (sheet or "").lower()
-        if name not in loaded:
-            ws = by_name.get(name)
-            if ws is None:
-                raise FormulaError("#REF!")
-            # Read what exists: ws.cell() would create cells as a side effect.
-            loaded[name] = {(c.row, c.column): c.value for row_ in ws.iter_rows() for c in row_}
-        return loaded[name].get((row, col))
+    def load(title: str) -> dict[tuple[int, int], Any]:
+        # Read what exists: ws.cell() would create cells as a side effect.
+        return {(c.row, c.column): c.value for row in wb[title].iter_rows() for c in row}
 
-    return Book(get)
+    return Book(sheets_getter(wb.sheetnames, load))
 
 
 def build(ctx: ServerContext) -> MCPServer:

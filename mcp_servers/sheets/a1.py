@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mcp_servers.common.formula import column_number
 from mcp_servers.common.tooling import ToolError
 
 MAX_ROWS, MAX_COLS = 100_000, 702  # up to column ZZ
@@ -19,13 +20,6 @@ class Range:
     col1: int
     row2: int | None  # None: open-ended (to the last used row/column)
     col2: int | None
-
-
-def column_number(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
 
 
 def column_letters(n: int) -> str:

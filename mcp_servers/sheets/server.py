@@ -16,7 +16,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from sqlmodel import Session, col, func, select
 
-from mcp_servers.common.formula import Book, FormulaError, Getter
+from mcp_servers.common.formula import Book, Getter, sheets_getter
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.sheets import a1
@@ -83,22 +83,14 @@ def _target(s: Session, book: SheetsSpreadsheet, text: str) -> tuple[SheetsSheet
 
 
 def _cells_of(s: Session, book: SheetsSpreadsheet) -> Getter:
-    """A formula's view of the spreadsheet's cells: each sheet loaded once, when first named
-    (sheet names match case-insensitively, as in Sheets)."""
-    tabs = {t.title.lower(): t for t in _sheets(s, book)}
-    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+    """A formula's view of the spreadsheet's cells."""
+    tabs = {t.title: t for t in _sheets(s, book)}
 
-    def get(sheet: str | None, row: int, col: int) -> Any:
-        name = (sheet or "").lower()
-        if name not in loaded:
-            tab = tabs.get(name)
-            if tab is None:
-                raise FormulaError("#REF!")
-            rows = s.execute(select(SheetsCell).where(SheetsCell.sheet_id == tab.id)).scalars()
-            loaded[name] = {(c.row_no, c.col_no): c.python_value() for c in rows}
-        return loaded[name].get((row, col))
+    def load(title: str) -> dict[tuple[int, int], Any]:
+        rows = s.execute(select(SheetsCell).where(SheetsCell.sheet_id == tabs[title].id)).scalars()
+        return {(c.row_no, c.col_no): c.python_value() for c in rows}
 
-    return get
+    return sheets_getter(tabs, load)
 
 
 def _is_formula(value: Any) -> bool:
