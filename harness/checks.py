@@ -47,6 +47,14 @@ class World:
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(text(sql), params)]
 
+    def sent_mail(self) -> list[dict[str, Any]]:
+        """The `mail_message` rows the user (the agents) sent during the episode."""
+        from mcp_servers.mail.schema import ME, NOW
+
+        return self.query(
+            "SELECT * FROM mail_message WHERE sender = :me AND sent_at >= :now ORDER BY id", me=ME, now=NOW
+        )
+
     def path(self, relative: str) -> Path:
         return self.workspace / relative
 

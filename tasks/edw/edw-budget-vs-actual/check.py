@@ -160,10 +160,7 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
 def check(world: World) -> list[Criterion]:
     data = {code: accounts(world, code) for code in DEPTS}
     cfo = world.rows("mail_contact", title="CFO")[0]["email"]
-    sent = world.query(
-        """SELECT to_addrs, subject, body, attachments FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     mailed = [
         m
         for m in sent

@@ -124,10 +124,7 @@ def check(world: World) -> list[Criterion]:
         )
     )
     director = world.rows("mail_contact", title="HR Director")[0]["email"]
-    sent = world.query(
-        """SELECT to_addrs, subject, attachments FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     mailed = [
         m
         for m in sent

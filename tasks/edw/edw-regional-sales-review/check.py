@@ -141,10 +141,7 @@ def check_deck(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]
 def check(world: World) -> list[Criterion]:
     data = {code: facts(world, code) for code in REGIONS}
     director = world.rows("mail_contact", title="Sales Director")[0]["email"]
-    sent = world.query(
-        """SELECT to_addrs, subject, attachments FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     mailed = [
         m
         for m in sent

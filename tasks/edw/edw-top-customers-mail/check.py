@@ -19,10 +19,7 @@ def check(world: World) -> list[Criterion]:
            GROUP BY c.id, c.account_number, c.name ORDER BY revenue DESC LIMIT 5"""
     )
     director = world.rows("mail_contact", title="Sales Director")[0]["email"]
-    sent = world.query(
-        """SELECT to_addrs, subject, body FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     mails = [
         m
         for m in sent

@@ -16,10 +16,7 @@ def check(world: World) -> list[Criterion]:
            JOIN lms_course c ON c.id = a.course_id
            WHERE c.code = 'CS305' AND a.title = 'Homework 3' AND sub.status IN ('late', 'missing')"""
     )
-    sent = world.query(
-        """SELECT to_addrs, subject, body FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     mails = [
         m
         for m in sent

@@ -165,10 +165,7 @@ def check_workbook(world: World, facts: dict[str, dict[str, Any]]) -> list[Crite
 
 
 def check_mail(world: World) -> Criterion:
-    sent = world.query(
-        """SELECT to_addrs, cc_addrs, subject, attachments FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     good = [
         m
         for m in sent

@@ -63,10 +63,7 @@ def check(world: World) -> list[Criterion]:
         if book
         else {}
     )
-    sent = world.query(
-        """SELECT to_addrs, subject, body FROM mail_message
-           WHERE sender = 'me@company.example' AND sent_at >= '2026-11-20T09:00'"""
-    )
+    sent = world.sent_mail()
     for code, at in COURSES.items():
         ta, rows = expected(world, code)
         got = sheet_rows(world, sheets[code]) if code in sheets else []
