@@ -218,6 +218,44 @@ def _truth(value: Any) -> bool:
     return bool(_number(value))
 
 
+def is_formula(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("=")
+
+
+def compute_grid(
+    grid: list[list[Any]],
+    at: tuple[str, int, int],
+    titles: Iterable[str],
+    load: Callable[[str], dict[tuple[int, int], Any]],
+) -> None:
+    """Replace, in place, each formula of `grid` (a block of sheet `at[0]` whose top-left cell is
+    row `at[1]`, column `at[2]`) with what it computes to; `load(title)` gives a sheet's cells,
+    {(row, col): value}, and is called at most once per sheet."""
+    if not any(is_formula(v) for row in grid for v in row):
+        return
+    sheet, top, left = at
+    loaded: dict[str, dict[tuple[int, int], Any]] = {}
+
+    def cells(title: str) -> dict[tuple[int, int], Any]:
+        if title not in loaded:
+            loaded[title] = load(title)
+        return loaded[title]
+
+    book = Book(sheets_getter(titles, cells))
+    bottom = top + len(grid) - 1
+    # The sheet's formulas from the top down first: a column of running totals then never
+    # recurses deeply.
+    for (row, col), value in sorted(cells(sheet).items()):
+        if row > bottom:
+            break
+        if is_formula(value):
+            book.shown(sheet, row, col)
+    for i, row_values in enumerate(grid):
+        for j, value in enumerate(row_values):
+            if is_formula(value):
+                row_values[j] = book.shown(sheet, top + i, left + j)
+
+
 def sheets_getter(titles: Iterable[str], load: Callable[[str], dict[tuple[int, int], Any]]) -> Getter:
     """A `Getter` over the sheets `titles`, matched case-insensitively as in Sheets; a sheet's
     cells, {(row, col): value}, are loaded with `load(title)` the first time a formula names it."""

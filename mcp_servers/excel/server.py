@@ -16,7 +16,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import Book, sheets_getter
+from mcp_servers.common.formula import compute_grid
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -39,18 +39,9 @@ def _anchor(cell: str) -> tuple[int, int]:
         raise ToolError(f"{cell!r} is not a cell reference like A1") from None
 
 
-def _is_formula(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("=")
-
-
-def _formulas(wb: Any) -> Book:
-    """The workbook's cells as formulas see them."""
-
-    def load(title: str) -> dict[tuple[int, int], Any]:
-        # Read what exists: ws.cell() would create cells as a side effect.
-        return {(c.row, c.column): c.value for row in wb[title].iter_rows() for c in row}
-
-    return Book(sheets_getter(wb.sheetnames, load))
+def _cells(wb: Any, title: str) -> dict[tuple[int, int], Any]:
+    # What exists only: ws.cell() would create cells as a side effect.
+    return {(c.row, c.column): c.value for row in wb[title].iter_rows() for c in row}
 
 
 def build(ctx: ServerContext) -> MCPServer:
@@ -99,16 +90,8 @@ def build(ctx: ServerContext) -> MCPServer:
             min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
         )
         grid = [list(r) for r in rows]
-        if render == "value" and any(_is_formula(v) for r in grid for v in r):
-            book = _formulas(wb)
-            for top in ws.iter_rows(max_row=max_row):  # top to bottom: running totals stay shallow
-                for c in top:
-                    if _is_formula(c.value):
-                        book.shown(ws.title, c.row, c.column)
-            for i, r in enumerate(grid):
-                for j, v in enumerate(r):
-                    if _is_formula(v):
-                        r[j] = book.shown(ws.title, min_row + i, min_col + j)
+        if render == "value":
+            compute_grid(grid, (ws.title, min_row, min_col), wb.sheetnames, lambda t: _cells(wb, t))
         return as_json({"sheet": ws.title, "rows": grid})
 
     @writer(app, "spreadsheet-build")

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from sqlmodel import Session, col, func, select
 
-from mcp_servers.common.formula import Book, Getter, sheets_getter
+from mcp_servers.common.formula import compute_grid
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.sheets import a1
@@ -82,35 +82,16 @@ def _target(s: Session, book: SheetsSpreadsheet, text: str) -> tuple[SheetsSheet
     return tab, rng
 
 
-def _cells_of(s: Session, book: SheetsSpreadsheet) -> Getter:
-    """A formula's view of the spreadsheet's cells."""
+def _compute_formulas(
+    s: Session, book: SheetsSpreadsheet, grid: list[list[Any]], at: tuple[str, int, int]
+) -> None:
     tabs = {t.title: t for t in _sheets(s, book)}
 
     def load(title: str) -> dict[tuple[int, int], Any]:
         rows = s.execute(select(SheetsCell).where(SheetsCell.sheet_id == tabs[title].id)).scalars()
         return {(c.row_no, c.col_no): c.python_value() for c in rows}
 
-    return sheets_getter(tabs, load)
-
-
-def _is_formula(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("=")
-
-
-def _computed(s: Session, book: SheetsSpreadsheet, tab: SheetsSheet, rows: int) -> Book:
-    """The spreadsheet's formulas, with those of `tab` down to row `rows` computed row by row
-    from the top: a column of running totals then never recurses deeply."""
-    computed = Book(_cells_of(s, book))
-    above = s.execute(
-        select(SheetsCell)
-        .where(
-            SheetsCell.sheet_id == tab.id, col(SheetsCell.row_no) <= rows, col(SheetsCell.value).like('"=%')
-        )
-        .order_by(col(SheetsCell.row_no), col(SheetsCell.col_no))
-    ).scalars()
-    for cell in above:
-        computed.shown(tab.title, cell.row_no, cell.col_no)
-    return computed
+    compute_grid(grid, at, tabs, load)
 
 
 def _used(s: Session, sheet_id: int) -> tuple[int, int]:
@@ -222,12 +203,8 @@ def build(ctx: ServerContext) -> MCPServer:
             grid: list[list[Any]] = [[None] * (col2 - r.col1 + 1) for _ in [None] * (row2 - r.row1 + 1)]
             for c in cells:
                 grid[c.row_no - r.row1][c.col_no - r.col1] = c.python_value()
-            if render == "value" and any(_is_formula(v) for row in grid for v in row):
-                computed = _computed(s, book, tab, row2)
-                for i, row in enumerate(grid):
-                    for j, value in enumerate(row):
-                        if _is_formula(value):
-                            row[j] = computed.shown(tab.title, r.row1 + i, r.col1 + j)
+            if render == "value":
+                _compute_formulas(s, book, grid, (tab.title, r.row1, r.col1))
             while grid and all(v is None for v in grid[-1]):
                 grid.pop()
             for row in grid:
