@@ -9,6 +9,7 @@ import asyncio
 import resource
 import sys
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,26 @@ async def scripted_episode(
         finally:
             world.close()
     return rt
+
+
+async def mcp_sdk_call_ms(n: int = 2000) -> float:
+    """CPU milliseconds of one in-process MCP call of `todo_read` made directly with the SDK
+    client (no harness around it), the mean of n calls in a row after a warm-up."""
+    from mcp import Client
+
+    from mcp_servers.common import registry
+    from mcp_servers.common.db import make_engine
+    from mcp_servers.common.spec import ServerContext
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
+        async with Client(app) as client:
+            for _ in range(200):
+                await client.call_tool("todo_read", {})
+            t0 = time.process_time()
+            for _ in range(n):
+                await client.call_tool("todo_read", {})
+            return (time.process_time() - t0) / n * 1e3
 
 
 def run(coro: Awaitable[Any]) -> Any:

@@ -11,34 +11,13 @@ from __future__ import annotations
 
 import time
 
-from _common import emit, run, scripted_episode
+from _common import emit, mcp_sdk_call_ms, run, scripted_episode
 
 from harness.budgets import Budgets
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 
 STEPS = 2000
-
-
-async def direct_mcp_call_cpu_ms(n: int = 2000) -> float:
-    import tempfile
-    from pathlib import Path
-
-    from mcp import Client
-
-    from mcp_servers.common import registry
-    from mcp_servers.common.db import make_engine
-    from mcp_servers.common.spec import ServerContext
-
-    with tempfile.TemporaryDirectory() as tmp:
-        app = registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
-        async with Client(app) as client:
-            for _ in range(200):
-                await client.call_tool("todo_read", {})
-            t0 = time.process_time()
-            for _ in range(n):
-                await client.call_tool("todo_read", {})
-            return (time.process_time() - t0) / n * 1e3
 
 
 def main() -> None:
@@ -62,7 +41,7 @@ def main() -> None:
     cpu = time.process_time() - t0
     assert rt.termination == "claim_done" and rt.main.steps == STEPS, (rt.termination, rt.main.steps)
     per_step = cpu / STEPS * 1e3
-    mcp = run(direct_mcp_call_cpu_ms())
+    mcp = run(mcp_sdk_call_ms())
     emit("overhead_ms_per_step", per_step, "ms")
     emit("mcp_sdk_call_ms", mcp, "ms")
     emit("overhead_ms_per_step_excl_mcp_sdk", per_step - mcp, "ms")

@@ -20,20 +20,14 @@ to what a real provider takes.
 
 from __future__ import annotations
 
-import statistics
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
-from _common import emit, peak_rss_mb, run, scripted_episode
+from _common import emit, mcp_sdk_call_ms, peak_rss_mb, run, scripted_episode
 
-from harness.catalog import load_tasks
 from harness.events import EventLog
-from harness.mcp_client import ServerPool
 from harness.models.base import AssistantMessage, Message, ToolCall, ToolSpec
 from harness.models.scripted import call, say
-from harness.world import create_world
 
 LATENCY_S = 0.05
 SUB_STEPS = 5
@@ -90,26 +84,6 @@ def measure(k: int, latency_s: float = LATENCY_S) -> tuple[float, float]:
     return end - start, cpu["wave_end"] - cpu["wave_start"]
 
 
-async def mcp_call_seconds(n: int = 1000) -> float:
-    """Median CPU seconds of one in-process MCP call of `todo_read`, called n times in a row."""
-    (task,) = load_tasks("lms-due-reminder")
-    times: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        world = create_world(task, "bench", Path(tmp))
-        try:
-            async with ServerPool(["local"], world.access()) as pool:
-                for _ in range(n // 10):  # warm
-                    await pool.call("local", "todo_read", {})
-                for _ in range(n):
-                    t0 = time.process_time()
-                    outcome = await pool.call("local", "todo_read", {})
-                    times.append(time.process_time() - t0)
-                    assert not outcome.is_error
-        finally:
-            world.close()
-    return statistics.median(times)
-
-
 def main() -> None:
     measure(2)  # warm: imports, template, tool schemas
     ideal = SUB_STEPS * LATENCY_S
@@ -119,7 +93,7 @@ def main() -> None:
         emit(f"wave_efficiency_k{k}", ideal / wall, "ratio")
         emit(f"wave_cpu_ms_per_substep_k{k}", cpu / (k * SUB_STEPS) * 1e3, "ms")
     emit("peak_rss_mb", peak_rss_mb(), "MB")
-    call_s = run(mcp_call_seconds())
+    call_s = run(mcp_sdk_call_ms()) / 1e3
     emit("mcp_inprocess_call_ms", call_s * 1e3, "ms")
     emit("wave_efficiency_bound_k128", ideal / (ideal + 128 * call_s), "ratio")
     # The same wave at a model latency closer to a real provider's (1 s a call instead of 50 ms).
