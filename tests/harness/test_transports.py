@@ -16,23 +16,7 @@ from harness.models.scripted import call, say
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
 from mcp_servers.common.bootstrap import DB_ENV
-from tests.harness.support import View, run_scripted
-
-
-def children(pid: int) -> list[tuple[int, str]]:
-    """(pid, command line) of the processes whose parent is `pid` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found.append((int(entry), cmdline))
-    return found
+from tests.harness.support import View, children, run_scripted
 
 
 def kill_server(name: str) -> None:

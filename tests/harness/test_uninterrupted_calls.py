@@ -18,7 +18,7 @@ import pytest
 from harness.catalog import load_tasks
 from harness.mcp_client import MAX_SKIPPED_CHECKPOINTS, ServerPool, _Uninterrupted
 from harness.world import create_world
-from tests.harness.test_transports import children
+from tests.harness.support import children
 
 T = TypeVar("T")
 
