@@ -27,6 +27,8 @@ class Usage(_Strict):
     cached_input_tokens: int = Field(default=0, ge=0)
     # Part of input_tokens written to the provider's prompt cache (Anthropic's cache creation).
     cache_write_input_tokens: int = Field(default=0, ge=0)
+    # Part of cache_write_input_tokens written to the 1-hour cache (Anthropic's ttl "1h").
+    cache_write_1h_input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int = Field(default=0, ge=0)
 
@@ -36,6 +38,7 @@ class Usage(_Strict):
             input_tokens=self.input_tokens + other.input_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
             cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
+            cache_write_1h_input_tokens=self.cache_write_1h_input_tokens + other.cache_write_1h_input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )

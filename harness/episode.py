@@ -193,6 +193,7 @@ class EpisodeRuntime:
             "model_call", agent.id, step=agent.steps + 1, messages=len(agent.messages),
             input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
             cache_write_input_tokens=usage.cache_write_input_tokens,
+            cache_write_1h_input_tokens=usage.cache_write_1h_input_tokens,
             output_tokens=usage.output_tokens, reasoning_tokens=usage.reasoning_tokens,
             latency_s=round(response.latency_s, 4), cost_usd=cost, text=message.content[:4000],
             tool_calls=[c.name for c in message.tool_calls],

@@ -8,8 +8,9 @@ Mapping, both ways:
   `provider_state["anthropic"]`, sent back unchanged on the next call (signatures intact).
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
   `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
-  the cache reads, `cache_write_input_tokens` the cache creation, `reasoning_tokens` the
-  thinking tokens.
+  the cache reads, `cache_write_input_tokens` the cache creation (of which
+  `cache_write_1h_input_tokens` went to the 1-hour cache, `cache_creation.ephemeral_1h_input_tokens`),
+  `reasoning_tokens` the thinking tokens.
 
 Settings: `max_output_tokens` → `max_tokens`; `reasoning_effort` → adaptive thinking with
 `output_config.effort` (`none` turns thinking off). `temperature` is never sent: the API version
@@ -151,11 +152,13 @@ def usage_from_wire(u: dict[str, Any] | None) -> Usage:
     u = u or {}
     read = int(u.get("cache_read_input_tokens") or 0)
     created = int(u.get("cache_creation_input_tokens") or 0)
+    ttl = u.get("cache_creation") or {}
     details = u.get("output_tokens_details") or {}
     return Usage(
         input_tokens=int(u.get("input_tokens") or 0) + read + created,
         cached_input_tokens=read,
         cache_write_input_tokens=created,
+        cache_write_1h_input_tokens=min(int(ttl.get("ephemeral_1h_input_tokens") or 0), created),
         output_tokens=int(u.get("output_tokens") or 0),
         reasoning_tokens=int(details.get("thinking_tokens") or 0),
     )

@@ -3,7 +3,8 @@ million tokens, the tier chosen by the call's input tokens, converted to USD.
 
 Input written to the provider's prompt cache is priced at `cache_write` where the table gives
 one (Anthropic: 1.25 × input for the 5-minute cache), at `input` otherwise, which is SPEC §4's
-formula unchanged."""
+formula unchanged. The part written to a 1-hour cache is priced at `cache_write_1h` (Anthropic:
+2 × input), or like the other writes where the table gives none."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ class _Prices(BaseModel):
     output: float = Field(ge=0)
     cache_write: float | None = Field(
         default=None, ge=0, description="per cache-written input token; default: input"
+    )
+    cache_write_1h: float | None = Field(
+        default=None, ge=0, description="per input token written to a 1-hour cache; default: cache_write"
     )
 
 
@@ -75,11 +79,14 @@ class PriceTable(BaseModel):
         p = price.for_input(usage.input_tokens)
         cached = min(usage.cached_input_tokens, usage.input_tokens)
         written = min(usage.cache_write_input_tokens, usage.input_tokens - cached)
+        written_1h = min(usage.cache_write_1h_input_tokens, written)
         write_price = p.input if p.cache_write is None else p.cache_write
+        write_1h_price = write_price if p.cache_write_1h is None else p.cache_write_1h
         amount = (
             (usage.input_tokens - cached - written) * p.input
             + cached * p.cached_input
-            + written * write_price
+            + (written - written_1h) * write_price
+            + written_1h * write_1h_price
             + usage.output_tokens * p.output
         )
         return amount / 1e6 / self.currency_rates[price.currency]

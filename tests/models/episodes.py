@@ -28,7 +28,8 @@ TASK = "lms-due-reminder"
 CLAIM_DONE = "mcp__local__claim_done"
 
 # Usage per call (as the provider reports it; harness input = uncached + cache_read + cache_write).
-MAIN_1 = WireUsage(uncached=1000, cache_write=2000, output=100, reasoning=30)  # input 3000, cached 0
+# input 3000, cached 0; of the 2000 written, 500 to the 1-hour cache
+MAIN_1 = WireUsage(uncached=1000, cache_write=2000, cache_write_1h=500, output=100, reasoning=30)
 SUB_A = WireUsage(uncached=800, output=50)  # input 800, cached 0
 SUB_B = WireUsage(uncached=600, cache_read=300, output=70)  # input 900, cached 300
 MAIN_2 = WireUsage(uncached=500, cache_read=5000, cache_write=300, output=40)  # input 5800, cached 5000

@@ -41,6 +41,7 @@ class WireUsage:
     uncached: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cache_write_1h: int = 0  # the part of cache_write that went to the 1-hour cache
     output: int = 0
     reasoning: int = 0
 
@@ -163,6 +164,8 @@ def _anthropic(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, An
         "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
         "usage": {"input_tokens": u.uncached, "cache_read_input_tokens": u.cache_read,
                   "cache_creation_input_tokens": u.cache_write, "output_tokens": u.output,
+                  "cache_creation": {"ephemeral_5m_input_tokens": u.cache_write - u.cache_write_1h,
+                                     "ephemeral_1h_input_tokens": u.cache_write_1h},
                   "output_tokens_details": {"thinking_tokens": u.reasoning}},
     }  # fmt: skip
 

@@ -29,19 +29,21 @@ from tests.models.fake_llm import FakeLLM, Seen
 EPISODE_USAGE = Usage(input_tokens=10500, cached_input_tokens=5300, output_tokens=260, reasoning_tokens=30)
 MAIN_USAGE = Usage(input_tokens=8800, cached_input_tokens=5000, output_tokens=140, reasoning_tokens=30)
 CACHE_WRITES = {"episode": 2300, "main": 2300}  # Anthropic only
+CACHE_WRITES_1H = {"episode": 500, "main": 500}  # of those, to the 1-hour cache
 SUB_USAGE = {
     "A": Usage(input_tokens=800, cached_input_tokens=0, output_tokens=50),
     "B": Usage(input_tokens=900, cached_input_tokens=300, output_tokens=70),
 }
-# cost = (input − cached − written)·p_in + cached·p_cached + written·p_write + output·p_out,
-# per million tokens
+# cost = (input − cached − written)·p_in + cached·p_cached + (written − written_1h)·p_write
+#        + written_1h·p_write_1h + output·p_out, per million tokens
 COST_USD = {
-    # anthropic:fake-* 3.0 / 0.3 / write 3.75 / 15.0, above 5000 input tokens 6.0 / 0.6 / 7.5 / 22.5:
-    #   main 1: 1000·3 + 2000·3.75 + 100·15 = 12000;  sub A: 800·3 + 50·15 = 3150
+    # anthropic:fake-* 3.0 / 0.3 / write 3.75 / write 1h 6.0 / 15.0, above 5000 input tokens
+    # 6.0 / 0.6 / 7.5 (1-hour writes: 7.5 too, the tier has no 1-hour price) / 22.5:
+    #   main 1: 1000·3 + 1500·3.75 + 500·6 + 100·15 = 13125;  sub A: 800·3 + 50·15 = 3150
     #   sub B: 600·3 + 300·0.3 + 70·15 = 2940
     #   main 2 (tier): 500·6 + 5000·0.6 + 300·7.5 + 40·22.5 = 9150
-    #   27240 / 1e6
-    "anthropic": 0.02724,
+    #   28365 / 1e6
+    "anthropic": 0.028365,
     # openai:fake-* 2.0 / 0.5 / 8.0:
     #   main 1: 3000·2 + 100·8 = 6800;  sub A: 800·2 + 50·8 = 2000
     #   sub B: 600·2 + 300·0.5 + 70·8 = 1910;  main 2: 800·2 + 5000·0.5 + 40·8 = 4420;  15130 / 1e6
@@ -141,12 +143,13 @@ async def test_wave_of_two_then_claim_done(
     by_part = {s.response[5]: s for s in wave.subagents}  # "Part A: …"
     assert by_part["A"].usage == SUB_USAGE["A"] and by_part["B"].usage == SUB_USAGE["B"]
     writes = name == "anthropic"
-    assert record.main.usage == MAIN_USAGE.model_copy(
-        update={"cache_write_input_tokens": CACHE_WRITES["main"] if writes else 0}
-    )
-    assert record.usage == EPISODE_USAGE.model_copy(
-        update={"cache_write_input_tokens": CACHE_WRITES["episode"] if writes else 0}
-    )
+    for usage, of in ((record.main.usage, "main"), (record.usage, "episode")):
+        assert usage == (MAIN_USAGE if of == "main" else EPISODE_USAGE).model_copy(
+            update={
+                "cache_write_input_tokens": CACHE_WRITES[of] if writes else 0,
+                "cache_write_1h_input_tokens": CACHE_WRITES_1H[of] if writes else 0,
+            }
+        )
     assert record.cost_usd == pytest.approx(COST_USD[name], abs=1e-9)
     assert record.price_version == "test-prices-1"
     calls = [e for e in events if e.kind == "model_call"]

@@ -62,6 +62,7 @@ def test_anthropic_sends_thinking_blocks_back_unchanged() -> None:
             {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
         ],
         "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 5,
+                  "cache_creation": {"ephemeral_5m_input_tokens": 3, "ephemeral_1h_input_tokens": 2},
                   "output_tokens": 7, "output_tokens_details": {"thinking_tokens": 3}},
         "stop_reason": "tool_use",
     }  # fmt: skip
@@ -72,6 +73,7 @@ def test_anthropic_sends_thinking_blocks_back_unchanged() -> None:
         input_tokens=115,
         cached_input_tokens=100,
         cache_write_input_tokens=5,
+        cache_write_1h_input_tokens=2,
         output_tokens=7,
         reasoning_tokens=3,
     )
@@ -286,3 +288,31 @@ def test_cache_writes_are_priced_at_cache_write_else_at_input() -> None:
     assert table.call_cost("a:m", usage) == pytest.approx(0.01905)
     # b (no cache_write price): the writes cost input, SPEC §4 as written: 4000·3 + 1800 + 3000 = 16800
     assert table.call_cost("b:m", usage) == pytest.approx(0.0168)
+
+
+def test_one_hour_cache_writes_are_priced_at_cache_write_1h_else_at_cache_write() -> None:
+    table = PriceTable.model_validate(
+        {
+            "version": "t",
+            "currency_rates": {"USD": 1.0},
+            "models": [
+                {"match": "a:*", "input": 3.0, "cached_input": 0.3, "cache_write": 3.75,
+                 "cache_write_1h": 6.0, "output": 15.0},
+                {"match": "b:*", "input": 3.0, "cached_input": 0.3, "cache_write": 3.75, "output": 15.0},
+                {"match": "c:*", "input": 3.0, "cached_input": 0.3, "output": 15.0},
+            ],
+        }
+    )  # fmt: skip
+    usage = Usage(
+        input_tokens=10_000, cached_input_tokens=6_000, cache_write_input_tokens=3_000,
+        cache_write_1h_input_tokens=1_000, output_tokens=200,
+    )  # fmt: skip
+    # a: 1000·3 + 6000·0.3 + 2000·3.75 + 1000·6 + 200·15 = 3000 + 1800 + 7500 + 6000 + 3000 = 21300
+    assert table.call_cost("a:m", usage) == pytest.approx(0.0213)
+    # b (no cache_write_1h): every write at cache_write, as before: 19050
+    assert table.call_cost("b:m", usage) == pytest.approx(0.01905)
+    # c (no write prices at all): SPEC §4 as written: 16800
+    assert table.call_cost("c:m", usage) == pytest.approx(0.0168)
+    # 1-hour writes never exceed the writes: 5000 claimed, 3000 written, all 3000 at 6.0
+    over = usage.model_copy(update={"cache_write_1h_input_tokens": 5_000})
+    assert table.call_cost("a:m", over) == pytest.approx((3000 + 1800 + 3000 * 6 + 3000) / 1e6)
