@@ -24,8 +24,8 @@ Labeler = Callable[[EpisodeRecord, SubagentRecord], str | None]
 """Gives a sub-agent's function label (None when nothing decides one)."""
 
 _PUNCT = re.compile(r"[^\w\s]")
-# Articles, but not a capital "A" inside a text: "course A" names a course.
-_ARTICLES = re.compile(r"\b(a|an|the|The)\b|^\s*(A|An)\b")
+# An article precedes a word; a trailing "a" ("course A", "course A.") names a course instead.
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b(?=\s+\w)")
 _SPACES = re.compile(r"\s+")
 
 
@@ -53,9 +53,10 @@ def normalize_subtask(text: str) -> str:
     Deliberately narrow: "read roster of course A" and "... course B" stay different, since
     sibling sub-tasks often differ in one token only.
     """
-    text = unicodedata.normalize("NFKC", text)
+    # Lower case first, so articles are found whatever their case ("THE roster").
+    text = unicodedata.normalize("NFKC", text).lower()
     text = _ARTICLES.sub(" ", text)
-    text = _PUNCT.sub(" ", text.lower())
+    text = _PUNCT.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
 
 

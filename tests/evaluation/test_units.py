@@ -102,6 +102,24 @@ def test_normalisation_is_narrow() -> None:
     assert normalize_subtask("A plan for course A") == "plan for course a"
 
 
+def test_normaliser_is_case_insensitive_for_articles() -> None:
+    """Regression: articles were stripped before lower-casing, so "THE" survived and a lower-case
+    trailing "a" did not. Lower case first, then an article is a/an/the before a word."""
+    assert normalize_subtask("Read THE roster") == normalize_subtask("read the roster") == "read roster"
+    assert normalize_subtask("roster of course a") == normalize_subtask("roster of course A") == "roster of course a"
+    assert normalize_subtask("AN Apple for course A.") == "apple for course a"
+    record = episode(
+        "t",
+        waves=[
+            [
+                sub("a1", "course-records-lookup", description="Read THE roster of course A"),
+                sub("a2", "course-records-lookup", description="read the roster of course a"),
+            ]
+        ],
+    )
+    assert members(run_units(record, LABELER)) == [[("a1", "a2")]]
+
+
 def test_alignment_is_order_preserving() -> None:
     """Gold [L] then [S]; run [S] then [L]. Aligning both pairs would cross, so the best
     order-preserving alignment takes one of them: hits = 1."""
