@@ -106,7 +106,11 @@ def test_normaliser_is_case_insensitive_for_articles() -> None:
     """Regression: articles were stripped before lower-casing, so "THE" survived and a lower-case
     trailing "a" did not. Lower case first, then an article is a/an/the before a word."""
     assert normalize_subtask("Read THE roster") == normalize_subtask("read the roster") == "read roster"
-    assert normalize_subtask("roster of course a") == normalize_subtask("roster of course A") == "roster of course a"
+    assert (
+        normalize_subtask("roster of course a")
+        == normalize_subtask("roster of course A")
+        == "roster of course a"
+    )
     assert normalize_subtask("AN Apple for course A.") == "apple for course a"
     record = episode(
         "t",
