@@ -50,35 +50,41 @@ class ScoreOptions:
 def make_labeler(
     tool_labels: Mapping[str, str] | None, llm_labels: Mapping[SubagentKey, str | None] | None
 ) -> Labeler:
-    """The record's label; else the LLM tagger's (when configured); else the deterministic one."""
+    """The record's label; else the LLM tagger's (when it gave one: an answer naming no label
+    is None); else the deterministic one."""
 
     def label(record: EpisodeRecord, sub: SubagentRecord) -> str | None:
         if sub.label:
             return sub.label
-        if llm_labels is not None:
-            key = (episode_key(record), sub.id)
-            if key in llm_labels:
-                return llm_labels[key]
-        return tag_subagent(sub, tool_labels).label
+        llm = _llm_label(llm_labels, record, sub)
+        return llm if llm is not None else tag_subagent(sub, tool_labels).label
 
     return label
 
 
+def _llm_label(
+    llm_labels: Mapping[SubagentKey, str | None] | None, record: EpisodeRecord, sub: SubagentRecord
+) -> str | None:
+    return None if llm_labels is None else llm_labels.get((episode_key(record), sub.id))
+
+
 def tagging_summary(records: Sequence[EpisodeRecord], options: ScoreOptions) -> dict[str, Any]:
     """How many sub-agent labels came from each source, and the LLM tagger's agreement."""
+    llm_labels = options.llm_labels or {}
     sources: Counter[str] = Counter()
+    unparsed = 0  # asked, but the answer named no label: the deterministic tagger decides
     for record in records:
         for sub in record.subagents:
-            if (
-                not sub.label
-                and options.llm_labels is not None
-                and (episode_key(record), sub.id) in options.llm_labels
-            ):
+            key = (episode_key(record), sub.id)
+            if not sub.label and llm_labels.get(key) is not None:
                 sources["llm"] += 1
-            else:
-                sources[tag_subagent(sub, options.tool_labels).source] += 1
+                continue
+            unparsed += not sub.label and key in llm_labels
+            sources[tag_subagent(sub, options.tool_labels).source] += 1
     summary: dict[str, Any] = {"tagger": "llm" if options.llm_labels is not None else "deterministic"}
     summary["sources"] = dict(sorted(sources.items()))
+    if options.llm_labels is not None:
+        summary["llm_unparsed"] = unparsed
     if options.llm_agreement is not None:
         agreement = options.llm_agreement
         summary["llm_agreement"] = {
@@ -258,6 +264,12 @@ def score_records(
         warnings.append(
             f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
         )
+    tagging = tagging_summary(records, options)
+    if tagging.get("llm_unparsed"):
+        warnings.append(
+            f"{tagging['llm_unparsed']} sub-agent(s): the LLM tagger's answer named no label; "
+            "the deterministic label is used"
+        )
     simulated = sorted({r.model for r in records if is_simulated(r.model)})
     if simulated:
         warnings.append(f"simulated models (not real LLMs): {', '.join(simulated)}")
@@ -276,6 +288,6 @@ def score_records(
             "tasks_without_prior": without_prior,
             "absent_episodes": sum(1 for r in records if r.status != "completed"),
         },
-        tagging=tagging_summary(records, options),
+        tagging=tagging,
         settings=rows,
     )

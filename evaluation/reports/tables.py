@@ -91,9 +91,11 @@ def _sources(tagging: dict[str, Any]) -> str:
 
 def _agreement(tagging: dict[str, Any]) -> str:
     agreement = tagging.get("llm_agreement")
+    unparsed = tagging.get("llm_unparsed")
+    text = f"; {unparsed} LLM answer(s) named no label (deterministic label used)" if unparsed else ""
     if not agreement:
-        return ""
-    return (
+        return text
+    return text + (
         f"; LLM vs deterministic agreement {fmt(agreement['agreement'])}, Cohen's kappa "
         f"{fmt(agreement['kappa'])} over {agreement['n']} sub-agents"
     )

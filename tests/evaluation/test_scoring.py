@@ -201,6 +201,19 @@ def test_llm_labels_replace_inferred_ones_and_agreement_is_reported() -> None:
     assert tagged.tagging["llm_agreement"] == {"n": 1, "agreement": 0.0, "kappa": None}
 
 
+def test_an_unparseable_llm_label_falls_back_to_the_deterministic_one() -> None:
+    """Regression: an LLM answer naming no label (None) replaced the deterministic label.
+    Sub-agent x called mcp__lms__list_enrollments: course-records-lookup, need2's gold unit, so
+    R_hit = 1/1 with the fallback (it was 0 with None); the failure is counted and warned about."""
+    record = episode("need2", waves=[[sub("x", tools=["mcp__lms__list_enrollments"])]])
+    key = (("sim:test", "spec", "need2", 0), "x")
+    options = ScoreOptions(graph=GraphOptions(embedder=None), llm_labels={key: None})
+    doc = score_records([record], fixtures.priors(), options=options)
+    assert doc.settings[0].r_hit == 1.0
+    assert doc.tagging["sources"] == {"tools": 1} and doc.tagging["llm_unparsed"] == 1
+    assert any("LLM tagger's answer named no label" in w for w in doc.warnings)
+
+
 def test_ids_can_be_skipped_and_says_so() -> None:
     options = ScoreOptions(graph=GraphOptions(compute_ids=False), resamples=10)
     doc = score_records(fixtures.records(), fixtures.priors(), options=options)
