@@ -17,10 +17,14 @@ COMMUNICATION = (
     "record's cost_usd (input − cached, cached and output tokens at the price table's rates)."
 )
 UNIT_NORMALIZER = (
-    "sub-task text (description and prompt): NFKC; articles a/an/the removed (a capital A only at the start); "
-    "lower case; punctuation removed; spaces collapsed; equal after this = near-identical"
+    "sub-task text (description and prompt): NFKC; lower case; articles a/an/the removed where a word "
+    "follows (a trailing 'course A' keeps its A); punctuation removed; spaces collapsed; equal after this "
+    "= near-identical"
 )
-TFIDF_TOKENS = "TF-IDF: lower-cased \\w+ tokens (one-character tokens kept), smoothed idf, L2"
+TFIDF_TOKENS = (
+    "TF-IDF: lower-cased \\w+ tokens (one-character tokens kept; Han and kana characters one by one), "
+    "smoothed idf, L2; responses without a token are left out like empty ones"
+)
 ANSWER_RULE = 'answer tasks: last "answer is X", else last \\boxed{X}, else last number; decimals within 1e-6'
 
 

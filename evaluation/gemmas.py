@@ -2,7 +2,8 @@
 
 IDS = Σ_{i<j} w_ij (1 − SS_ij) / Σ_{i<j} w_ij with w_ij = max(S_ij, S_ji) + max(T_ij, T_ji) and
 SS = λ·cos(TF-IDF) + (1 − λ)·clip₀¹(cos(embedding)); with the `tfidf` embedder SS = cos(TF-IDF).
-Nodes with empty responses are left out and counted; no weighted pair → undefined.
+Nodes with empty responses — or no token at all ("!!!") — are left out and counted; no weighted
+pair → undefined.
 
 UPR = 1 − |P_necessary| / |P_all| over the directed paths of the spatial graph with at least
 `min_nodes` nodes (2 by default, or 1). A path is necessary when the share of its nodes that
@@ -22,7 +23,7 @@ from operator import add
 from contracts.episode import NORMAL_TERMINATIONS
 from evaluation.embeddings import Embedder, embedder_id
 from evaluation.graph import AgentGraph, Edge, Node
-from evaluation.tfidf import cosine, tfidf_vectors
+from evaluation.tfidf import cosine, has_tokens, tfidf_vectors
 
 DEFAULT_LAMBDA = 0.5
 ANSWER_TOLERANCE = Decimal("1e-6")
@@ -47,7 +48,8 @@ def information_diversity(
     graph: AgentGraph, embedder: Embedder | None, lam: float = DEFAULT_LAMBDA
 ) -> IDSResult:
     """IDS of one graph, with the embedder id and what was left out."""
-    kept = [i for i, node in enumerate(graph.nodes) if node.response.strip()]
+    # A response without tokens would score cos 0 against anything, even an identical one.
+    kept = [i for i, node in enumerate(graph.nodes) if has_tokens(node.response)]
     empty = len(graph.nodes) - len(kept)
     spatial, temporal = _undirected(graph.spatial), _undirected(graph.temporal)
     keep = set(kept)

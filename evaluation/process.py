@@ -24,6 +24,7 @@ from evaluation.gemmas import (
 )
 from evaluation.graph import graph_of_record
 from evaluation.success import is_completed
+from evaluation.tfidf import has_tokens
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def prefetch_embeddings(
         for record in records
         if is_completed(record)
         for node in graph_of_record(record).nodes
-        if node.response.strip()
+        if has_tokens(node.response)  # the nodes IDS keeps
     ]
     memo.prefetch(texts, progress)
     return GraphOptions(memo, options.compute_ids, options.lam, options.min_nodes, options.contribution)

@@ -1,7 +1,9 @@
 """TF-IDF vectors and cosine similarity, the syntactic part of IDS (SPEC §9).
 
 Pinned so IDS values are reproducible: lower-cased `\\w+` tokens — one-character tokens are
-kept, so "answer is 5" and "answer is 7" differ —, raw term counts, smoothed idf
+kept, so "answer is 5" and "answer is 7" differ — except that each Han, hiragana or katakana
+character is a token of its own (these scripts put no spaces between words, so a `\\w+` run
+would be a whole sentence), raw term counts, smoothed idf
 ln((1 + n) / (1 + df)) + 1 (scikit-learn's default), L2-normalised. Fitted on the texts given
 (the responses of one graph). Sparse dicts: a graph has a handful of nodes, where numpy's
 per-call cost would dominate.
@@ -16,14 +18,22 @@ from collections.abc import Collection, Sequence
 from itertools import chain
 from operator import mul
 
-_TOKEN = re.compile(r"\w+")
+# Han (CJK unified ideographs, extension A, compatibility ideographs, the supplementary planes)
+# and the Japanese kana: scripts written without spaces, tokenised as character unigrams.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
 SparseVector = dict[str, float]
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased word tokens, one-character tokens included."""
+    """Lower-cased word tokens, one-character tokens included; CJK characters one by one."""
     return _TOKEN.findall(text.lower())
+
+
+def has_tokens(text: str) -> bool:
+    """Whether a text has any token: one without ("", "!!!") says nothing to compare."""
+    return _TOKEN.search(text.lower()) is not None
 
 
 def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> list[SparseVector]:
@@ -32,7 +42,7 @@ def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> 
     With `only`, vectors are built for those positions alone (the others stay empty): IDS
     needs the idf of the whole graph but vectors of the nodes in weighted pairs only.
     """
-    counts = [Counter(_TOKEN.findall(t.lower())) for t in texts]
+    counts = [Counter(tokenize(t)) for t in texts]
     df = Counter(chain.from_iterable(counts))  # iterating a Counter yields its distinct terms
     base = math.log(1 + len(texts)) + 1.0
     idf = {term: base - math.log(1 + d) for term, d in df.items()}

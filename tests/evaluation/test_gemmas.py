@@ -19,6 +19,7 @@ from evaluation.gemmas import (
     unnecessary_path_ratio,
 )
 from evaluation.graph import AgentGraph, Node, graph_of_record
+from evaluation.tfidf import tokenize
 from tests.evaluation.builders import episode, sub
 
 L = "course-records-lookup"
@@ -131,6 +132,27 @@ def test_ids_leaves_out_empty_responses_and_counts_them() -> None:
     graph = AgentGraph(agents("alpha", "", "beta"), spatial=[(0, 1), (0, 2)])
     result = information_diversity(graph, None)
     assert (result.value, result.empty_nodes, result.pairs) == (1.0, 1, 1)
+
+
+def test_ids_leaves_out_token_less_responses_like_empty_ones() -> None:
+    """Regression: two identical "!!!" responses (no \\w token) gave cos 0, IDS 1.0. They say
+    nothing to compare: both are left out and counted, and no weighted pair is left (undefined).
+    With a third node: A "alpha" → B "!!!" → C "alpha", A → C: only A–C is weighted, SS = 1, IDS 0."""
+    result = information_diversity(AgentGraph(agents("!!!", "!!!"), spatial=[(0, 1)]), None)
+    assert (result.value, result.empty_nodes, result.pairs) == (None, 2, 0)
+    graph = AgentGraph(agents("alpha", "!!!", "alpha"), spatial=[(0, 1), (1, 2), (0, 2)])
+    result = information_diversity(graph, None)
+    assert (result.value, result.empty_nodes, result.pairs) == (0.0, 1, 1)
+
+
+def test_ids_tokenises_cjk_characters_one_by_one() -> None:
+    """Regression: "答案是五" was one token, so it shared nothing with "答案是六" (IDS 1.0).
+    As character unigrams: 答, 案, 是 in both (idf ln(3/3) + 1 = 1), 五 / 六 in one
+    (idf ln(3/2) + 1): cos = 3 / (3 + idf²) ≈ 0.6030, IDS ≈ 0.3970."""
+    graph = AgentGraph(agents("答案是五", "答案是六"), spatial=[(0, 1)])
+    idf = math.log(1.5) + 1
+    assert information_diversity(graph, None).value == pytest.approx(1 - 3 / (3 + idf**2))
+    assert tokenize("Answer 5: 答案是五, café") == ["answer", "5", "答", "案", "是", "五", "café"]
 
 
 # --- UPR ----------------------------------------------------------------------------------
