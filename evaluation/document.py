@@ -24,6 +24,10 @@ class Counts(_Strict):
 
     completed: int
     successes: int
+    no_verdict: int = 0
+    """Completed episodes with success null: failures."""
+    abnormal_success: int = 0
+    """Completed episodes with success true after an abnormal termination: failures."""
     duplicates: int = 0
     no_prior: int = 0
     d_need: int | None = None

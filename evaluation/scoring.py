@@ -24,7 +24,17 @@ from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
 from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
-from evaluation.success import mean_cost, mean_critical_steps, ratio, success_rate, task_count
+from evaluation.success import (
+    has_no_verdict,
+    is_abnormal_success,
+    is_completed,
+    is_success,
+    mean_cost,
+    mean_critical_steps,
+    ratio,
+    success_rate,
+    task_count,
+)
 from evaluation.tagging import tag_subagent
 from evaluation.taxonomy import taxonomy
 from evaluation.terms import task_terms
@@ -104,6 +114,8 @@ def _base_row(
     counts = Counts(
         completed=sr.completed,
         successes=sr.successes,
+        no_verdict=sr.no_verdict,
+        abnormal_success=sr.abnormal_success,
         duplicates=duplicates,
         cost_unknown=cost.left_out,
         ids_defined=graph.ids_defined,
@@ -169,8 +181,8 @@ def _delegation_row(
         util = utilities(mas, sa)
         tax = taxonomy(mas, sa, priors)
         pairing = pair_episodes(mas, sa)
-        wins_mas = sum(1 for p in pairing.pairs if p.mas.status == "completed" and p.mas.success is True)
-        wins_sa = sum(1 for p in pairing.pairs if p.sa.status == "completed" and p.sa.success is True)
+        wins_mas = sum(1 for p in pairing.pairs if is_success(p.mas))
+        wins_sa = sum(1 for p in pairing.pairs if is_success(p.sa))
         n_pairs = len(pairing.pairs)
         diff = ratio(wins_mas - wins_sa, n_pairs) if n_pairs else None
         intervals = paired_bootstrap(
@@ -215,6 +227,22 @@ def runs_of(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]])
     if not used or not any("run_id" in run for run in runs):
         return list(runs)
     return [run for run in runs if run.get("run_id") in used]
+
+
+def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
+    """Traces whose verdict is overruled or missing: scored as failures, and said so."""
+    warnings = []
+    no_verdict = sum(1 for r in records if has_no_verdict(r))
+    if no_verdict:
+        warnings.append(
+            f"{no_verdict} completed episode(s) have no verdict (success null): counted as failures"
+        )
+    abnormal = sum(1 for r in records if is_abnormal_success(r))
+    if abnormal:
+        warnings.append(
+            f"{abnormal} episode(s) record success true after an abnormal termination: counted as failures"
+        )
+    return warnings
 
 
 def _row_order(setting: Setting, baseline: str) -> tuple[str, int, str]:
@@ -264,6 +292,7 @@ def score_records(
         warnings.append(
             f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
         )
+    warnings += verdict_warnings(records)
     tagging = tagging_summary(records, options)
     if tagging.get("llm_unparsed"):
         warnings.append(
@@ -286,7 +315,7 @@ def score_records(
         left_out={
             "duplicates": unique.duplicates,
             "tasks_without_prior": without_prior,
-            "absent_episodes": sum(1 for r in records if r.status != "completed"),
+            "absent_episodes": sum(1 for r in records if not is_completed(r)),
         },
         tagging=tagging,
         settings=rows,

@@ -3,6 +3,12 @@
 SR counts absent episodes (never ran to a verdict) as failures; the conditional SR over
 completed episodes is always given beside it with the coverage and the counts. With several
 seeds, each (task, seed) episode is one trial: SR = successes / episodes.
+
+Traces from other harnesses are held to the runtime's rules rather than to their `status` and
+`success` alone: an episode that ended `harness_error` is absent (SPEC §12) whatever its status,
+and a success needs a normal termination (SPEC §2), so `success: true` after, say, `step_limit`
+is a failure. A trace that records no termination is taken at its word. A completed episode
+with `success: null` (no verdict) is a failure, and counted.
 """
 
 from __future__ import annotations
@@ -11,16 +17,40 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from contracts import EpisodeRecord
+from contracts.episode import NORMAL_TERMINATIONS
+
+HARNESS_ERROR = "harness_error"
 
 
-def is_success(record: EpisodeRecord) -> bool:
-    """Completed and every check passed (an absent episode is a failure)."""
-    return record.status == "completed" and record.success is True
+def termination_of(record: EpisodeRecord) -> str | None:
+    """The episode's termination; a trace may give it on the main agent alone."""
+    return record.termination if record.termination is not None else record.main.termination
 
 
 def is_completed(record: EpisodeRecord) -> bool:
-    """The episode ran to a verdict (not absent)."""
-    return record.status == "completed"
+    """The episode ran to a verdict: status completed and not ended by a fault of the harness."""
+    return record.status == "completed" and termination_of(record) != HARNESS_ERROR
+
+
+def ended_normally(record: EpisodeRecord) -> bool:
+    """claim_done or text_only, or no termination recorded (a foreign trace)."""
+    termination = termination_of(record)
+    return termination is None or termination in NORMAL_TERMINATIONS
+
+
+def is_success(record: EpisodeRecord) -> bool:
+    """Completed, ended normally and every check passed (an absent episode is a failure)."""
+    return is_completed(record) and record.success is True and ended_normally(record)
+
+
+def has_no_verdict(record: EpisodeRecord) -> bool:
+    """Completed with `success: null`: counted as a failure, and counted."""
+    return is_completed(record) and record.success is None
+
+
+def is_abnormal_success(record: EpisodeRecord) -> bool:
+    """Completed with `success: true` after an abnormal termination: counted as a failure."""
+    return is_completed(record) and record.success is True and not ended_normally(record)
 
 
 def ratio(numerator: float, denominator: float) -> float | None:
@@ -42,6 +72,10 @@ class SuccessRate:
     """successes / completed."""
     coverage: float | None
     """completed / episodes."""
+    no_verdict: int = 0
+    """Completed episodes with `success: null`, counted as failures."""
+    abnormal_success: int = 0
+    """Completed episodes with `success: true` after an abnormal termination, counted as failures."""
 
 
 def success_rate(records: Sequence[EpisodeRecord]) -> SuccessRate:
@@ -57,6 +91,8 @@ def success_rate(records: Sequence[EpisodeRecord]) -> SuccessRate:
         sr=ratio(successes, episodes),
         sr_conditional=ratio(successes, completed),
         coverage=ratio(completed, episodes),
+        no_verdict=sum(1 for r in records if has_no_verdict(r)),
+        abnormal_success=sum(1 for r in records if is_abnormal_success(r)),
     )
 
 

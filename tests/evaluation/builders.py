@@ -71,6 +71,7 @@ def episode(
     critical_steps: int | None = None,
     turns: list[dict[str, Any]] | None | bool = True,
     episode_id: str | None = None,
+    termination: str | None = None,
 ) -> EpisodeRecord:
     """An episode; waves start at main steps 1, 2, … unless `main_steps_of_waves` says."""
     starts = list(main_steps_of_waves or range(1, len(waves) + 1))
@@ -89,6 +90,7 @@ def episode(
             "seed": seed,
             "status": status,
             "success": success if status == "completed" else None,
+            "termination": termination,
             "main": {"steps": main_steps, "response": "done", "turns": turns},
             "waves": [
                 {"index": i, "main_step": starts[i], "subagents": list(w)} for i, w in enumerate(waves)

@@ -214,6 +214,27 @@ def test_an_unparseable_llm_label_falls_back_to_the_deterministic_one() -> None:
     assert any("LLM tagger's answer named no label" in w for w in doc.warnings)
 
 
+def test_foreign_verdicts_are_overruled_counted_and_warned_about() -> None:
+    """Regression: score read absent and success from `status`/`success` alone.
+    need2: MAS success true after step_limit → failure; SA success null → failure without a
+    verdict. none1: MAS ended harness_error → absent; SA succeeded. Pairs need2 and none1:
+    MAS wins 0, SA wins 1 → sr_diff = (0 − 1)/2 = −0.5 (it was (2 − 1)/2 = 0.5)."""
+    records = [
+        episode("need2", waves=[[sub("a", "course-records-lookup")]], termination="step_limit"),
+        episode("none1", success=False, termination="harness_error"),
+        episode("need2", "sa", success=None),
+        episode("none1", "sa", termination="text_only"),
+    ]
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    sa, mas = doc.settings
+    assert (mas.sr, mas.absent, mas.counts.abnormal_success, mas.counts.no_verdict) == (0.0, 1, 1, 0)
+    assert (sa.sr, sa.absent, sa.counts.abnormal_success, sa.counts.no_verdict) == (0.5, 0, 0, 1)
+    assert mas.sr_diff == -0.5
+    assert doc.left_out["absent_episodes"] == 1
+    assert any("1 completed episode(s) have no verdict" in w for w in doc.warnings)
+    assert any("1 episode(s) record success true after an abnormal termination" in w for w in doc.warnings)
+
+
 def test_ids_can_be_skipped_and_says_so() -> None:
     options = ScoreOptions(graph=GraphOptions(compute_ids=False), resamples=10)
     doc = score_records(fixtures.records(), fixtures.priors(), options=options)

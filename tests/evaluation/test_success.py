@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from evaluation.success import critical_steps, mean_cost, mean_critical_steps, success_rate
+from evaluation.success import (
+    critical_steps,
+    is_completed,
+    is_success,
+    mean_cost,
+    mean_critical_steps,
+    success_rate,
+)
 from tests.evaluation.builders import episode, sub
 
 
@@ -20,6 +27,33 @@ def test_sr_counts_absent_as_failure_and_reports_conditional_beside_it() -> None
     assert sr.sr == 0.5
     assert sr.sr_conditional == 2 / 3
     assert sr.coverage == 0.75
+
+
+def test_foreign_trace_verdicts_follow_the_runtime_rules() -> None:
+    """Regression: absent and success were read from `status`/`success` alone. Six episodes:
+    a  completed, success true, claim_done      → success
+    b  completed, success true, no termination  → success (taken at its word)
+    c  completed, success false, harness_error  → absent (SPEC §12)
+    d  completed, success true, step_limit      → failure (SPEC §2: normal termination needed)
+    e  completed, success null                  → failure, counted as without a verdict
+    f  completed, success true, main.termination step_limit only → failure
+    SR = 2/6; completed = 5; conditional SR = 2/5; coverage = 5/6."""
+    f = episode("f").model_copy(
+        update={"main": episode("f").main.model_copy(update={"termination": "step_limit"})}
+    )
+    records = [
+        episode("a", termination="claim_done"),
+        episode("b"),
+        episode("c", success=False, termination="harness_error"),
+        episode("d", termination="step_limit"),
+        episode("e", success=None),
+        f,
+    ]
+    sr = success_rate(records)
+    assert (sr.episodes, sr.completed, sr.absent, sr.successes) == (6, 5, 1, 2)
+    assert (sr.sr, sr.sr_conditional, sr.coverage) == (2 / 6, 2 / 5, 5 / 6)
+    assert (sr.no_verdict, sr.abnormal_success) == (1, 2)
+    assert not is_completed(records[2]) and not is_success(records[3])
 
 
 def test_empty_split_is_undefined_not_zero() -> None:
