@@ -7,6 +7,7 @@ every file at once (file and line), so a malformed catalog never starts a run.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import hashlib
 import importlib.util
@@ -23,7 +24,7 @@ from contracts.errors import InputError, Problem
 from contracts.labels import LABELS, label_mode
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
-from contracts.yamlio import load_yaml_model
+from contracts.yamlio import KeyPath, read_yaml, validate_data
 from harness.budgets import BudgetOverrides
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -159,92 +160,189 @@ def _digest(paths: Iterable[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+Lines = dict[KeyPath, int]
+
+
 def _cross_checks(
-    spec: TaskSpec, solution: Solution, prior: DelegationPrior | None, folder: Path, prior_path: Path
-) -> list[Problem]:
+    spec: TaskSpec, solution: Solution, prior: DelegationPrior | None, folder: Path, prior_path: Path,
+    lines: tuple[Lines, Lines, Lines],
+) -> list[Problem]:  # fmt: skip
     from mcp_servers.common import registry
 
+    tlines, slines, plines = lines
     problems = []
     tfile, sfile = str(folder / "task.yaml"), str(folder / "solution.yaml")
+    scenario_line = tlines.get(("scenario",))
     if spec.scenario not in SCENARIOS:
         problems.append(
-            Problem(tfile, None, f"unknown scenario {spec.scenario!r}; known: {', '.join(SCENARIOS)}")
+            Problem(
+                tfile, scenario_line, f"unknown scenario {spec.scenario!r}; known: {', '.join(SCENARIOS)}"
+            )
         )
     elif folder.parent.name != spec.scenario:
         problems.append(
             Problem(
                 tfile,
-                None,
+                scenario_line,
                 f"scenario {spec.scenario!r} but the task lives under tasks/{folder.parent.name}/",
             )
         )
     elif SCENARIO_SERVERS[spec.scenario] not in spec.servers:
         problems.append(
-            Problem(tfile, None, f"a {spec.scenario} task uses the {SCENARIO_SERVERS[spec.scenario]} server")
+            Problem(
+                tfile,
+                tlines.get(("servers",)),
+                f"a {spec.scenario} task uses the {SCENARIO_SERVERS[spec.scenario]} server",
+            )
         )
     if folder.name != spec.id:
-        problems.append(Problem(tfile, None, f"id {spec.id!r} must match the folder name {folder.name!r}"))
-    for server in spec.servers:
+        problems.append(
+            Problem(tfile, tlines.get(("id",)), f"id {spec.id!r} must match the folder name {folder.name!r}")
+        )
+    for i, server in enumerate(spec.servers):
         if server not in registry.names():
             problems.append(
-                Problem(tfile, None, f"unknown server {server!r}; known: {', '.join(registry.names())}")
+                Problem(
+                    tfile,
+                    tlines.get(("servers", i)),
+                    f"unknown server {server!r}; known: {', '.join(registry.names())}",
+                )
             )
     if solution.task != spec.id:
-        problems.append(Problem(sfile, 1, f"solution is for task {solution.task!r}, not {spec.id!r}"))
+        problems.append(
+            Problem(
+                sfile, slines.get(("task",), 1), f"solution is for task {solution.task!r}, not {spec.id!r}"
+            )
+        )
     ids = [s.id for s in solution.subtasks]
-    if len(set(ids)) != len(ids):
-        problems.append(Problem(sfile, None, "sub-task ids must be unique"))
+    for i, sid in enumerate(ids):
+        if sid in ids[:i]:
+            problems.append(
+                Problem(
+                    sfile,
+                    slines.get(("subtasks", i, "id")),
+                    f"sub-task id {sid!r} is used twice; ids must be unique",
+                )
+            )
     allowed = set(spec.servers) | {"local"}
-    for s in solution.subtasks:
-        for c in s.calls:
+    for i, s in enumerate(solution.subtasks):
+        for j, c in enumerate(s.calls):
             server = c.tool.split("__")[1]
             if server not in allowed:
                 problems.append(
                     Problem(
                         sfile,
-                        None,
+                        slines.get(("subtasks", i, "calls", j, "tool")),
                         f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
                     )
                 )
     if prior is not None:
         pfile = str(prior_path)
         if prior.task != spec.id:
-            problems.append(Problem(pfile, 1, f"prior is for task {prior.task!r}, not {spec.id!r}"))
+            problems.append(
+                Problem(pfile, plines.get(("task",), 1), f"prior is for task {prior.task!r}, not {spec.id!r}")
+            )
         seen: set[str] = set()
-        for unit in prior.units:
-            if unit.subtask not in ids:
-                problems.append(
-                    Problem(pfile, None, f"sub-task {unit.subtask!r} is not in {spec.id}'s solution")
-                )
-            if unit.subtask in seen:
-                problems.append(Problem(pfile, None, f"sub-task {unit.subtask!r} is delegated twice"))
-            seen.add(unit.subtask)
+        for w, wave in enumerate(prior.waves):
+            for u, unit in enumerate(wave):
+                line = plines.get(("waves", w, u, "subtask"))
+                if unit.subtask not in ids:
+                    problems.append(
+                        Problem(pfile, line, f"sub-task {unit.subtask!r} is not in {spec.id}'s solution")
+                    )
+                if unit.subtask in seen:
+                    problems.append(Problem(pfile, line, f"sub-task {unit.subtask!r} is delegated twice"))
+                seen.add(unit.subtask)
     return problems
 
 
-def _load(path: Path, model: type[M], problems: list[Problem], required: bool = True) -> M | None:
+def _load(
+    path: Path, model: type[M], problems: list[Problem], required: bool = True
+) -> tuple[M | None, Lines]:
+    """The file as `model` and the line of each key; problems are added to `problems`."""
     if not path.exists():
         if required:
             problems.append(Problem(str(path), None, "missing file"))
-        return None
+        return None, {}
     try:
-        return load_yaml_model(path, model)
+        data, lines = read_yaml(path)
+        return validate_data(model, data, str(path), lines), lines
     except InputError as exc:
         problems.extend(exc.problems)
-        return None
+        return None, {}
+
+
+def check_file_problems(path: Path) -> list[Problem]:
+    """check.py compiles and defines `check` at the top level (read, never imported, at load)."""
+    if not path.is_file():
+        return [Problem(str(path), None, "missing file")]
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+        compile(tree, str(path), "exec")
+    except SyntaxError as exc:
+        return [Problem(str(path), exc.lineno, f"syntax error: {exc.msg}")]
+    except (OSError, ValueError) as exc:
+        return [Problem(str(path), None, f"cannot read check.py: {exc}")]
+    if not any(_binds_check(node) for node in tree.body):
+        return [Problem(str(path), None, "check.py must define check(world) -> list[Criterion]")]
+    return []
+
+
+def _binds_check(node: ast.stmt) -> bool:
+    if isinstance(node, ast.FunctionDef):
+        return node.name == "check"
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == "check" for t in node.targets)
+    if isinstance(node, ast.ImportFrom):
+        return any((a.asname or a.name) == "check" for a in node.names)
+    return False
+
+
+def setup_problems(spec: TaskSpec, file: str, lines: Lines) -> list[Problem]:
+    """Setup steps naming a table no server has, or columns the table lacks."""
+    from mcp_servers.common import registry
+
+    problems = []
+    for i, step in enumerate(spec.setup):
+        table_name = step.insert or step.update or step.delete
+        if table_name is None:
+            continue
+        action = "insert" if step.insert else "update" if step.update else "delete"
+        table = registry.table(table_name)
+        if table is None:
+            problems.append(
+                Problem(
+                    file, lines.get(("setup", i, action)), f"setup step {i + 1}: unknown table {table_name!r}"
+                )
+            )
+            continue
+        columns = set(table.c.keys())
+        used = [("where", k) for k in step.where or {}] + [("values", k) for k in step.values or {}]
+        used += [("rows", k) for row in step.rows or [] for k in row]
+        for key, column in dict.fromkeys(used):
+            if column not in columns:
+                problems.append(
+                    Problem(
+                        file,
+                        lines.get(("setup", i, key)),
+                        f"setup step {i + 1}: table {table_name!r} has no column {column!r}",
+                    )
+                )
+    return problems
 
 
 def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     problems: list[Problem] = []
     prior_path = priors_dir / f"{folder.name}.yaml"
-    spec = _load(folder / "task.yaml", TaskSpec, problems)
-    solution = _load(folder / "solution.yaml", Solution, problems)
-    prior = _load(prior_path, DelegationPrior, problems, required=False)
+    spec, tlines = _load(folder / "task.yaml", TaskSpec, problems)
+    solution, slines = _load(folder / "solution.yaml", Solution, problems)
+    prior, plines = _load(prior_path, DelegationPrior, problems, required=False)
     check_path = folder / "check.py"
-    if not check_path.exists():
-        problems.append(Problem(str(check_path), None, "missing file"))
+    problems += check_file_problems(check_path)
+    if spec is not None and spec.setup:
+        problems += setup_problems(spec, str(folder / "task.yaml"), tlines)
     if spec is not None and solution is not None:
-        problems += _cross_checks(spec, solution, prior, folder, prior_path)
+        problems += _cross_checks(spec, solution, prior, folder, prior_path, (tlines, slines, plines))
     if problems:
         raise InputError(problems)
     assert spec is not None and solution is not None
@@ -274,13 +372,31 @@ def select(selector: str, tasks_dir: Path = TASKS_DIR) -> list[Path]:
     return chosen
 
 
+def duplicate_id_problems(chosen: Iterable[Path], folders: Iterable[Path]) -> list[Problem]:
+    """A task id (its folder's name) may live in one scenario folder only."""
+    by_id: dict[str, list[Path]] = {}
+    for f in folders:
+        by_id.setdefault(f.name, []).append(f)
+    ids = dict.fromkeys(f.name for f in chosen)
+    return [
+        Problem(
+            str(other / "task.yaml"),
+            None,
+            f"task id {i!r} is also used by {by_id[i][0]}/; ids must be unique",
+        )
+        for i in ids
+        for other in by_id[i][1:]
+    ]
+
+
 def load_tasks(
     selector: str = "all", tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
 ) -> list[Task]:
     """Every selected task, validated; all problems of all files at once."""
-    problems: list[Problem] = []
+    chosen = select(selector, tasks_dir)
+    problems = duplicate_id_problems(chosen, task_folders(tasks_dir))
     tasks: list[Task] = []
-    for folder in select(selector, tasks_dir):
+    for folder in chosen:
         try:
             tasks.append(load_task(folder, priors_dir))
         except InputError as exc:

@@ -62,7 +62,7 @@ def create_world(
 
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
-    """The task's changes to the seeded world (validated at load; a bad table name fails here)."""
+    """The task's changes to the seeded world (tables and columns are checked at load, too)."""
     if not task.spec.setup:
         return
     registry.all_specs()  # table classes register on import; a cached template imports none

@@ -1,0 +1,95 @@
+"""Bad task catalogs are reported at load, one line per problem with file and line, exit 2."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
+
+
+def _run(tmp_path: Path, env: dict[str, str]) -> str:
+    store = tmp_path / "store.db"
+    result = mseval("run", "-m", "sim:oracle", "-v", "spec", "--store", f"sqlite:///{store}",
+                    "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+    line = one_line_error(result)
+    assert not store.exists() and not (tmp_path / "runs").exists()
+    return line
+
+
+def test_a_task_id_in_two_scenario_folders_names_both(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    shutil.copytree(tasks / "lms" / "lms-due-reminder", tasks / "ec" / "lms-due-reminder")
+    task_yaml = tasks / "ec" / "lms-due-reminder" / "task.yaml"
+    task_yaml.write_text(
+        task_yaml.read_text().replace("scenario: lms", "scenario: ec").replace("- lms", "- lms\n- shop")
+    )
+    line = _run(tmp_path, env)
+    assert line.startswith(f"{tasks / 'lms' / 'lms-due-reminder' / 'task.yaml'}: ")
+    assert f"task id 'lms-due-reminder' is also used by {tasks / 'ec' / 'lms-due-reminder'}" in line
+
+
+def test_a_setup_step_naming_an_unknown_table_fails_at_load(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    task_yaml = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    task_yaml.write_text(
+        task_yaml.read_text() + "setup:\n- update: announcements\n  where: {id: 1}\n  values: {title: x}\n"
+    )
+    line = _run(tmp_path, env)
+    assert (
+        line
+        == f"{task_yaml}:{line_of(task_yaml, 'update: announcements')}: setup step 1: unknown table 'announcements'"
+    )
+
+
+def test_a_setup_step_naming_an_unknown_column_fails_at_load(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    task_yaml = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    task_yaml.write_text(task_yaml.read_text() + "setup:\n- delete: lms_announcement\n  where: {nosuch: 1}\n")
+    line = one_line_error(mseval("tasks", "list", env=env))
+    assert line == (
+        f"{task_yaml}:{line_of(task_yaml, 'where: {nosuch')}: setup step 1: table 'lms_announcement' has no column 'nosuch'"
+    )
+
+
+def test_a_check_py_that_does_not_compile_fails_at_load(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    check.write_text(check.read_text() + "\ndef broken(:\n")
+    line = _run(tmp_path, env)
+    assert line.startswith(f"{check}:{line_of(check, 'def broken(')}: syntax error")
+
+
+def test_a_check_py_without_check_fails_at_load_and_is_not_executed(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    marker = tmp_path / "imported"
+    check.write_text(f"open({str(marker)!r}, 'w').close()\n\ndef verify(world):\n    return []\n")
+    line = one_line_error(mseval("tasks", "list", env=env))
+    assert line == f"{check}: check.py must define check(world) -> list[Criterion]"
+    assert not marker.exists()
+
+
+def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    folder = tasks / "lms" / "lms-enrollment-overview"
+    task_yaml, solution, prior = (
+        folder / "task.yaml",
+        folder / "solution.yaml",
+        priors / "lms-enrollment-overview.yaml",
+    )
+    task_yaml.write_text(task_yaml.read_text().replace("- excel", "- excel\n- nosuchserver"))
+    solution.write_text(solution.read_text().replace("- id: s2", "- id: s1", 1))
+    prior.write_text(prior.read_text().replace("subtask: s3", "subtask: s9", 1))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert (
+        f"{task_yaml}:{line_of(task_yaml, '- nosuchserver')}: unknown server 'nosuchserver'" in result.stderr
+    )
+    second_s1 = [i for i, ln in enumerate(solution.read_text().splitlines(), 1) if "- id: s1" in ln][1]
+    assert f"{solution}:{second_s1}: sub-task id 's1' is used twice; ids must be unique" in lines
+    assert (
+        f"{prior}:{line_of(prior, 'subtask: s9')}: sub-task 's9' is not in lms-enrollment-overview's solution"
+        in lines
+    )
