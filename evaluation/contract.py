@@ -48,7 +48,7 @@ def contract_block(
         "ids_lambda": lam,
         "upr_min_path_nodes": min_nodes,
         "upr_contribution": "state tasks: sub-agent ended normally and (read-only) non-empty summary or "
-        "(writable) a write succeeded; main turn: a tool call succeeded",
+        "(writable) a write succeeded; main turn: a tool call succeeded (no tools_ok recorded: it made one)",
         "bootstrap": {"unit": "task", "paired": True, "resamples": resamples, "seed": seed, "level": LEVEL},
         "communication": COMMUNICATION,
         "normalizers": {

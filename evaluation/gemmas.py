@@ -87,11 +87,12 @@ def state_contribution(node: Node) -> bool:
     """Default for state tasks. A sub-agent contributes when it ended normally and (read-only)
     its summary is non-empty or (writable) at least one write succeeded; a main turn when at
     least one of its tool calls succeeded. A trace without `termination` is taken as normal
-    (a sub-agent ends by answering), one without `writes_ok` falls back to the summary rule."""
+    (a sub-agent ends by answering), one without `writes_ok` falls back to the summary rule, and
+    a main turn without `tools_ok` contributes when it made a tool call (outcomes unknown)."""
     if node.contributes is not None:
         return node.contributes
     if node.kind == "main":
-        return (node.tools_ok or 0) >= 1
+        return (node.tools_ok if node.tools_ok is not None else node.tool_calls) >= 1
     if node.termination is not None and node.termination not in NORMAL_TERMINATIONS:
         return False
     if node.mode == "writable" and node.writes_ok is not None:

@@ -36,6 +36,8 @@ class Node:
     termination: str | None = None
     writes_ok: int | None = None
     tools_ok: int | None = None
+    tool_calls: int = 0
+    """Tool calls the main turn made (its `tools`), for traces without `tools_ok`."""
     contributes: bool | None = None
     """Declared contribution (graphs from JSON); None when not given."""
 
@@ -67,7 +69,15 @@ def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     turn_node: dict[int, int] = {}
     for turn in turns:
         turn_node[turn.step] = len(nodes)
-        nodes.append(Node("main", f"main:{turn.step}", response=turn.text, tools_ok=turn.tools_ok))
+        nodes.append(
+            Node(
+                "main",
+                f"main:{turn.step}",
+                response=turn.text,
+                tools_ok=turn.tools_ok,
+                tool_calls=len(turn.tools),
+            )
+        )
     order = [turn_node[t.step] for t in turns]
     temporal.extend(zip(order, order[1:], strict=False))
     steps = [t.step for t in turns]

@@ -266,6 +266,18 @@ def test_state_contribution_rules() -> None:
     assert not state_contribution(Node("main", "m"))
 
 
+def test_upr_main_turn_without_tools_ok_contributes_when_it_called_a_tool() -> None:
+    """Regression: a foreign trace's turns have no `tools_ok`, so no main turn contributed.
+    Turn 1 delegates (tools [Agent], no tools_ok: contributes), sub-agent a reports (contributes),
+    turn 2 calls no tool (does not). Spatial paths m1→a (2/2), a→m2 (1/2), m1→a→m2 (2/3): all
+    necessary, UPR = 0 (it was 1/3, with m1→a→m2 at 1/3 unnecessary)."""
+    turns = [{"step": 1, "text": "delegate", "tools": ["Agent"]}, {"step": 2, "text": "done", "tools": []}]
+    record = episode("t", main_steps=2, turns=turns, waves=[[sub("a", L, response="roster read")]])
+    assert unnecessary_path_ratio(graph_of_record(record), state_contribution).value == 0.0
+    assert state_contribution(Node("main", "m", tool_calls=1))
+    assert not state_contribution(Node("main", "m", tools_ok=0, tool_calls=2))
+
+
 @pytest.mark.parametrize(
     ("text", "answer"),
     [
