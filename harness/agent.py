@@ -37,11 +37,14 @@ class AgentState:
     max_steps: int
     steps: int = 0
     usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = 0.0
     running: bool = False
     last_text: str = ""
     loop_key: str | None = None
     loop_count: int = 0
+    run_id: str = ""  # the run now continuing this context, which events are tagged with
+
+    def __post_init__(self) -> None:
+        self.run_id = self.run_id or self.id
 
 
 @dataclass
@@ -55,6 +58,7 @@ class AgentRun:
     description: str
     prompt: str
     resume_of: str | None
+    call_id: str = ""  # the Agent/AgentSwarm call that started it
     steps: int = 0
     tools: list[str] = field(default_factory=list)
     writes_ok: int = 0
@@ -110,6 +114,21 @@ async def run_agent(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None 
         agent.running = False
 
 
+def _turn(rt: EpisodeRuntime, agent: AgentState, message: AssistantMessage, ok: int | None) -> None:
+    """Record a main-agent step (SPEC §8 `main.turns`); `ok`: its calls that succeeded."""
+    if agent.is_main:
+        names = [c.name for c in message.tool_calls]
+        rt.main_turns.append(Turn(step=agent.steps, text=message.content, tools=names, tools_ok=ok))
+
+
+def _stop(rt: EpisodeRuntime, agent: AgentState, message: AssistantMessage, reason: Termination) -> None:
+    """The agent stops before running `message`'s tool calls: each gets a result saying so, so
+    the context stays a valid transcript (a resumed sub-agent continues from it)."""
+    _turn(rt, agent, message, 0)
+    text = f"not run: this agent stopped ({reason})"
+    agent.messages.extend(tool_error(c, text) for c in message.tool_calls)
+
+
 async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> Termination:
     budgets = rt.budgets
     while True:
@@ -127,43 +146,48 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
         agent.steps += 1
         if run is not None:
             run.steps += 1
-        message = response.message
+        message = distinct_call_ids(response.message)
         agent.messages.append(message)
         if message.content:
             agent.last_text = message.content
         if response.usage.input_tokens + response.usage.output_tokens > budgets.context_tokens:
+            _stop(rt, agent, message, "context_overflow")
             return rt.breach(agent, "context_overflow", input_tokens=response.usage.input_tokens)
         if not message.tool_calls:
-            if agent.is_main:
-                rt.main_turns.append(Turn(step=agent.steps, text=message.content, tools=[], tools_ok=0))
+            _turn(rt, agent, message, 0)
             return "text_only"
         if _repeats(agent, message.tool_calls, budgets.loop_repeats):
-            if agent.is_main:
-                rt.main_turns.append(
-                    Turn(
-                        step=agent.steps,
-                        text=message.content,
-                        tools=[c.name for c in message.tool_calls],
-                        tools_ok=0,
-                    )
-                )
+            _stop(rt, agent, message, "loop_detected")
             return rt.breach(
                 agent, "loop_detected", tool=message.tool_calls[-1].name, repeats=agent.loop_count
             )
-        outcome = await rt.execute_step(agent, run, message)
+        try:
+            outcome = await rt.execute_step(agent, run, message)
+        except asyncio.CancelledError:
+            _turn(rt, agent, message, None)  # cut short by the time budget: how many succeeded is unknown
+            raise
         agent.messages.extend(outcome.messages)
-        if agent.is_main:
-            ok = sum(1 for m in outcome.messages if not m.is_error)
-            rt.main_turns.append(
-                Turn(
-                    step=agent.steps,
-                    text=message.content,
-                    tools=[c.name for c in message.tool_calls],
-                    tools_ok=ok,
-                )
-            )
+        _turn(rt, agent, message, sum(1 for m in outcome.messages if not m.is_error))
         if outcome.claimed_done:
             return "claim_done"
+
+
+def distinct_call_ids(message: AssistantMessage) -> AssistantMessage:
+    """`message` with every tool call's id distinct: some servers repeat ids within a message,
+    and each call's result must be matched to its own call. A repeated id gets a suffix."""
+    calls = message.tool_calls
+    ids = {c.id for c in calls}
+    if len(ids) == len(calls):
+        return message
+    given: set[str] = set()
+    fixed: list[ToolCall] = []
+    for i, c in enumerate(calls):
+        new, n = c.id, i
+        while new in given or (new != c.id and new in ids):
+            new, n = f"{c.id}-{n}", n + 1
+        given.add(new)
+        fixed.append(c if new == c.id else c.model_copy(update={"id": new}))
+    return message.model_copy(update={"tool_calls": tuple(fixed)})
 
 
 def is_claim_done(agent: AgentState, call: ToolCall, result: ToolMessage) -> bool:
@@ -184,6 +208,7 @@ __all__ = [
     "AgentState",
     "AssistantMessage",
     "StepOutcome",
+    "distinct_call_ids",
     "is_claim_done",
     "run_agent",
     "tool_error",

@@ -8,6 +8,7 @@ time (the rest wait for a slot). The names and argument names follow the Kimi Co
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,14 +108,32 @@ def _check_type(subagent_type: str | None, types: list[str]) -> None:
         raise DelegationError(f"unknown subagent_type {subagent_type!r}; available: {', '.join(types)}")
 
 
-def _check_resume(agent_id: str, resumable: set[str], running: set[str]) -> None:
-    if agent_id not in resumable:
-        raise DelegationError(f"no sub-agent {agent_id!r} to resume")
-    if agent_id in running:
-        raise DelegationError(f"sub-agent {agent_id!r} is still running and cannot be resumed")
+class Resumable:
+    """What `resume` may name in one main-agent step: any earlier sub-agent (a run id; runs of
+    one resumed sub-agent share its context), each context at most once per step, and none
+    that is running or has used up its steps (`blocked`: context `id()` -> why)."""
+
+    def __init__(self, contexts: Mapping[str, object], blocked: dict[int, str]) -> None:
+        self.contexts = contexts
+        self.blocked = blocked
+        self.claimed: dict[int, str] = {}
+
+    def claim(self, agent_id: str) -> None:
+        context = self.contexts.get(agent_id)
+        if context is None:
+            raise DelegationError(f"no sub-agent {agent_id!r} to resume")
+        key = id(context)
+        if key in self.blocked:
+            raise DelegationError(f"sub-agent {agent_id!r} {self.blocked[key]} and cannot be resumed")
+        if key in self.claimed:
+            raise DelegationError(
+                f"sub-agent {agent_id!r} is already resumed in this step (as {self.claimed[key]!r}); "
+                "resume each sub-agent once"
+            )
+        self.claimed[key] = agent_id
 
 
-def parse_agent(call: ToolCall, types: list[str], resumable: set[str], running: set[str]) -> Launch:
+def parse_agent(call: ToolCall, types: list[str], resumable: Resumable) -> Launch:
     args = call.arguments or {}
     unknown = set(args) - {"description", "prompt", "subagent_type", "resume"}
     if unknown:
@@ -127,12 +146,12 @@ def parse_agent(call: ToolCall, types: list[str], resumable: set[str], running: 
         )
     _check_type(subagent_type, types)
     if resume is not None:
-        _check_resume(resume, resumable, running)
+        resumable.claim(resume)
     assert description is not None and prompt is not None
     return Launch(call.id, description, prompt, subagent_type, resume)
 
 
-def parse_swarm(call: ToolCall, types: list[str], resumable: set[str], running: set[str]) -> list[Launch]:
+def parse_swarm(call: ToolCall, types: list[str], resumable: Resumable) -> list[Launch]:
     args = call.arguments or {}
     unknown = set(args) - {"description", "subagent_type", "prompt_template", "items", "resume_agent_ids"}
     if unknown:
@@ -149,6 +168,8 @@ def parse_swarm(call: ToolCall, types: list[str], resumable: set[str], running: 
         )
     assert template is not None and description is not None
     prompts = [template.replace(ITEM, item) for item in items]
+    if not all(prompt.strip() for prompt in prompts):
+        raise DelegationError("every prompt must be non-empty: give non-empty items or more prompt_template")
     if len(set(prompts)) != len(prompts):
         raise DelegationError(
             f"the prompts must be distinct: put {ITEM} in prompt_template and give distinct items"
@@ -159,7 +180,7 @@ def parse_swarm(call: ToolCall, types: list[str], resumable: set[str], running: 
     for item, agent_id in resumes.items():
         if item not in items:
             raise DelegationError(f"resume_agent_ids names {item!r}, which is not one of the items")
-        _check_resume(str(agent_id), resumable, running)
+        resumable.claim(str(agent_id))
     return [
         Launch(
             call.id,

@@ -29,7 +29,7 @@ from harness.agent import (
 )
 from harness.budgets import NORMAL, Budgets, Termination
 from harness.events import EventLog
-from harness.mcp_client import CallOutcome
+from harness.mcp_client import CallOutcome, cap_text
 from harness.models.base import (
     AssistantMessage,
     Model,
@@ -70,7 +70,9 @@ def settle_heap() -> None:
 class ToolExecutor(Protocol):
     catalog: list[ToolInfo]
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome: ...
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], caller: str | None = None
+    ) -> CallOutcome: ...
 
 
 @dataclass
@@ -110,7 +112,9 @@ class EpisodeRuntime:
         self.waves: list[WaveState] = []
         self.main_turns: list[Turn] = []
         self.usage = Usage()
-        self.cost_usd: float | None = 0.0
+        # null, never 0, for a model the price table does not know, even if no call succeeds
+        prices = setup.prices
+        self.cost_usd: float | None = 0.0 if prices and prices.lookup(setup.model.name) else None
         self.planned = setup.variant.header.delegation != "plan-first"
         self._states: dict[str, AgentState] = {}  # run id -> the context it ran in
         self._role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
@@ -158,7 +162,7 @@ class EpisodeRuntime:
         return self.termination
 
     def breach(self, agent: AgentState, reason: Termination, **data: Any) -> Termination:
-        self.events.emit("budget_breach", agent.id, reason=reason, **data)
+        self.events.emit("budget_breach", agent.run_id, reason=reason, **data)
         return reason
 
     # -- model calls -----------------------------------------------------------------------------
@@ -168,7 +172,7 @@ class EpisodeRuntime:
         def on_retry(attempt: int, error: ModelAPIError, wait: float) -> None:
             self.events.emit(
                 "model_retry",
-                agent.id,
+                agent.run_id,
                 attempt=attempt,
                 error_kind=error.kind,
                 status=error.status,
@@ -187,10 +191,9 @@ class EpisodeRuntime:
         if run is not None:
             run.usage = run.usage + usage
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
-        agent.cost_usd = None if cost is None or agent.cost_usd is None else agent.cost_usd + cost
         message = response.message
         self.events.emit(
-            "model_call", agent.id, step=agent.steps + 1, messages=len(agent.messages),
+            "model_call", agent.run_id, step=agent.steps + 1, messages=len(agent.messages),
             input_tokens=usage.input_tokens, cached_input_tokens=usage.cached_input_tokens,
             cache_write_input_tokens=usage.cache_write_input_tokens,
             cache_write_1h_input_tokens=usage.cache_write_1h_input_tokens,
@@ -204,19 +207,11 @@ class EpisodeRuntime:
     async def execute_step(
         self, agent: AgentState, run: AgentRun | None, message: AssistantMessage
     ) -> StepOutcome:
-        calls = message.tool_calls
+        calls = message.tool_calls  # ids distinct (the agent loop sees to it)
         results: dict[str, ToolMessage] = {}
-        if agent.is_main and not self.planned:
-            if not any(
-                c.name == dl.AGENT and (c.arguments or {}).get("subagent_type") == PLANNER for c in calls
-            ):
-                text = f"plan-first: your first action must be an {dl.AGENT} call with subagent_type '{PLANNER}'; nothing was run"
-                for c in calls:
-                    self.events.emit("tool_refused", agent.id, call_id=c.id, name=c.name, reason="plan_first")
-                return StepOutcome([tool_error(c, text) for c in calls])
-            self.planned = True
         launches: list[dl.Launch] = []
         ordinary: list[ToolCall] = []
+        resumable = dl.Resumable(self._states, self._resume_blocked())
         for call in calls:
             if call.name not in dl.DELEGATION_TOOLS or not (agent.is_main and self.setup.variant.delegates):
                 ordinary.append(call)
@@ -231,23 +226,30 @@ class EpisodeRuntime:
                         raise dl.DelegationError(
                             f"{dl.AGENT_SWARM} must be the only tool call in its message"
                         )
-                    launches += dl.parse_swarm(
-                        call, list(self.setup.roles), set(self._states), self._running()
-                    )
+                    launches += dl.parse_swarm(call, list(self.setup.roles), resumable)
                 else:
-                    launches.append(
-                        dl.parse_agent(call, list(self.setup.roles), set(self._states), self._running())
-                    )
+                    launches.append(dl.parse_agent(call, list(self.setup.roles), resumable))
             except dl.DelegationError as exc:
                 self.events.emit(
                     "tool_refused",
-                    agent.id,
+                    agent.run_id,
                     call_id=call.id,
                     name=call.name,
                     reason="delegation",
                     error=str(exc),
                 )
                 results[call.id] = tool_error(call, str(exc))
+        if agent.is_main and not self.planned:
+            # plan-first: nothing runs until a step holds an accepted Agent call to the planner.
+            if not any(launch.subagent_type == PLANNER for launch in launches):
+                text = f"plan-first: your first action must be an {dl.AGENT} call with subagent_type '{PLANNER}'; nothing was run"
+                for c in calls:
+                    if c.id not in results:
+                        self.events.emit(
+                            "tool_refused", agent.run_id, call_id=c.id, name=c.name, reason="plan_first"
+                        )
+                return StepOutcome([results.get(c.id) or tool_error(c, text) for c in calls])
+            self.planned = True
 
         async def one(call: ToolCall) -> None:
             results[call.id] = await self._execute_tool(agent, run, call)
@@ -264,15 +266,22 @@ class EpisodeRuntime:
         done = any(is_claim_done(agent, c, results[c.id]) for c in calls)
         return StepOutcome(ordered, claimed_done=done)
 
-    def _running(self) -> set[str]:
-        return {rid for rid, st in self._states.items() if st.running}
+    def _resume_blocked(self) -> dict[int, str]:
+        """Contexts that cannot be resumed now, keyed by `id()`, with the reason."""
+        blocked: dict[int, str] = {}
+        for state in self._states.values():
+            if state.running:
+                blocked[id(state)] = "is still running"
+            elif state.steps >= state.max_steps:
+                blocked[id(state)] = f"has used all its {state.max_steps} steps"
+        return blocked
 
     async def _execute_tool(self, agent: AgentState, run: AgentRun | None, call: ToolCall) -> ToolMessage:
         info = agent.tools.get(call.name)
         if info is None:
             known = call.name in self.catalog_names or call.name in dl.DELEGATION_TOOLS
             reason = "not_allowed" if known else "unknown_tool"
-            self.events.emit("tool_refused", agent.id, call_id=call.id, name=call.name, reason=reason)
+            self.events.emit("tool_refused", agent.run_id, call_id=call.id, name=call.name, reason=reason)
             text = (
                 f"tool {call.name!r} is not available to this agent; nothing was run"
                 if known
@@ -281,7 +290,7 @@ class EpisodeRuntime:
             return tool_error(call, text)
         if call.arguments is None:
             self.events.emit(
-                "tool_refused", agent.id, call_id=call.id, name=call.name, reason="invalid_arguments"
+                "tool_refused", agent.run_id, call_id=call.id, name=call.name, reason="invalid_arguments"
             )
             return tool_error(
                 call,
@@ -289,14 +298,14 @@ class EpisodeRuntime:
             )
         self.events.emit(
             "tool_call",
-            agent.id,
+            agent.run_id,
             call_id=call.id,
             name=call.name,
             arguments=summarize_args(call.arguments, None),
         )
-        outcome = await self.executor.call(info.server, info.tool, call.arguments)
+        outcome = await self.executor.call(info.server, info.tool, call.arguments, agent.id)
         self.events.emit(
-            "tool_result", agent.id, call_id=call.id, name=call.name, is_error=outcome.is_error,
+            "tool_result", agent.run_id, call_id=call.id, name=call.name, is_error=outcome.is_error,
             bytes=len(outcome.text.encode()), truncated=outcome.truncated,
         )  # fmt: skip
         if run is not None:
@@ -322,6 +331,11 @@ class EpisodeRuntime:
         for launch, payload in zip(launches, payloads, strict=True):
             by_call.setdefault(launch.call_id, []).append(payload)
         for call_id, items in by_call.items():
+            # The result cap holds for delegation too: each summary gets an equal share of it,
+            # so the result stays valid JSON and every sub-agent keeps a say.
+            share = max(self.budgets.tool_result_bytes // len(items), 64)
+            for item in items:
+                item["summary"] = cap_text(item["summary"], share)[0]
             call = calls[call_id]
             body = items if call.name == dl.AGENT_SWARM else items[0]
             results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=dl.render(body))
@@ -338,13 +352,21 @@ class EpisodeRuntime:
         payloads: list[dict[str, Any]] = [{} for _ in runs]
 
         async def one(i: int, run: AgentRun) -> None:
-            async with slots:
-                payloads[i] = await self._run_subagent(wave, run, launches[i].item)
+            try:
+                async with slots:
+                    payloads[i] = await self._run_subagent(wave, run, launches[i].item)
+            except asyncio.CancelledError:
+                if run.termination is None:  # still waiting for a slot: it never started
+                    run.termination = "time_limit"
+                raise
 
-        async with asyncio.TaskGroup() as tg:
-            for i, run in enumerate(runs):
-                tg.create_task(one(i, run))
-        self.events.emit("wave_end", MAIN_ID, wave=wave.index)
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for i, run in enumerate(runs):
+                    tg.create_task(one(i, run))
+        finally:
+            # Also when the wave is cut short (the episode's time budget): every wave ends.
+            self.events.emit("wave_end", MAIN_ID, wave=wave.index)
         return payloads
 
     def _prepare_run(self, launch: dl.Launch) -> AgentRun:
@@ -367,12 +389,13 @@ class EpisodeRuntime:
         self._states[run_id] = state
         return AgentRun(
             id=run_id, state=state, type=role.name, mode=role.header.mode, description=launch.description,
-            prompt=launch.prompt, resume_of=launch.resume,
+            prompt=launch.prompt, resume_of=launch.resume, call_id=launch.call_id,
         )  # fmt: skip
 
     async def _run_subagent(self, wave: WaveState, run: AgentRun, item: str | None) -> dict[str, Any]:
         state = run.state
         state.messages.append(UserMessage(content=run.prompt))
+        state.run_id = run.id
         run.started_s = self.events.now()
         self.events.emit(
             "subagent_start",
@@ -381,14 +404,18 @@ class EpisodeRuntime:
             type=run.type,
             resume_of=run.resume_of,
             description=run.description,
+            call_id=run.call_id,
         )
         state.last_text = ""
-        run.termination = await run_agent(self, state, run)
-        run.ended_s = self.events.now()
-        run.response = state.last_text
-        self.events.emit(
-            "subagent_end", run.id, wave=wave.index, termination=run.termination, steps=run.steps
-        )
+        try:
+            run.termination = await run_agent(self, state, run)
+        finally:
+            # Also when cancelled (the episode's time budget): every start has its end.
+            run.ended_s = self.events.now()
+            run.response = state.last_text
+            self.events.emit(
+                "subagent_end", run.id, wave=wave.index, termination=run.termination, steps=run.steps
+            )
         normal = run.termination in NORMAL
         summary = run.response if normal else f"[stopped: {run.termination}] {run.response}".strip()
         status = "completed" if normal else run.termination

@@ -38,6 +38,7 @@ from sqlalchemy.engine import Engine
 
 from harness.models.base import ToolSpec
 from harness.tools import ToolInfo, qualified
+from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, CALLER_META_KEY, LABEL_META_KEY
 
 Transport = Literal["inprocess", "stdio", "http"]
 
@@ -269,15 +270,22 @@ class ServerPool:
             tg, self._tg = self._tg, None
             await tg.__aexit__(None, None, None)
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], caller: str | None = None
+    ) -> CallOutcome:
+        """Call `tool` on `server`; `caller` (the agent's id) goes in the request's `_meta`."""
         conn = self._conns[server]
+        limit = asyncio.timeout(self.timeout_s)
         try:
             if conn.client is None:
                 raise ConnectionError(f"server {server} is not running")
-            async with asyncio.timeout(self.timeout_s):
-                pending = conn.client.call_tool(tool, arguments)
+            async with limit:
+                meta: Any = None if caller is None else {CALLER_META_KEY: caller}
+                pending = conn.client.call_tool(tool, arguments, meta=meta)
                 result = await (_Uninterrupted(pending) if conn.transport == "inprocess" else pending)
         except TimeoutError:
+            if not limit.expired():
+                raise
             return CallOutcome(f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s", True)
         except Exception as exc:
             await self._restart(server, exc)
@@ -300,8 +308,6 @@ class ServerPool:
 
 
 def _tool_info(server: str, tool: Any) -> ToolInfo:
-    from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, LABEL_META_KEY
-
     meta = tool.meta or {}
     annotations = tool.annotations
     read_only = bool(annotations and annotations.read_only_hint)

@@ -194,16 +194,20 @@ class Runner:
                 timeout_s=budgets.tool_timeout_s, result_bytes=budgets.tool_result_bytes,
             ) as pool:  # fmt: skip
                 rt = EpisodeRuntime(setup, pool, events)
+                budget = asyncio.timeout(budgets.wall_time_s)
                 try:
-                    async with asyncio.timeout(budgets.wall_time_s):
+                    async with budget:
                         termination = await rt.run()
                 except TimeoutError:
+                    if not budget.expired():  # a TimeoutError of ours, not the budget's
+                        raise
                     termination = "time_limit"
                     events.emit("budget_breach", "main", reason="time_limit", wall_time_s=budgets.wall_time_s)
             checks = await asyncio.to_thread(run_check, task, world)
             events.emit("check", passed=all(c.passed for c in checks), criteria=[c.__dict__ for c in checks])
         except Exception as exc:  # a fault of ours: recorded with its traceback, never hidden
-            termination, reason = "harness_error", f"{type(exc).__name__}: {exc}"
+            cause = _first_cause(exc)
+            termination, reason = "harness_error", f"{type(cause).__name__}: {cause}"
             events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
         finally:
             if world is not None:
@@ -217,3 +221,10 @@ class Runner:
         await streamer.flush()
         await asyncio.to_thread(self.store.finish_episode, key, attempt, record)
         return record
+
+
+def _first_cause(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: what a task group's failure was."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
@@ -22,12 +22,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 LABEL_META_KEY = "label"
 BOOKKEEPING_META_KEY = "bookkeeping"
+# The calling agent's id, which the harness puts in every tool call's `_meta`.
+CALLER_META_KEY = "mseval/agent"
 
 __all__ = [
     "BOOKKEEPING_META_KEY",
+    "CALLER_META_KEY",
     "LABEL_META_KEY",
     "ToolError",
     "as_json",
+    "caller",
     "fields",
     "reader",
     "tool",
@@ -104,6 +108,13 @@ def _register(
     if cached.name in tools:
         raise ValueError(f"tool {cached.name!r} is registered twice")
     tools[cached.name] = cached.model_copy(update={"fn": fn})
+
+
+def caller(ctx: Context[Any, Any]) -> str:
+    """Which agent made this call: its id from the request's `_meta`, "" when the client gave none
+    (any MCP client other than the harness)."""
+    value = (ctx.request_context.meta or {}).get(CALLER_META_KEY)
+    return value if isinstance(value, str) else ""
 
 
 def reader(app: MCPServer, label: str) -> Callable[[F], F]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, tool
+from mcp_servers.common.tooling import ToolError, as_json, caller, reader, tool
 from mcp_servers.local.sandbox import DEFAULT_TIMEOUT_S, from_options
 
 # The longest a single python_execute may run, whatever the model asks for.
@@ -25,8 +25,9 @@ class TodoItem(BaseModel):
 def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer("local", instructions="Task completion, a todo list, and Python in the workspace.")
     # The todo tools and claim_done are async: they touch only memory, and a sync tool would
-    # cost a worker-thread hop per call.
-    todos: list[TodoItem] = []
+    # cost a worker-thread hop per call. Each agent has its own list, keyed by the caller id the
+    # harness sends in `_meta` (one shared list for a client that sends none).
+    todos: dict[str, list[TodoItem]] = {}
     sandbox = from_options(ctx.options)
 
     @reader(app, "verification")
@@ -35,15 +36,15 @@ def build(ctx: ServerContext) -> MCPServer:
         return "Task marked as done."
 
     @tool(app, label="planning", read_only=False, bookkeeping=True)
-    async def todo_write(items: list[TodoItem]) -> str:
+    async def todo_write(items: list[TodoItem], ctx: Context) -> str:
         """Replace your todo list with `items` (each: content, status pending|in_progress|done)."""
-        todos[:] = items
+        todos[caller(ctx)] = list(items)
         return f"Todo list saved ({len(items)} items)."
 
     @reader(app, "planning")
-    async def todo_read() -> str:
+    async def todo_read(ctx: Context) -> str:
         """Read your todo list."""
-        return as_json([t.model_dump() for t in todos])
+        return as_json([t.model_dump() for t in todos.get(caller(ctx), [])])
 
     @tool(app, label="file-build", read_only=False)
     async def python_execute(code: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:

@@ -21,6 +21,28 @@ async def test_local_contract(world: World) -> None:
         ]
 
 
+async def test_each_caller_has_its_own_todo_list(world: World) -> None:
+    """The harness names the calling agent in each call's `_meta`; a client that names none
+    (any other MCP client) has one list of its own."""
+    from mcp_servers.common.tooling import CALLER_META_KEY
+
+    def by(agent: str) -> dict[str, str]:
+        return {CALLER_META_KEY: agent}
+
+    async with serve("local", world) as client:
+        for who in ("main", "a1"):
+            items = [{"content": f"plan of {who}"}]
+            await client.call_tool("todo_write", {"items": items}, meta=by(who))  # type: ignore[arg-type]
+        assert as_data(await client.call_tool("todo_read", {}, meta=by("main"))) == [  # type: ignore[arg-type]
+            {"content": "plan of main", "status": "pending"}
+        ]
+        assert as_data(await client.call_tool("todo_read", {}, meta=by("a1"))) == [  # type: ignore[arg-type]
+            {"content": "plan of a1", "status": "pending"}
+        ]
+        assert as_data(await client.call_tool("todo_read", {}, meta=by("a2"))) == []  # type: ignore[arg-type]
+        assert as_data(await client.call_tool("todo_read", {})) == []
+
+
 async def test_python_execute_runs_in_the_workspace_without_secrets(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
