@@ -229,6 +229,23 @@ def runs_of(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]])
     return [run for run in runs if run.get("run_id") in used]
 
 
+def unpaired_warnings(rows: Sequence[SettingRow], baseline: str) -> list[str]:
+    """One warning for episodes with no baseline record of the same (task, seed).
+
+    A missing record may simply not have been run, so it is left out rather than counted as a
+    baseline failure (as an absent record is); the warning keeps that from passing unseen.
+    """
+    settings = [r for r in rows if r.counts.unpaired]
+    if not settings:
+        return []
+    total = sum(r.counts.unpaired or 0 for r in settings)
+    where = ", ".join(f"{r.model}/{r.variant} {r.counts.unpaired}" for r in settings)
+    return [
+        f"{total} episode(s) have no {baseline} record of the same (task, seed) ({where}): left out of "
+        f"D_del, utilities, sr_diff and taxonomy (counts.unpaired), not counted as {baseline} failures"
+    ]
+
+
 def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
     """Traces whose verdict is overruled or missing: scored as failures, and said so."""
     warnings = []
@@ -287,6 +304,7 @@ def score_records(
                 f"{setting[0]}/{setting[1]} are null"
             )
         rows.append(_delegation_row(row, mas, sa, priors, labeler, options))
+    warnings += unpaired_warnings(rows, options.baseline)
     without_prior = sorted({r.task_id for r in records if r.task_id not in priors})
     if without_prior:
         warnings.append(

@@ -235,6 +235,31 @@ def test_foreign_verdicts_are_overruled_counted_and_warned_about() -> None:
     assert any("1 episode(s) record success true after an abnormal termination" in w for w in doc.warnings)
 
 
+def test_a_missing_baseline_record_is_left_out_with_one_warning() -> None:
+    """Regression: a MAD-SAE episode with no SA record of its (task, seed) vanished from D_del,
+    U_p, sr_diff and taxonomy with only counts.unpaired to show it. The arithmetic stays (the SA
+    episode may not have been run): need1 and need2 delegated and succeeded; SA has need1 only
+    (success) → D_del = 1, U_p = 1/(1+1) = 0.5, unpaired = 1; one warning says so. An SA record
+    with status absent instead counts as a failure: D_del = 2, U_p = 2/(2+1) = 2/3, no warning."""
+    mas = [
+        episode("need1", waves=[[sub("a", "course-records-lookup")]]),
+        episode("need2", waves=[[sub("a", "course-records-lookup")]]),
+    ]
+    doc = score_records([*mas, episode("need1", "sa")], fixtures.priors(), options=TFIDF)
+    row = doc.settings[1]
+    assert (row.d_del, row.u_p, row.counts.unpaired) == (1, 0.5, 1)
+    unpaired = [w for w in doc.warnings if "no sa record of the same (task, seed)" in w]
+    assert unpaired == [
+        "1 episode(s) have no sa record of the same (task, seed) (sim:test/spec 1): left out of D_del, "
+        "utilities, sr_diff and taxonomy (counts.unpaired), not counted as sa failures"
+    ]
+    absent = [episode("need1", "sa"), episode("need2", "sa", status="absent")]
+    doc = score_records([*mas, *absent], fixtures.priors(), options=TFIDF)
+    row = doc.settings[1]
+    assert (row.d_del, row.u_p, row.counts.unpaired) == (2, 2 / 3, 0)
+    assert not any("no sa record" in w for w in doc.warnings)
+
+
 def test_ids_can_be_skipped_and_says_so() -> None:
     options = ScoreOptions(graph=GraphOptions(compute_ids=False), resamples=10)
     doc = score_records(fixtures.records(), fixtures.priors(), options=options)
