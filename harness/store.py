@@ -22,6 +22,7 @@ from sqlalchemy.orm import registry as orm_registry
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from contracts.episode import EpisodeRecord
+from contracts.errors import InputError, Problem
 from harness.events import Event
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
@@ -244,6 +245,82 @@ class EventStreamer:
         if self._task is not None:
             await self._task
         await self.flush()
+
+
+# How long a pre-flight connection to a database server may take before it is reported.
+CONNECT_TIMEOUT_S = 5
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def url_problems(url: str, option: str = "--store", *, must_exist: bool = False) -> list[Problem]:
+    """What is wrong with database URL `url` given as `option`, before anything uses it.
+
+    The URL must parse and name a dialect whose driver is installed; a SQLite file must be
+    creatable (its folder not a file) or, with `must_exist` (commands that only read), exist
+    and be a database; any other server must accept a connection.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    def problem(message: str) -> list[Problem]:
+        return [Problem(option, None, message)]
+
+    try:
+        parsed = make_url(url)
+        parsed.get_dialect()
+    except NoSuchModuleError:
+        return problem(f"unknown database dialect in {url!r} (sqlite:///PATH or postgresql+psycopg://…)")
+    except ArgumentError:
+        return problem(
+            f"{url!r} is not a database URL (e.g. sqlite:///runs/mseval.db, postgresql+psycopg://user@host/db)"
+        )
+    if parsed.get_backend_name() == "sqlite":
+        message = _sqlite_problem(parsed.database, must_exist)
+        return problem(message) if message else []
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        engine = create_engine(parsed, connect_args={"connect_timeout": CONNECT_TIMEOUT_S})
+    except ImportError as exc:
+        return problem(f"the driver for {parsed.drivername} is not installed ({exc.name or exc})")
+    except ArgumentError as exc:
+        return problem(f"{shown}: {exc}")
+    try:
+        with engine.connect():
+            pass
+    except Exception as exc:  # any driver's error: reported as one line, nothing run
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        return problem(f"cannot connect to {shown}: {reason[0] if reason else type(exc).__name__}")
+    finally:
+        engine.dispose()
+    return []
+
+
+def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return "a store must be a file (sqlite:///PATH)" if must_exist else None
+    path = Path(database)
+    if path.is_dir():
+        return f"{path} is a folder, not a database file"
+    if must_exist:
+        if not path.exists():
+            return f"no store at {path} (nothing has been run into it)"
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(_SQLITE_MAGIC))
+        except OSError as exc:
+            return f"cannot read {path}: {exc.strerror or exc}"
+        return f"{path} is not an SQLite database" if head and head != _SQLITE_MAGIC else None
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return None if parent.is_dir() else f"cannot create {path}: {parent} is a file, not a folder"
+
+
+def check_url(url: str, option: str = "--store", *, must_exist: bool = False) -> None:
+    """`url_problems` as an `InputError` (exit 2)."""
+    problems = url_problems(url, option, must_exist=must_exist)
+    if problems:
+        raise InputError(problems)
 
 
 def read_episode_records(url: str) -> list[EpisodeRecord]:

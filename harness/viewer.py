@@ -17,8 +17,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from contracts.episode import EpisodeRecord
+from contracts.errors import InputError
 from harness.store import Store, episode_key
 
+MAX_PORT = 65535
 STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}.ok{color:#070}.bad{color:#b00}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:6px}svg text{font:11px sans-serif}"""
@@ -138,8 +140,16 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def serving(store_url: str, port: int = 0) -> Iterator[ThreadingHTTPServer]:
     """The viewer running in a background thread on 127.0.0.1 (port 0: any free port)."""
+    if not 0 <= port <= MAX_PORT:
+        raise InputError.one("--port", None, f"{port} is not a port number (0 to {MAX_PORT})")
     store = Store(store_url)
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(store))
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(store))
+    except OSError as exc:
+        store.close()
+        raise InputError.one(
+            "--port", None, f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}"
+        ) from None
     thread = threading.Thread(target=server.serve_forever, name="mseval-view", daemon=True)
     thread.start()
     try:

@@ -105,7 +105,12 @@ def priors_draft(
 ) -> None:
     """Draft a prior from the waves of a recorded episode, for an annotator to edit."""
     from harness.authoring import draft_prior
+    from harness.cli.common import check_out_path
+    from harness.store import check_url
 
+    if out is not None:
+        check_out_path(out, "--out", folder=False)
+    check_url(store, must_exist=True)
     path = draft_prior(task, from_episode, store, out, force)
     print(f"drafted {path}; edit it, then run `mseval priors validate`")
 

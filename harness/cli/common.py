@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +26,22 @@ def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
             raise InputError.one("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)")
         out[key.strip()] = value.strip()
     return out
+
+
+def check_out_path(path: Path, option: str, *, folder: bool) -> None:
+    """An output `path` that can be written: a folder (`folder`) or a file, whose nearest
+    existing ancestor is a folder. `InputError` naming `option` otherwise, before any work."""
+    from contracts.errors import InputError
+
+    if path.exists():
+        if folder and not path.is_dir():
+            raise InputError.one(option, None, f"{path} is a file; give a folder")
+        if not folder and path.is_dir():
+            raise InputError.one(option, None, f"{path} is a folder; give a file")
+        return
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise InputError.one(option, None, f"cannot create {path}: {parent} is a file, not a folder")
 
 
 @contextmanager

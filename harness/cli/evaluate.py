@@ -65,9 +65,10 @@ def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRe
         runs_file = runs_file_for(episodes)
         runs = load_run_identities(runs_file) if runs_file.exists() else []
         return load_episodes(episodes), runs
-    from harness.store import read_episode_records, read_run_identities
+    from harness.store import check_url, read_episode_records, read_run_identities
 
     url = store or DEFAULT_STORE
+    check_url(url, "--store", must_exist=True)
     return list(read_episode_records(url)), list(read_run_identities(url))
 
 
@@ -288,7 +289,9 @@ def report(
 ) -> None:
     """Write report.md, a self-contained index.html and PNG plots of the score."""
     from evaluation.reports import write_report
+    from harness.cli.common import check_out_path
 
+    check_out_path(out, "--out", folder=True)
     records, runs = load_input(store, episodes)
     doc = build_document(
         records, runs, priors, baseline, embedder, resamples, llm_tagger, base_url, api_key_env

@@ -25,6 +25,7 @@ def build_plan(
     from harness.models.registry import preflight
     from harness.profiles import load_profiles
     from harness.runner import RunPlan
+    from harness.store import url_problems
 
     problems: list[Problem] = []
 
@@ -35,6 +36,13 @@ def build_plan(
             problems.extend(exc.problems)
             return None
 
+    problems += url_problems(store, "--store")
+    if db != "sqlite" and not db.startswith("postgresql"):
+        problems.append(
+            Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
+        )
+    elif db != "sqlite":
+        problems += url_problems(db, "--db")
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))
     settings_data: dict[str, Any] = {}

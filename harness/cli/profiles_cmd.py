@@ -48,7 +48,9 @@ def profiles_new(
 ) -> None:
     """Write a sub-agent role skeleton to edit."""
     from harness.authoring import new_profile
+    from harness.cli.common import check_out_path
 
+    check_out_path(folder, "--dir", folder=True)
     print(f"created {new_profile(name, folder, mode)}")
 
 

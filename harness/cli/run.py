@@ -137,9 +137,11 @@ def register(app: typer.Typer) -> None:
         concurrency: Annotated[int, typer.Option(min=1)] = 4,
     ) -> None:
         """The offline main job: sim agents under sa and spec on every task; prints the tables, writes the store."""
-        from harness.cli.common import print_table, settings_table
+        from harness.cli.common import check_out_path, print_table, settings_table
         from harness.cli.plan import build_plan
 
+        if report is not None:
+            check_out_path(report, "--report", folder=True)
         plan = build_plan(
             matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
         )
@@ -158,8 +160,10 @@ def register(app: typer.Typer) -> None:
         """Browse the recorded episodes: outcomes, checks, waves timelines, event streams."""
         import time
 
+        from harness.store import check_url
         from harness.viewer import serving
 
+        check_url(store, must_exist=True)
         with serving(store, port) as server:
             print(f"mseval view: http://127.0.0.1:{server.server_address[1]}/  (Ctrl-C to stop)")
             try:
@@ -179,8 +183,11 @@ def register(app: typer.Typer) -> None:
         """Write every finished episode as `mseval.episode/1` records, one JSON per line."""
         import json
 
-        from harness.store import Store, export_jsonl
+        from harness.cli.common import check_out_path
+        from harness.store import Store, check_url, export_jsonl
 
+        check_out_path(out, "--out", folder=False)
+        check_url(store, must_exist=True)
         s = Store(store)
         try:
             records, identities = s.records(), s.identities()

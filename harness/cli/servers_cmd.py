@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from contracts.errors import Problem
+
 servers_app = typer.Typer(
     help="The MCP servers: list them, or serve one.", no_args_is_help=True, rich_markup_mode=None
 )
@@ -34,14 +36,46 @@ def servers_serve(
     ] = None,
 ) -> None:
     """Run one server over stdio (or HTTP), for any MCP client."""
+    from contracts.errors import InputError
     from mcp_servers.common.bootstrap import serve_main
 
+    problems = serve_problems(name, workspace, db, http)
+    if problems:
+        raise InputError(problems)
     argv = (
         ["--workspace", str(workspace)]
         + (["--db", db] if db else [])
         + (["--http", str(http)] if http is not None else [])
     )
     serve_main(name, argv)
+
+
+def serve_problems(name: str, workspace: Path, db: str | None, http: int | None) -> list[Problem]:
+    """Everything `serve` is given, checked before the server starts (exit 2, one line each)."""
+    import socket
+
+    from harness.store import url_problems
+    from mcp_servers.common import registry
+
+    problems = []
+    if name not in registry.names():
+        problems.append(Problem(name, None, f"unknown MCP server; known: {', '.join(registry.names())}"))
+    existing = next((p for p in (workspace, *workspace.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        problems.append(Problem("--workspace", None, f"{existing} is a file, not a folder"))
+    if db is not None:
+        problems += url_problems(db, "--db")
+    if http is not None and not 1 <= http <= 65535:
+        problems.append(Problem("--http", None, f"{http} is not a port number (1 to 65535)"))
+    elif http is not None:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", http))
+            except OSError as exc:
+                problems.append(
+                    Problem("--http", None, f"cannot listen on 127.0.0.1:{http}: {exc.strerror or exc}")
+                )
+    return problems
 
 
 def register(app: typer.Typer) -> None:

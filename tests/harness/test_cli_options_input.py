@@ -1,0 +1,125 @@
+"""Bad command-line options (store URLs, ports, output paths) are one line naming the option,
+exit 2, before anything runs or is created."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.store import Store
+from tests.harness.cli_support import mseval, one_line_error
+
+RUN = ("run", "-m", "sim:oracle", "-v", "spec", "--tasks", "lms-due-reminder")
+
+
+@pytest.fixture
+def empty_store(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    Store(url).close()
+    return url
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("garbage", "'garbage' is not a database URL"),
+        ("nosuch://x/y", "unknown database dialect in 'nosuch://x/y'"),
+        ("postgresql+psycopg://127.0.0.1:1/x", "cannot connect to postgresql+psycopg://127.0.0.1:1/x"),
+    ],
+)
+def test_run_with_a_bad_store_url_names_store(tmp_path: Path, url: str, message: str) -> None:
+    line = one_line_error(mseval(*RUN, "--store", url, "--runs-dir", str(tmp_path / "runs")))
+    assert line.startswith(f"--store: {message}"), line
+    assert not (tmp_path / "runs").exists()
+
+
+def test_run_with_a_store_below_a_file_names_store(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    line = one_line_error(mseval(*RUN, "--store", f"sqlite:///{afile}/s.db"))
+    assert line == f"--store: cannot create {afile}/s.db: {afile} is a file, not a folder"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("score",), ("report", "--out", "REP"), ("export", "--out", "X.jsonl"), ("view",),
+     ("priors", "draft", "lms-due-reminder", "--from-episode", "e1")],
+)  # fmt: skip
+def test_read_only_commands_name_a_bad_store(tmp_path: Path, command: tuple[str, ...]) -> None:
+    args = [
+        a.replace("REP", str(tmp_path / "rep")).replace("X.jsonl", str(tmp_path / "x.jsonl")) for a in command
+    ]
+    line = one_line_error(mseval(*args, "--store", "garbage"))
+    assert line.startswith("--store: 'garbage' is not a database URL"), line
+    missing = tmp_path / "never.db"
+    line = one_line_error(mseval(*args, "--store", f"sqlite:///{missing}"))
+    assert line == f"--store: no store at {missing} (nothing has been run into it)"
+    assert not missing.exists() and not (tmp_path / "rep").exists() and not (tmp_path / "x.jsonl").exists()
+
+
+def test_run_with_a_bad_world_db_names_db(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    line = one_line_error(mseval(*RUN, "--db", "garbage", "--store", f"sqlite:///{store}"))
+    assert line.startswith("--db: give 'sqlite' or a PostgreSQL URL"), line
+    line = one_line_error(
+        mseval(*RUN, "--db", "postgresql+psycopg://127.0.0.1:1/x", "--store", f"sqlite:///{store}")
+    )
+    assert line.startswith("--db: cannot connect to postgresql+psycopg://127.0.0.1:1/x"), line
+    assert not store.exists()
+
+
+def test_servers_serve_checks_its_options(tmp_path: Path, busy_port: int) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    ws = str(tmp_path / "ws")
+    assert one_line_error(mseval("servers", "serve", "nosuch", "--workspace", ws)).startswith(
+        "nosuch: unknown MCP server; known: calendar"
+    )
+    assert one_line_error(mseval("servers", "serve", "lms", "--workspace", ws, "--http", "99999")) == (
+        "--http: 99999 is not a port number (1 to 65535)"
+    )
+    assert one_line_error(mseval("servers", "serve", "lms", "--workspace", ws, "--db", "garbage")).startswith(
+        "--db: 'garbage' is not a database URL"
+    )
+    assert one_line_error(mseval("servers", "serve", "lms", "--workspace", str(afile))) == (
+        f"--workspace: {afile} is a file, not a folder"
+    )
+    line = one_line_error(mseval("servers", "serve", "lms", "--workspace", ws, "--http", str(busy_port)))
+    assert line.startswith(f"--http: cannot listen on 127.0.0.1:{busy_port}:"), line
+    assert not (tmp_path / "ws").exists()
+
+
+def test_view_names_a_bad_port(empty_store: str, busy_port: int) -> None:
+    assert one_line_error(mseval("view", "--store", empty_store, "--port", "99999")) == (
+        "--port: 99999 is not a port number (0 to 65535)"
+    )
+    line = one_line_error(mseval("view", "--store", empty_store, "--port", str(busy_port)))
+    assert line.startswith(f"--port: cannot listen on 127.0.0.1:{busy_port}:"), line
+
+
+def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert one_line_error(mseval("report", "--store", empty_store, "--out", str(afile))) == (
+        f"--out: {afile} is a file; give a folder"
+    )
+    assert one_line_error(mseval("export", "--store", empty_store, "--out", str(tmp_path))) == (
+        f"--out: {tmp_path} is a folder; give a file"
+    )
+    assert one_line_error(mseval("export", "--store", empty_store, "--out", str(afile / "x.jsonl"))) == (
+        f"--out: cannot create {afile}/x.jsonl: {afile} is a file, not a folder"
+    )
+    assert one_line_error(mseval("profiles", "new", "helper", "--dir", str(afile))) == (
+        f"--dir: {afile} is a file; give a folder"
+    )
