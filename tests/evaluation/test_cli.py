@@ -94,7 +94,10 @@ def test_store_is_read_through_the_runtime_or_a_clear_error(tmp_path: Path) -> N
         store = importlib.import_module("harness.store")
     except ImportError:
         store = None
-    result = mseval("score", "--store", f"sqlite:///{tmp_path}/empty.db", "--embedder", "tfidf", "--json")
+    url = f"sqlite:///{tmp_path}/empty.db"
+    if store is not None and hasattr(store, "Store"):
+        store.Store(url).close()  # an empty store that exists: `score` may refuse a missing file
+    result = mseval("score", "--store", url, "--embedder", "tfidf", "--json")
     if store is not None and hasattr(store, "read_episode_records"):
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["settings"] == []
