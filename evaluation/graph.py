@@ -194,6 +194,8 @@ def load_graph_file(path: Path) -> AgentGraph:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError.one(file, None, "not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise InputError.one(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
     try:

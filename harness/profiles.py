@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -74,11 +74,20 @@ _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n?(.*)\Z", re.DOTALL)
 def parse_profile(path: Path, text: str | None = None) -> Profile:
     """One profile file; `InputError` naming file and line for every problem."""
     file = str(path)
-    text = path.read_text(encoding="utf-8") if text is None else text
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError.one(file, None, "not UTF-8 text") from None
+        except OSError as exc:
+            raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
     m = _FRONT.match(text)
     if m is None:
         raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")
-    data, lines = read_yaml(path, m.group(1))
+    try:
+        data, lines = read_yaml(path, m.group(1))
+    except InputError as exc:  # lines counted from the front matter: the opening '---' is line 1
+        raise InputError([replace(p, line=p.line + 1 if p.line else None) for p in exc.problems]) from None
     lines = {k: v + 1 for k, v in lines.items()}  # the opening '---' is line 1
     if not isinstance(data, dict):
         raise InputError.one(file, 2, "the front matter must be a mapping")

@@ -1,0 +1,41 @@
+"""Malformed profile and graph files: one line with file and line, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.harness.cli_support import mseval, one_line_error
+
+ROLE = """---
+name: helper
+description: d
+whenToUse: w
+mode: read-only
+tools: ["mcp__lms__*"]
+---
+body
+"""
+
+
+def test_a_profile_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    (tmp_path / "helper.md").write_bytes(ROLE.replace("body", "caf\xe9").encode("latin-1"))
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line == f"{tmp_path / 'helper.md'}: not UTF-8 text"
+
+
+def test_a_front_matter_yaml_error_names_the_file_line(tmp_path: Path) -> None:
+    (tmp_path / "helper.md").write_text(ROLE.replace('tools: ["mcp__lms__*"]', "tools: [}"))
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line.startswith(f"{tmp_path / 'helper.md'}:6: invalid YAML"), line  # `tools: [}` is line 6
+
+
+def test_a_duplicate_front_matter_key_names_the_file_line(tmp_path: Path) -> None:
+    (tmp_path / "helper.md").write_text(ROLE.replace("mode: read-only", "mode: read-only\nmode: writable"))
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line == f"{tmp_path / 'helper.md'}:6: duplicate key 'mode'"
+
+
+def test_a_graph_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    graph = tmp_path / "g.json"
+    graph.write_bytes(b'{"nodes": [{"prompt": "caf\xe9"}]}')
+    assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == f"{graph}: not UTF-8 text"
