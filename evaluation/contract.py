@@ -25,7 +25,10 @@ TFIDF_TOKENS = (
     "TF-IDF: lower-cased \\w+ tokens (one-character tokens kept; Han and kana characters one by one), "
     "smoothed idf, L2; responses without a token are left out like empty ones"
 )
-ANSWER_RULE = 'answer tasks: last "answer is X", else last \\boxed{X}, else last number; decimals within 1e-6'
+ANSWER_RULE = (
+    'answer tasks: last "answer is X", else last \\boxed{X}, else last number; punctuation, $ and markdown '
+    "emphasis around it stripped; commas only as thousands separators (1,234); decimals within 1e-6"
+)
 
 
 def contract_block(

@@ -102,7 +102,17 @@ def state_contribution(node: Node) -> bool:
 
 _ANSWER_IS = re.compile(r"answer\s+is\s*:?\s*(\S+)", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+# A comma is a thousands separator only before groups of exactly three digits ("1,234"), so
+# "1,2" is two numbers, not 12.
+_THOUSANDS = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
+_NUMBER = re.compile(rf"{_THOUSANDS}|-?\d+(?:\.\d+)?|-?\.\d+")
+_GROUPED = re.compile(_THOUSANDS)
+# Sentence punctuation, math delimiters and markdown emphasis (**42**, _42_, `42`) around an answer.
+_TRAILING, _LEADING = ".,;:!?)$*_`", "($*_`"
+
+
+def _unwrap(answer: str) -> str:
+    return answer.strip().rstrip(_TRAILING).lstrip(_LEADING)
 
 
 def extract_answer(text: str) -> str | None:
@@ -110,17 +120,22 @@ def extract_answer(text: str) -> str | None:
     for pattern in (_ANSWER_IS, _BOXED, _NUMBER):
         found = pattern.findall(text)
         if found:
-            answer = found[-1].strip()
+            answer = _unwrap(found[-1])
             boxed = _BOXED.fullmatch(answer)
-            answer = (boxed.group(1) if boxed else answer).strip().rstrip(".,;:!?)").lstrip("($")
+            answer = _unwrap(boxed.group(1)) if boxed else answer
             if answer:
                 return answer
     return None
 
 
 def _decimal(text: str) -> Decimal | None:
+    text = text.replace("$", "").rstrip("%")
+    if "," in text:
+        if not _GROUPED.fullmatch(text):
+            return None  # "1,2" is not a number (it compares as text)
+        text = text.replace(",", "")
     try:
-        value = Decimal(text.replace(",", "").replace("$", "").rstrip("%"))
+        value = Decimal(text)
     except InvalidOperation:
         return None
     return value if value.is_finite() else None

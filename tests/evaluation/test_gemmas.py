@@ -294,12 +294,34 @@ def test_answer_extraction(text: str, answer: str | None) -> None:
     assert extract_answer(text) == answer
 
 
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("The answer is **42**.", "42"),
+        ("The answer is: **42**", "42"),
+        ("the answer is `7`", "7"),
+        ("the answer is _B_!", "B"),
+        ("Answer is $-3$.", "-3"),
+        ("the answer is \\boxed{8}.", "8"),
+        ("values 1,2 and 3; total 1,2", "2"),
+        ("from 1,234 to 12,345,678.5", "12,345,678.5"),
+        ("ids 1,2345", "2345"),
+    ],
+)
+def test_answer_extraction_strips_emphasis_and_reads_commas_as_thousands_only(text: str, answer: str) -> None:
+    """Regression: "**42**" kept its asterisks (never equal to 42), "1,2" was read as 12. Markdown
+    emphasis and math delimiters around an answer are stripped; a comma separates thousands only
+    before groups of exactly three digits."""
+    assert extract_answer(text) == answer
+
+
 def test_answers_compare_as_decimals_within_tolerance() -> None:
     assert answers_match("1,250.50", "1250.5")
     assert answers_match("0.30000000001", "0.3")
     assert not answers_match("0.301", "0.3")
     assert answers_match("b", "B")
     assert not answers_match(None, "5")
+    assert not answers_match("1,2", "12") and answers_match("12,345,678.5", "12345678.5")
     contributes = answer_contribution("5")
     assert contributes(Node("agent", "a", response="I think the answer is 5"))
     assert not contributes(Node("agent", "a", response="the answer is 7"))
