@@ -104,16 +104,26 @@ def llm_tagging(
 ) -> Any:  # fmt: skip
     """Ask `model` for every sub-agent's label, through the harness's model layer."""
     import asyncio
+    from dataclasses import replace
 
+    from contracts import InputError
     from evaluation.llm_tagger import llm_tag
     from harness.models.base import ModelSettings, UserMessage
+    from harness.models.config import option_problems
     from harness.models.registry import ModelFactory, preflight, split_name
 
-    if split_name(model)[0] == "sim":
-        raise _input_error(
-            "--llm-tagger", "the LLM tagger needs a real model (anthropic:…, openai:…, openai-compatible:…)"
-        )
-    preflight(model, base_url, api_key_env)
+    problems = option_problems(base_url, None, None, None)
+    try:
+        if split_name(model)[0] == "sim":
+            raise _input_error(
+                "--llm-tagger",
+                "the LLM tagger needs a real model (anthropic:…, openai:…, openai-compatible:…)",
+            )
+        preflight(model, base_url, api_key_env)
+    except InputError as exc:  # the model is named by --llm-tagger here, not --model
+        problems += [replace(p, file="--llm-tagger") if p.file == "--model" else p for p in exc.problems]
+    if problems:
+        raise InputError(problems)
     settings = ModelSettings(temperature=0.0, max_output_tokens=64)
     factory = ModelFactory(settings=settings, base_url=base_url, api_key_env=api_key_env)
     llm = factory.for_episode(model, None, 0)  # type: ignore[arg-type]  # real providers need no task

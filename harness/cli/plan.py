@@ -21,11 +21,11 @@ def build_plan(
     from harness.budgets import Budgets
     from harness.catalog import load_tasks
     from harness.models.base import ModelSettings
+    from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
     from harness.models.registry import preflight
     from harness.profiles import load_profiles
     from harness.runner import RunPlan
-    from harness.store import url_problems
 
     problems: list[Problem] = []
 
@@ -36,13 +36,8 @@ def build_plan(
             problems.extend(exc.problems)
             return None
 
-    problems += url_problems(store, "--store")
-    if db != "sqlite" and not db.startswith("postgresql"):
-        problems.append(
-            Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
-        )
-    elif db != "sqlite":
-        problems += url_problems(db, "--db")
+    problems += database_problems(store, db)
+    problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort)
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))
     settings_data: dict[str, Any] = {}
@@ -58,8 +53,9 @@ def build_plan(
             prices = prices or cfg.prices
             rate_limits = cfg.rate_limits()
     price_table = collect(load_prices, prices or DEFAULT_PRICES)
-    for model, variant in dict.fromkeys(matrix):
+    for model in dict.fromkeys(m for m, _ in matrix):
         collect(preflight, model, base_url, api_key_env)
+    for variant in dict.fromkeys(v for _, v in matrix):
         if profile_set is not None:
             collect(profile_set.variant, variant)
     for key, value in (
@@ -73,7 +69,8 @@ def build_plan(
         from harness.models.ratelimit import RateLimits
         from harness.models.registry import PROVIDERS
 
-        rate_limits = {p: RateLimits(rpm=rpm, tpm=tpm) for p in PROVIDERS} | rate_limits
+        given = {k: v for k, v in (("rpm", rpm), ("tpm", tpm)) if v}  # they win over the config file's
+        rate_limits = {p: (rate_limits.get(p) or RateLimits()).model_copy(update=given) for p in PROVIDERS}
     try:
         settings = ModelSettings.model_validate(settings_data)
         budget_model = Budgets().merged(budgets)
@@ -83,9 +80,20 @@ def build_plan(
             for e in exc.errors()
         ]
     if problems:
-        raise InputError(problems)
+        raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     return RunPlan(
         settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
         resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits,
     )  # fmt: skip
+
+
+def database_problems(store: str, db: str) -> list[Problem]:
+    """The run store's URL, and the world databases' ('sqlite' or a PostgreSQL server)."""
+    from harness.store import url_problems
+
+    if db != "sqlite" and not db.startswith("postgresql"):
+        return url_problems(store, "--store") + [
+            Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
+        ]
+    return url_problems(store, "--store") + (url_problems(db, "--db") if db != "sqlite" else [])

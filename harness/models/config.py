@@ -24,13 +24,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from contracts.errors import Problem
 from contracts.yamlio import load_yaml_model
 from harness.models.base import ModelSettings
 from harness.models.provider_common import ENV_NAME
 from harness.models.ratelimit import RateLimits
 
+BASE_URL = r"^https?://"
 ProviderName = Literal["anthropic", "openai", "openai-compatible"]
 _DEFAULTS = ModelSettings()
 
@@ -56,7 +58,7 @@ class ModelConfig(_Strict):
     settings: SettingsSection = Field(default_factory=SettingsSection)
     providers: dict[ProviderName, ProviderSection] = Field(default_factory=dict)
     prices: Path | None = None
-    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    base_url: str | None = Field(default=None, pattern=BASE_URL)
     api_key_env: str | None = None
 
     @field_validator("api_key_env")
@@ -92,3 +94,33 @@ def load_model_config(path: Path) -> ModelConfig:
     if config.prices is not None and not config.prices.is_absolute():
         config = config.model_copy(update={"prices": (path.parent / config.prices).resolve()})
     return config
+
+
+def option_problems(
+    base_url: str | None,
+    temperature: float | None,
+    max_output_tokens: int | None,
+    reasoning_effort: str | None,
+) -> list[Problem]:
+    """Settings given as command-line options, held to the config file's rules."""
+    import re
+
+    problems = []
+    if base_url is not None and not re.match(BASE_URL, base_url):
+        problems.append(Problem("--base-url", None, f"{base_url!r} is not an http:// or https:// URL"))
+    given = {
+        k: v
+        for k, v in (
+            ("temperature", temperature),
+            ("max_output_tokens", max_output_tokens),
+            ("reasoning_effort", reasoning_effort),
+        )
+        if v is not None
+    }
+    try:
+        SettingsSection.model_validate(given)
+    except ValidationError as exc:
+        for err in exc.errors():
+            option = "--" + str(err["loc"][0]).replace("_", "-")
+            problems.append(Problem(option, None, f"{err['input']!r}: {err['msg'].lower()}"))
+    return problems

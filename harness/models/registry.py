@@ -29,10 +29,14 @@ def preflight(name: str, base_url: str | None, api_key_env: str | None) -> None:
     """Check, before anything runs, what making model `name` needs (its key, its base URL).
 
     Each provider module offers `check` beside `make` (for `make_compatible`,
-    `check_compatible`); they import no SDK. Raises `InputError`.
+    `check_compatible`); they import no SDK. A sim name's policy and options are parsed.
+    Raises `InputError`.
     """
     provider, model_id = split_name(name)
     if provider == "sim":
+        from harness.models.sim import parse_sim_name
+
+        parse_sim_name(name)
         return
     module_name, _, factory = PROVIDERS[provider].partition(":")
     check: Any = getattr(importlib.import_module(module_name), factory.replace("make", "check", 1))

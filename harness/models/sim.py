@@ -71,6 +71,41 @@ def _label_types() -> dict[str, dict[str, str]]:
     return label_types()
 
 
+@dataclass(frozen=True)
+class SimOptions:
+    """What a `sim:POLICY?noise=P&seed=N&latency=S` name asks for (seed None: the episode's)."""
+
+    policy: str
+    noise: float = 0.0
+    seed: int | None = None
+    latency_s: float = 0.0
+
+
+def parse_sim_name(name: str) -> SimOptions:
+    """The policy and options of a sim model name; `InputError` naming `--model` when bad."""
+    base, _, query = name.partition("?")
+    policy = base.removeprefix("sim:")
+    if policy not in POLICIES:
+        raise InputError.one("--model", None, f"unknown sim policy {policy!r}; known: {', '.join(POLICIES)}")
+    options = dict(parse_qsl(query, keep_blank_values=True))
+    unknown = set(options) - {"noise", "seed", "latency"}
+    if unknown:
+        raise InputError.one(
+            "--model", None, f"{name}: unknown option(s) {sorted(unknown)}; use ?noise=P&seed=N&latency=S"
+        )
+    try:
+        noise = float(options.get("noise", 0.0))
+        seed = int(options["seed"]) if "seed" in options else None
+        latency = float(options.get("latency", 0.0))
+    except ValueError:
+        raise InputError.one(
+            "--model", None, f"{name}: noise and latency must be numbers, seed an integer"
+        ) from None
+    if not 0.0 <= noise <= 1.0 or not latency >= 0:
+        raise InputError.one("--model", None, f"{name}: noise must be between 0 and 1, latency not negative")
+    return SimOptions(policy=policy, noise=noise, seed=seed, latency_s=latency)
+
+
 @dataclass
 class SimModel:
     name: str
@@ -83,31 +118,11 @@ class SimModel:
 
     @classmethod
     def from_name(cls, name: str, task: Task, seed: int) -> SimModel:
-        base, _, query = name.partition("?")
-        policy = base.removeprefix("sim:")
-        if policy not in POLICIES:
-            raise InputError.one(
-                "--model", None, f"unknown sim policy {policy!r}; known: {', '.join(POLICIES)}"
-            )
-        options = dict(parse_qsl(query, keep_blank_values=True))
-        unknown = set(options) - {"noise", "seed", "latency"}
-        if unknown:
-            raise InputError.one(
-                "--model", None, f"{name}: unknown option(s) {sorted(unknown)}; use ?noise=P&seed=N&latency=S"
-            )
-        try:
-            noise = float(options.get("noise", 0.0))
-            noise_seed = int(options.get("seed", seed))
-            latency = float(options.get("latency", 0.0))
-        except ValueError:
-            raise InputError.one(
-                "--model", None, f"{name}: noise and latency must be numbers, seed an integer"
-            ) from None
-        if not 0.0 <= noise <= 1.0 or latency < 0:
-            raise InputError.one(
-                "--model", None, f"{name}: noise must be between 0 and 1, latency not negative"
-            )
-        return cls(name=name, policy=policy, task=task, noise=noise, noise_seed=noise_seed, latency_s=latency)
+        o = parse_sim_name(name)
+        noise_seed = seed if o.seed is None else o.seed
+        return cls(
+            name=name, policy=o.policy, task=task, noise=o.noise, noise_seed=noise_seed, latency_s=o.latency_s
+        )
 
     @property
     def solution(self) -> Solution:

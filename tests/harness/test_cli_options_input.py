@@ -123,3 +123,76 @@ def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> Non
     assert one_line_error(mseval("profiles", "new", "helper", "--dir", str(afile))) == (
         f"--dir: {afile} is a file; give a folder"
     )
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("sim:nosuch", "--model: unknown sim policy 'nosuch'; known: single, oracle, eager, shy"),
+        (
+            "sim:oracle?noise=abc",
+            "--model: sim:oracle?noise=abc: noise and latency must be numbers, seed an integer",
+        ),
+        (
+            "sim:oracle?noise=2",
+            "--model: sim:oracle?noise=2: noise must be between 0 and 1, latency not negative",
+        ),
+        (
+            "sim:oracle?bogus=1",
+            "--model: sim:oracle?bogus=1: unknown option(s) ['bogus']; use ?noise=P&seed=N&latency=S",
+        ),
+    ],
+)
+def test_sim_model_names_are_checked_before_anything_runs(tmp_path: Path, model: str, message: str) -> None:
+    store = tmp_path / "s.db"
+    result = mseval(
+        "run", "-m", model, "-v", "spec", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}"
+    )
+    assert one_line_error(result) == message
+    assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (
+            ("--base-url", "localhost:8000/v1"),
+            "--base-url: 'localhost:8000/v1' is not an http:// or https:// URL",
+        ),
+        (("--temperature", "3"), "--temperature: 3.0: input should be less than or equal to 2"),
+        (("--temperature", "-1"), "--temperature: -1.0: input should be greater than or equal to 0"),
+        (("--max-output-tokens", "0"), "--max-output-tokens: 0: input should be greater than or equal to 1"),
+    ],
+)
+def test_setting_options_are_held_to_the_config_files_rules(
+    tmp_path: Path, option: tuple[str, str], message: str
+) -> None:
+    store = tmp_path / "s.db"
+    result = mseval(*RUN, *option, "--store", f"sqlite:///{store}")
+    assert one_line_error(result) == message
+    assert not store.exists()
+
+
+def test_a_problem_shared_by_settings_is_said_once(tmp_path: Path) -> None:
+    result = mseval(
+        "run",
+        "-m",
+        "sim:oracle",
+        "-m",
+        "sim:eager",
+        "-v",
+        "nosuch",
+        "--store",
+        f"sqlite:///{tmp_path / 's.db'}",
+    )
+    assert one_line_error(result).startswith("--variant: unknown variant 'nosuch'")
+
+
+def test_a_bad_llm_tagger_is_named_as_llm_tagger(tmp_path: Path) -> None:
+    episodes = tmp_path / "e.jsonl"
+    episodes.write_text("")
+    result = mseval("score", "--episodes", str(episodes), "--llm-tagger", "foo:bar", "--embedder", "none")
+    assert (
+        one_line_error(result)
+        == "--llm-tagger: unknown provider 'foo'; known: sim, anthropic, openai, openai-compatible"
+    )

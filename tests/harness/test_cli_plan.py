@@ -1,0 +1,20 @@
+"""How command-line options and the config file combine into a run plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.cli.plan import build_plan
+from harness.models.ratelimit import RateLimits
+
+
+def test_command_line_rate_limits_win_over_the_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "models.yaml"
+    config.write_text("providers:\n  openai: {rpm: 10, tpm: 1000}\n")
+    plan = build_plan(
+        matrix=[("sim:oracle", "sa")], tasks="lms-due-reminder", seeds=1, concurrency=1,
+        store=f"sqlite:///{tmp_path / 's.db'}", resume=False, config=config, rpm=99,
+    )  # fmt: skip
+    assert plan.rate_limits["openai"] == RateLimits(rpm=99, tpm=1000)  # --rpm wins; the file's tpm stays
+    assert plan.rate_limits["anthropic"] == RateLimits(rpm=99)
+    assert not (tmp_path / "s.db").exists()
