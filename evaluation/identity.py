@@ -18,7 +18,10 @@ from typing import Any
 
 from evaluation.records import prior_files
 
-SCORER_VERSION = "0.1.0"
+# Bumped whenever the same records could score differently. 0.2.0: case-first unit normaliser,
+# LLM-label fallback, token-less IDS nodes and CJK unigrams, foreign-trace verdicts, UPR main
+# turns without tools_ok, answer extraction (emphasis, thousands separators).
+SCORER_VERSION = "0.2.0"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.

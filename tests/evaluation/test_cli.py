@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evaluation.identity import SCORER_VERSION
 from tests.evaluation import fixtures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def test_score_table_with_the_default_minilm_embedder(exported: tuple[Path, Path
     result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--resamples", "50")
     assert result.returncode == 0, result.stderr
     assert "sim:test (sim)" in result.stdout and "spec" in result.stdout
-    assert "IDS embedder all-MiniLM-L6-v2" in result.stdout and "scorer 0.1.0" in result.stdout
+    assert "IDS embedder all-MiniLM-L6-v2" in result.stdout and f"scorer {SCORER_VERSION}" in result.stdout
 
 
 def test_malformed_episode_line_exits_2_naming_file_and_line(tmp_path: Path) -> None:
