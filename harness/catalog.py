@@ -12,7 +12,7 @@ import fnmatch
 import hashlib
 import importlib.util
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -116,6 +116,7 @@ class Task:
     prior: DelegationPrior | None
     check_path: Path
     digest: str
+    prior_path: Path | None = None
 
     @property
     def id(self) -> str:
@@ -348,8 +349,35 @@ def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     assert spec is not None and solution is not None
     digest = _digest([folder / "task.yaml", folder / "solution.yaml", check_path, prior_path])
     return Task(
-        spec=spec, folder=folder, solution=solution, prior=prior, check_path=check_path, digest=digest
-    )
+        spec=spec, folder=folder, solution=solution, prior=prior, check_path=check_path, digest=digest,
+        prior_path=prior_path if prior is not None else None,
+    )  # fmt: skip
+
+
+def _from_env(name: str) -> str:
+    return f" (from {name})" if os.environ.get(name) else ""
+
+
+def prior_type_problems(task: Task, roles: Container[str]) -> list[Problem]:
+    """Prior units naming a gen or spec sub-agent type that is no sub-agent role."""
+    if task.prior is None or task.prior_path is None:
+        return []
+    lines: Lines = {}
+    problems = []
+    for w, wave in enumerate(task.prior.waves):
+        for u, unit in enumerate(wave):
+            for family in ("gen", "spec"):
+                name = getattr(unit, family)
+                if name not in roles:
+                    lines = lines or read_yaml(task.prior_path)[1]
+                    problems.append(
+                        Problem(
+                            str(task.prior_path),
+                            lines.get(("waves", w, u, family)),
+                            f"sub-task {unit.subtask}: unknown {family} sub-agent type {name!r}",
+                        )
+                    )
+    return problems
 
 
 def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
@@ -358,6 +386,8 @@ def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
 
 def select(selector: str, tasks_dir: Path = TASKS_DIR) -> list[Path]:
     """`all`, a scenario, a task id, or a glob over task ids (SPEC §10)."""
+    if not tasks_dir.is_dir():
+        raise InputError.one(tasks_dir, None, f"no such folder of tasks{_from_env('MSEVAL_TASKS')}")
     folders = task_folders(tasks_dir)
     if selector == "all":
         chosen = folders
@@ -393,6 +423,10 @@ def load_tasks(
     selector: str = "all", tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
 ) -> list[Task]:
     """Every selected task, validated; all problems of all files at once."""
+    if not priors_dir.is_dir():
+        raise InputError.one(
+            priors_dir, None, f"no such folder of delegation priors{_from_env('MSEVAL_PRIORS')}"
+        )
     chosen = select(selector, tasks_dir)
     problems = duplicate_id_problems(chosen, task_folders(tasks_dir))
     tasks: list[Task] = []

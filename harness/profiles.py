@@ -156,6 +156,9 @@ def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) 
     problems: list[Problem] = []
     profiles: dict[str, Profile] = {}
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
+        if not folder.is_dir():
+            problems.append(Problem(str(folder), None, "no such folder of profiles"))
+            continue
         for path in sorted(folder.glob("*.md")):
             try:
                 p = parse_profile(path)

@@ -75,9 +75,10 @@ def tasks_new(
 
 @priors_app.command("validate")
 def priors_validate() -> None:
-    """Every prior parses, uses the 24 labels, and refers to its task's solution sub-tasks."""
+    """Every prior parses, uses the 24 labels, refers to its task's solution sub-tasks and to known sub-agent types."""
     from contracts.errors import InputError, Problem
-    from harness.catalog import PRIORS_DIR, load_tasks
+    from harness.catalog import PRIORS_DIR, load_tasks, prior_type_problems
+    from harness.profiles import load_profiles
 
     tasks = {t.id: t for t in load_tasks("all")}
     problems = [
@@ -85,6 +86,9 @@ def priors_validate() -> None:
         for p in sorted(PRIORS_DIR.glob("*.yaml"))
         if p.stem not in tasks
     ]
+    roles = {name for name, p in load_profiles().profiles.items() if not p.is_variant}
+    for t in tasks.values():
+        problems += prior_type_problems(t, roles)
     if problems:
         raise InputError(problems)
     with_prior = sum(1 for t in tasks.values() if t.prior is not None)

@@ -7,6 +7,7 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,7 +34,13 @@ EpisodesOpt = Annotated[
         "--episodes", help="Episode records (.jsonl, mseval.episode/1); FILE.runs.json beside it is read too."
     ),
 ]
-PriorsOpt = Annotated[Path, typer.Option("--priors", help="Folder of delegation priors (<task-id>.yaml).")]
+PriorsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--priors",
+        help="Folder of delegation priors (<task-id>.yaml); default $MSEVAL_PRIORS, else the project's.",
+    ),
+]
 BaselineOpt = Annotated[
     str, typer.Option("--baseline", help="Variant that every other variant is compared with.")
 ]
@@ -53,6 +60,16 @@ def _input_error(where: str, message: str) -> Exception:
     from contracts import InputError
 
     return InputError.one(where, None, message)
+
+
+def priors_folder(given: Path | None) -> Path:
+    """`--priors`, else `MSEVAL_PRIORS`, else the project's delegation_priors/ (as `mseval run`)."""
+    env = os.environ.get("MSEVAL_PRIORS")
+    folder = given or (Path(env) if env else DEFAULT_PRIORS)
+    if not folder.is_dir():
+        source = "--priors" if given else "MSEVAL_PRIORS" if env else "the project's priors"
+        raise _input_error(str(folder), f"no such folder of delegation priors ({source})")
+    return folder
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
@@ -261,7 +278,7 @@ def summary_table(doc: ScoreDocument) -> str:
 def score(
     store: StoreOpt = None,
     episodes: EpisodesOpt = None,
-    priors: PriorsOpt = DEFAULT_PRIORS,
+    priors: PriorsOpt = None,
     baseline: BaselineOpt = "sa",
     as_json: Annotated[bool, typer.Option("--json", help="Print the mseval.score/1 document.")] = False,
     embedder: EmbedderOpt = "minilm",
@@ -271,9 +288,10 @@ def score(
     api_key_env: KeyEnvOpt = None,
 ) -> None:
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
+    priors_dir = priors_folder(priors)
     records, runs = load_input(store, episodes)
     doc = build_document(
-        records, runs, priors, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
+        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
     _warn(doc)
     print(doc.to_json(indent=1) if as_json else summary_table(doc))
@@ -285,7 +303,7 @@ def report(
     ],
     store: StoreOpt = None,
     episodes: EpisodesOpt = None,
-    priors: PriorsOpt = DEFAULT_PRIORS,
+    priors: PriorsOpt = None,
     baseline: BaselineOpt = "sa",
     embedder: EmbedderOpt = "minilm",
     resamples: ResamplesOpt = 1000,
@@ -302,9 +320,10 @@ def report(
     from harness.cli.common import check_out_path
 
     check_out_path(out, "--out", folder=True)
+    priors_dir = priors_folder(priors)
     records, runs = load_input(store, episodes)
     doc = build_document(
-        records, runs, priors, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
+        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
     _warn(doc)
     files = write_report(doc, records, out, timeline or ())
@@ -395,7 +414,7 @@ DEMO_EMBEDDER = "tfidf"
 def demo_hook(store: str, report_dir: Path | None) -> None:
     """After `mseval demo`: the score table of its store, and the report when asked for."""
     records, runs = load_input(store, None)
-    doc = build_document(records, runs, DEFAULT_PRIORS, "sa", DEMO_EMBEDDER, 1000)
+    doc = build_document(records, runs, priors_folder(None), "sa", DEMO_EMBEDDER, 1000)
     _warn(doc)
     print(summary_table(doc))
     if report_dir is not None:

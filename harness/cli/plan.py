@@ -40,6 +40,8 @@ def build_plan(
     problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort)
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))
+    if profile_set is not None and profile_dirs:
+        problems += extra_profile_problems(profile_set, profile_dirs)
     settings_data: dict[str, Any] = {}
     rate_limits: dict[str, Any] = {}
     if config is not None:
@@ -97,3 +99,13 @@ def database_problems(store: str, db: str) -> list[Problem]:
             Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
         ]
     return url_problems(store, "--store") + (url_problems(db, "--db") if db != "sqlite" else [])
+
+
+def extra_profile_problems(profile_set: Any, dirs: Sequence[Path]) -> list[Problem]:
+    """The tool globs of profiles from `--profiles` folders, as `mseval profiles validate` checks them."""
+    from harness.profiles import glob_problems
+    from harness.servers_catalog import tool_modes
+
+    folders = {d.resolve() for d in dirs}
+    extra = [p for p in profile_set.profiles.values() if p.source.parent.resolve() in folders]
+    return glob_problems(extra, tool_modes()) if extra else []

@@ -93,3 +93,56 @@ def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
         f"{prior}:{line_of(prior, 'subtask: s9')}: sub-task 's9' is not in lms-enrollment-overview's solution"
         in lines
     )
+
+
+def test_priors_validate_names_an_unknown_sub_agent_type(tmp_path: Path) -> None:
+    _tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    prior.write_text(prior.read_text().replace("gen: explorer", "gen: no-such-role", 1))
+    line = one_line_error(mseval("priors", "validate", env=env))
+    assert (
+        line
+        == f"{prior}:{line_of(prior, 'no-such-role')}: sub-task s1: unknown gen sub-agent type 'no-such-role'"
+    )
+
+
+def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
+    _tasks, _priors, env = catalog_copy(tmp_path)
+    missing = str(tmp_path / "nowhere")
+    line = one_line_error(mseval("tasks", "list", env={**env, "MSEVAL_TASKS": missing}))
+    assert line == f"{missing}: no such folder of tasks (from MSEVAL_TASKS)"
+    line = one_line_error(mseval("tasks", "list", env={**env, "MSEVAL_PRIORS": missing}))
+    assert line == f"{missing}: no such folder of delegation priors (from MSEVAL_PRIORS)"
+    line = one_line_error(mseval("profiles", "list", "--dir", missing))
+    assert line == f"{missing}: no such folder of profiles"
+
+
+def test_run_checks_the_tool_globs_of_extra_profiles(tmp_path: Path) -> None:
+    _tasks, _priors, env = catalog_copy(tmp_path)
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    role = folder / "helper.md"
+    role.write_text('---\nname: helper\ndescription: d\nwhenToUse: w\ntools: ["mcp__nosuch__*"]\n---\nbody\n')
+    store = tmp_path / "store.db"
+    result = mseval("run", "-m", "sim:oracle", "-v", "spec", "--profiles", str(folder),
+                    "--store", f"sqlite:///{store}", env=env)  # fmt: skip
+    line = one_line_error(result)
+    assert line == f"{role}:5: tools glob 'mcp__nosuch__*' matches no known tool"
+    assert not store.exists()
+
+
+def test_score_reads_priors_from_mseval_priors(tmp_path: Path) -> None:
+    episodes = tmp_path / "e.jsonl"
+    episodes.write_text("")
+    priors = tmp_path / "priors"
+    priors.mkdir()
+    (priors / "t1.yaml").write_text("task: t1\nneed_delegation: false\nwaves: []\nbogus: 1\n")
+    env = {"MSEVAL_PRIORS": str(priors)}
+    for command in (("score",), ("report", "--out", str(tmp_path / "rep"))):
+        result = mseval(*command, "--episodes", str(episodes), "--embedder", "none", env=env)
+        assert one_line_error(result) == f"{priors / 't1.yaml'}:4: unknown key 'bogus'"
+    missing = tmp_path / "nowhere"
+    result = mseval(
+        "score", "--episodes", str(episodes), "--embedder", "none", env={"MSEVAL_PRIORS": str(missing)}
+    )
+    assert one_line_error(result) == f"{missing}: no such folder of delegation priors (MSEVAL_PRIORS)"
