@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from contracts.errors import InputError, Problem
+from contracts.yamlio import KeyPath, read_yaml
 from harness.catalog import Task
 from harness.checks import Criterion
 from harness.mcp_client import ServerPool
@@ -25,7 +27,7 @@ from harness.world import create_world
 @dataclass
 class TaskReport:
     task: str
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     gold: list[Criterion] = field(default_factory=list)
     empty: list[Criterion] = field(default_factory=list)
 
@@ -34,40 +36,75 @@ class TaskReport:
         return not self.problems
 
 
-async def replay(task: Task, root: Path, *, gold: bool) -> tuple[list[Criterion], list[str], list[ToolInfo]]:
+@dataclass(frozen=True)
+class CallFailure:
+    """A gold call that failed: sub-task index, call index, and what happened."""
+
+    subtask: int
+    call: int
+    message: str
+
+
+async def replay(
+    task: Task, root: Path, *, gold: bool
+) -> tuple[list[Criterion], list[CallFailure], list[ToolInfo]]:
     """Run the gold calls (or none) on a fresh world; return the check, call failures, and the tool catalog."""
     world = await asyncio.to_thread(create_world, task, f"{task.id}-{'gold' if gold else 'empty'}", root)
-    failures: list[str] = []
+    failures: list[CallFailure] = []
     try:
         async with ServerPool([*task.servers, "local"], world.access()) as pool:
             catalog = list(pool.catalog)
             names = {t.name: t for t in catalog}
-            for st in task.solution.subtasks if gold else []:
-                for c in st.calls:
+            for i, st in enumerate(task.solution.subtasks if gold else []):
+                for j, c in enumerate(st.calls):
                     info = names.get(c.tool)
                     if info is None:
-                        failures.append(f"sub-task {st.id}: no tool {c.tool}")
+                        failures.append(CallFailure(i, j, f"sub-task {st.id}: no tool {c.tool}"))
                         continue
                     outcome = await pool.call(info.server, info.tool, c.arguments)
                     if outcome.is_error:
-                        failures.append(f"sub-task {st.id}: {c.tool} failed: {outcome.text[:300]}")
+                        failures.append(
+                            CallFailure(i, j, f"sub-task {st.id}: {c.tool} failed: {outcome.text[:300]}")
+                        )
         checks = await asyncio.to_thread(run_check, task, world)
     finally:
         world.close()
     return checks, failures, catalog
 
 
-def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: ProfileSet) -> list[str]:
+def _lines(path: Path | None) -> dict[KeyPath, int]:
+    try:
+        return read_yaml(path)[1] if path is not None else {}
+    except InputError:
+        return {}
+
+
+def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: ProfileSet) -> list[Problem]:
+    """Gold sub-tasks that the sub-agent type of a delegating run (the prior unit's, else the
+    label's default) does not know or cannot reach; named at the prior unit, else the sub-task."""
     problems = []
     defaults = label_types()
-    units = {u.subtask: u for u in (task.prior.units if task.prior else [])}
-    for st in task.solution.subtasks:
-        unit = units.get(st.id)
+    units = {
+        u.subtask: (u, ("waves", w, i))
+        for w, wave in enumerate(task.prior.waves if task.prior else [])
+        for i, u in enumerate(wave)
+    }
+    sfile = task.folder / "solution.yaml"
+    slines, plines = _lines(sfile), _lines(task.prior_path)
+    for k, st in enumerate(task.solution.subtasks):
+        unit, where = units.get(st.id, (None, ()))
         for family in ("gen", "spec"):
             type_name = getattr(unit, family) if unit else defaults[st.label][family]
+            file, line = (
+                (str(task.prior_path), plines.get((*where, family)))
+                if unit
+                else (str(sfile), slines.get(("subtasks", k, "label")))
+            )
             role = profiles.profiles.get(type_name)
             if role is None or role.is_variant:
-                problems.append(f"sub-task {st.id}: unknown {family} sub-agent type {type_name!r}")
+                problems.append(
+                    Problem(file, line, f"sub-task {st.id}: unknown {family} sub-agent type {type_name!r}")
+                )
                 continue
             h = role.header
             reach = allowlist(
@@ -80,20 +117,31 @@ def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: Profi
             )
             missing = sorted({c.tool for c in st.calls} - set(reach))
             if missing:
-                problems.append(f"sub-task {st.id}: {family} type {type_name!r} cannot call {missing}")
+                problems.append(
+                    Problem(
+                        file, line, f"sub-task {st.id}: {family} type {type_name!r} cannot call {missing}"
+                    )
+                )
     return problems
 
 
 async def validate_task(task: Task, profiles: ProfileSet, root: Path) -> TaskReport:
     report = TaskReport(task.id)
+    sfile, check = task.folder / "solution.yaml", str(task.check_path)
     report.gold, failures, catalog = await replay(task, root, gold=True)
-    report.problems += failures
+    slines = _lines(sfile) if failures else {}
+    report.problems += [
+        Problem(str(sfile), slines.get(("subtasks", f.subtask, "calls", f.call, "tool")), f.message)
+        for f in failures
+    ]
     if not all(c.passed for c in report.gold):
         failed = [f"{c.name}: {c.message}" for c in report.gold if not c.passed]
-        report.problems.append(f"the gold solution fails the check: {'; '.join(failed)}")
+        report.problems.append(
+            Problem(check, None, f"the gold solution fails the check: {'; '.join(failed)}")
+        )
     report.empty, _, _ = await replay(task, root, gold=False)
     if all(c.passed for c in report.empty):
-        report.problems.append("doing nothing passes the check")
+        report.problems.append(Problem(check, None, "doing nothing passes the check"))
     report.problems += delegation_problems(task, catalog, profiles)
     return report
 

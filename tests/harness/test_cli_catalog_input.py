@@ -146,3 +146,22 @@ def test_score_reads_priors_from_mseval_priors(tmp_path: Path) -> None:
         "score", "--episodes", str(episodes), "--embedder", "none", env={"MSEVAL_PRIORS": str(missing)}
     )
     assert one_line_error(result) == f"{missing}: no such folder of delegation priors (MSEVAL_PRIORS)"
+
+
+def test_tasks_validate_checks_splits_only_of_scenarios_the_catalog_covers(tmp_path: Path) -> None:
+    *_, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-enrollment-overview")
+    result = mseval("tasks", "validate", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "2 tasks, 0 problems"
+
+
+def test_tasks_validate_names_the_file_and_line_of_a_failing_gold_call(tmp_path: Path) -> None:
+    tasks, _priors, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-enrollment-overview")
+    solution = tasks / "lms" / "lms-enrollment-overview" / "solution.yaml"
+    solution.write_text(
+        solution.read_text().replace("mcp__lms__list_enrollments", "mcp__lms__no_such_tool", 1)
+    )
+    result = mseval("tasks", "validate", env=env)
+    assert result.returncode == 1, result.stdout + result.stderr  # a validation failure, not bad input
+    line = line_of(solution, "mcp__lms__no_such_tool")
+    assert f"    {solution}:{line}: sub-task s1: no tool mcp__lms__no_such_tool" in result.stdout.splitlines()
