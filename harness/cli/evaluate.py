@@ -312,7 +312,11 @@ def report(
     api_key_env: KeyEnvOpt = None,
     timeline: Annotated[
         list[str] | None,
-        typer.Option("--timeline", help="Episode id or task id to draw in the waves timeline (repeatable)."),
+        typer.Option(
+            "--timeline",
+            metavar="ID",
+            help="Episode id or task id to draw in the waves timeline (repeatable).",
+        ),
     ] = None,
 ) -> None:
     """Write report.md, a self-contained index.html and PNG plots of the score."""

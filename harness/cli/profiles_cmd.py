@@ -10,7 +10,9 @@ import typer
 profiles_app = typer.Typer(
     help="List, validate and create sub-agent profiles and variants.", no_args_is_help=True
 )
-DirOption = Annotated[list[Path], typer.Option("--dir", help="an extra profile folder (repeatable)")]
+DirOption = Annotated[
+    list[Path], typer.Option("--dir", metavar="DIR", help="an extra profile folder (repeatable)")
+]
 
 
 @profiles_app.command("list")

@@ -49,13 +49,17 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--model",
                 "-m",
+                metavar="M",
                 help="provider:model-id, e.g. sim:oracle, anthropic:claude-sonnet-4-5 (repeatable)",
             ),
         ],
         variant: Annotated[
             list[str],
             typer.Option(
-                "--variant", "-v", help="sa, gen, spec, plan-first, oracle, or your own (repeatable)"
+                "--variant",
+                "-v",
+                metavar="V",
+                help="sa, gen, spec, plan-first, oracle, or your own (repeatable)",
             ),
         ],
         tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
@@ -83,7 +87,10 @@ def register(app: typer.Typer) -> None:
             ),
         ] = "sqlite",
         budget: Annotated[
-            list[str], typer.Option(help="override a budget, KEY=VALUE (e.g. max_steps=50); repeatable")
+            list[str],
+            typer.Option(
+                metavar="KEY=VALUE", help="override a budget, KEY=VALUE (e.g. max_steps=50); repeatable"
+            ),
         ] = [],  # noqa: B006
         config: Annotated[Path | None, typer.Option(help="model settings file (YAML)")] = None,
         temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
@@ -91,7 +98,9 @@ def register(app: typer.Typer) -> None:
         reasoning_effort: Annotated[
             str | None, typer.Option(help="reasoning effort, where the provider has it")
         ] = None,
-        profiles: Annotated[list[Path], typer.Option(help="extra profile folder (repeatable)")] = [],  # noqa: B006
+        profiles: Annotated[
+            list[Path], typer.Option(metavar="DIR", help="extra profile folder (repeatable)")
+        ] = [],  # noqa: B006
         prices: Annotated[Path | None, typer.Option(help="price table (YAML)")] = None,
         rpm: Annotated[
             int | None, typer.Option(min=1, help="requests per minute per provider, across the run")

@@ -15,13 +15,39 @@ servers_app = typer.Typer(
 
 
 @servers_app.command("list")
-def servers_list() -> None:
-    """Each server with its tool count, read/write split and function labels."""
+def servers_list(
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="NAME", help="list these servers' tools: name, read|write, function label"),
+    ] = None,
+) -> None:
+    """Each server with its tool count, read/write split and function labels; or, given
+    names, one line per tool of those servers (its qualified name, readOnlyHint and label)."""
+    if names:
+        _list_tools(names)
+        return
     from harness.servers_catalog import describe
 
     for row in describe():
         labels = ", ".join(f"{k}×{v}" for k, v in sorted(row.labels.items()))
         print(f"{row.name:10} {row.tools:3} tools ({row.read} read, {row.write} write)  {labels}")
+
+
+def _list_tools(names: list[str]) -> None:
+    from contracts.errors import InputError
+    from harness.servers_catalog import tool_catalog
+    from mcp_servers.common import registry
+
+    known = registry.names()
+    unknown = [
+        Problem(n, None, f"unknown MCP server; known: {', '.join(known)}") for n in names if n not in known
+    ]
+    if unknown:
+        raise InputError(unknown)
+    tools = [t for n in dict.fromkeys(names) for t in tool_catalog() if t.server == n]
+    width = max(len(t.name) for t in tools)
+    for t in tools:
+        print(f"{t.name:{width}}  {'read ' if t.read_only else 'write'}  {t.label or '-'}")
 
 
 @servers_app.command("serve")
