@@ -76,9 +76,33 @@ def new_task(
                     "arguments": {"code": f"open('NOTES.md', 'w').write('notes for {name}')"}}]},
     ]})  # fmt: skip
     (folder / "check.py").write_text(CHECK_TEMPLATE.format(name=name), encoding="utf-8")
-    _dump(prior_path, {"task": name, "need_delegation": False, "waves": []})
+    _dump(prior_path, _skeleton_prior(name), SKELETON_PRIOR_HEADER)
     load_task(folder, priors_dir)  # the skeleton must load
     return [folder / "task.yaml", folder / "solution.yaml", folder / "check.py", prior_path]
+
+
+SKELETON_PRIOR_HEADER = (
+    "# A skeleton: annotate it (docs/annotating-priors.md). `mseval priors draft` replaces this\n"
+    "# file without --force only while it is unchanged.\n"
+)
+
+
+def _skeleton_prior(task_id: str) -> dict[str, Any]:
+    return {"task": task_id, "need_delegation": False, "waves": []}
+
+
+def _replaceable(path: Path, task_id: str) -> bool:
+    """A prior `draft_prior` may write over without --force: none yet, or the untouched
+    skeleton of `mseval tasks new` (nothing an annotator wrote is lost)."""
+    if not path.exists():
+        return True
+    skeleton = SKELETON_PRIOR_HEADER + yaml.safe_dump(
+        _skeleton_prior(task_id), sort_keys=False, allow_unicode=True, width=110
+    )
+    try:
+        return path.read_text(encoding="utf-8") == skeleton
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _find_record(episode_id: str, store_url: str) -> Any:
@@ -103,16 +127,21 @@ def draft_prior(
     sub-task whose tools it used most (ties: the earlier sub-task); duplicates are dropped."""
     from harness.catalog import select
 
-    folder = select(task_id)[0]
+    folders = [f for f in select(task_id) if f.name == task_id] if _ID.match(task_id) else []
+    if len(folders) != 1:
+        raise InputError.one(task_id, None, "give exactly one task id (not a scenario, a glob or 'all')")
+    folder = folders[0]
     task = load_task(folder)
+    path = out or PRIORS_DIR / f"{task.id}.yaml"
+    if out is not None and out.exists() and not force:
+        raise InputError.one(str(out), None, "exists already; pass --force to replace it")
+    if out is None and not force and not _replaceable(path, task.id):
+        raise InputError.one(str(path), None, "a prior exists; pass --force to replace it")
     record = _find_record(episode_id, store_url)
     if record.task_id != task.id:
         raise InputError.one(
             "--from-episode", None, f"episode {episode_id} is of task {record.task_id}, not {task.id}"
         )
-    path = out or PRIORS_DIR / f"{task.id}.yaml"
-    if path.exists() and not force and out is None and task.prior is not None and task.prior.need_delegation:
-        raise InputError.one(str(path), None, "a prior with waves exists; pass --force to replace it")
     types = label_types()
     spec_roles = set(load_profiles().variant("spec").header.subagents or ())
     used: set[str] = set()
@@ -152,7 +181,7 @@ def draft_prior(
 
 
 PROFILE_TEMPLATE = """---
-name: {name}
+name: {name}{override}
 description: "TODO: what this sub-agent does, in one sentence."
 whenToUse: "TODO: when the main agent should start it."
 mode: {mode}
@@ -174,14 +203,21 @@ maxSteps: 100
 """
 
 
-def new_profile(name: str, folder: Path, mode: str) -> Path:
+def new_profile(name: str, folder: Path, mode: str, override: bool = False) -> Path:
+    """A role skeleton in `folder`; replacing a built-in profile takes `override` (which the
+    file then declares, as `mseval profiles validate` requires)."""
+    from harness.profiles import BUILTIN_DIR
+
     if not _ID.match(name):
         raise InputError.one(name, None, "a profile name is lower-case letters, digits and dashes")
     if mode not in ("read-only", "writable"):
         raise InputError.one("--mode", None, "mode is read-only or writable")
+    if (BUILTIN_DIR / f"{name}.md").exists() and not override:
+        raise InputError.one(name, None, "a built-in profile has this name; pass --override to replace it")
     path = folder / f"{name}.md"
     if path.exists():
         raise InputError.one(str(path), None, "exists already")
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(PROFILE_TEMPLATE.format(name=name, mode=mode), encoding="utf-8")
+    text = PROFILE_TEMPLATE.format(name=name, mode=mode, override="\noverride: true" if override else "")
+    path.write_text(text, encoding="utf-8")
     return path

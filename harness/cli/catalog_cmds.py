@@ -109,7 +109,7 @@ def priors_draft(
     out: Annotated[
         Path | None, typer.Option(help="write here instead of delegation_priors/<task>.yaml")
     ] = None,
-    force: Annotated[bool, typer.Option(help="replace an existing prior")] = False,
+    force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
 ) -> None:
     """Draft a prior from the waves of a recorded episode, for an annotator to edit."""
     from harness.authoring import draft_prior

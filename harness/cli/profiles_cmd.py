@@ -47,13 +47,16 @@ def profiles_new(
     name: Annotated[str, typer.Argument(help="profile name (lower-case, dashes)")],
     folder: Annotated[Path, typer.Option("--dir", help="where to write it")] = Path("profiles"),
     mode: Annotated[str, typer.Option(help="read-only or writable")] = "read-only",
+    override: Annotated[
+        bool, typer.Option(help="replace the built-in profile of this name (writes override: true)")
+    ] = False,
 ) -> None:
     """Write a sub-agent role skeleton to edit."""
     from harness.authoring import new_profile
     from harness.cli.common import check_out_path
 
     check_out_path(folder, "--dir", folder=True)
-    print(f"created {new_profile(name, folder, mode)}")
+    print(f"created {new_profile(name, folder, mode, override)}")
 
 
 def register(app: typer.Typer) -> None:
