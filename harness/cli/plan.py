@@ -15,11 +15,13 @@ def build_plan(
     budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
     prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
+    executor: str = "local",
 ) -> Any:  # fmt: skip
     from pydantic import ValidationError
 
     from harness.budgets import Budgets
     from harness.catalog import load_tasks
+    from harness.cli.common import check_out_path
     from harness.models.base import ModelSettings
     from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
@@ -37,6 +39,11 @@ def build_plan(
             return None
 
     problems += database_problems(store, db)
+    if transport not in ("inprocess", "stdio", "http"):
+        problems.append(Problem("--server-transport", None, f"{transport!r}: give inprocess, stdio or http"))
+    if executor not in ("local", "ray"):
+        problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
+    collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
     problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort)
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))

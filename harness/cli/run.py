@@ -114,16 +114,12 @@ def register(app: typer.Typer) -> None:
         from harness.cli.common import parse_budget_overrides, print_table, settings_table
         from harness.cli.plan import build_plan
 
-        if server_transport not in ("inprocess", "stdio", "http"):
-            raise typer.BadParameter("--server-transport must be inprocess, stdio or http")
-        if executor not in ("local", "ray"):
-            raise typer.BadParameter("--executor must be local or ray")
         plan = build_plan(
             matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, concurrency=concurrency, store=store,
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
             budgets=parse_budget_overrides(budget), config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
-            prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm,
+            prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
         )  # fmt: skip
         result = _execute(plan, executor, ray_address)
         print_table(settings_table(result.records))

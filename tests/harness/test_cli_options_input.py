@@ -196,3 +196,18 @@ def test_a_bad_llm_tagger_is_named_as_llm_tagger(tmp_path: Path) -> None:
         one_line_error(result)
         == "--llm-tagger: unknown provider 'foo'; known: sim, anthropic, openai, openai-compatible"
     )
+
+
+def test_run_names_bad_choices_and_a_runs_dir_that_is_a_file(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    store = tmp_path / "s.db"
+    result = mseval(*RUN, "--runs-dir", str(afile), "--executor", "nope", "--server-transport", "nope",
+                    "--store", f"sqlite:///{store}")  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "--server-transport: 'nope': give inprocess, stdio or http",
+        "--executor: 'nope': give local or ray",
+        f"--runs-dir: {afile} is a file; give a folder",
+    ]
+    assert not store.exists()
