@@ -81,7 +81,8 @@ def tasks_new(
 def priors_validate() -> None:
     """Every prior parses, uses the 24 labels, refers to its task's solution sub-tasks and to known sub-agent types."""
     from contracts.errors import InputError, Problem
-    from harness.catalog import PRIORS_DIR, load_tasks, prior_type_problems
+    from harness.catalog import PRIORS_DIR, load_tasks
+    from harness.catalog_rules import prior_type_problems
     from harness.profiles import load_profiles
 
     tasks = {t.id: t for t in load_tasks("all")}
