@@ -45,7 +45,7 @@ def _list_tools(names: list[str]) -> None:
     if unknown:
         raise InputError(unknown)
     tools = [t for n in dict.fromkeys(names) for t in tool_catalog() if t.server == n]
-    width = max(len(t.name) for t in tools)
+    width = max((len(t.name) for t in tools), default=0)
     for t in tools:
         print(f"{t.name:{width}}  {'read ' if t.read_only else 'write'}  {t.label or '-'}")
 
