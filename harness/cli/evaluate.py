@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from contracts.errors import InputError, Problem
+
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
     from evaluation.document import ScoreDocument
@@ -57,19 +59,39 @@ ResamplesOpt = Annotated[
 
 
 def _input_error(where: str, message: str) -> Exception:
-    from contracts import InputError
-
     return InputError.one(where, None, message)
 
 
 def priors_folder(given: Path | None) -> Path:
     """`--priors`, else `MSEVAL_PRIORS`, else the project's delegation_priors/ (as `mseval run`)."""
     env = os.environ.get("MSEVAL_PRIORS")
-    folder = given or (Path(env) if env else DEFAULT_PRIORS)
+    return given or (Path(env) if env else DEFAULT_PRIORS)
+
+
+def input_problems(
+    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
+) -> list[Problem]:
+    """What is wrong with the inputs of score/report, all at once, before any is read."""
+    from harness.cli.common import check_out_path
+    from harness.store import url_problems
+
+    problems = []
+    folder = priors_folder(priors)
     if not folder.is_dir():
-        source = "--priors" if given else "MSEVAL_PRIORS" if env else "the project's priors"
-        raise _input_error(str(folder), f"no such folder of delegation priors ({source})")
-    return folder
+        source = (
+            "--priors" if priors else "MSEVAL_PRIORS" if os.environ.get("MSEVAL_PRIORS") else "the project's"
+        )
+        problems.append(Problem(str(folder), None, f"no such folder of delegation priors ({source})"))
+    if store is not None and episodes is not None:
+        problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))
+    elif episodes is None:
+        problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
+    if out is not None:
+        try:
+            check_out_path(out, "--out", folder=True)
+        except InputError as exc:
+            problems += exc.problems
+    return problems
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
@@ -82,11 +104,19 @@ def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRe
         runs_file = runs_file_for(episodes)
         runs = load_run_identities(runs_file) if runs_file.exists() else []
         return load_episodes(episodes), runs
-    from harness.store import check_url, read_episode_records, read_run_identities
+    from harness.store import read_episode_records, read_run_identities
 
     url = store or DEFAULT_STORE
-    check_url(url, "--store", must_exist=True)
     return list(read_episode_records(url)), list(read_run_identities(url))
+
+
+def _check_inputs(
+    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
+) -> Path:
+    problems = input_problems(store, episodes, priors, out)
+    if problems:
+        raise InputError(problems)
+    return priors_folder(priors)
 
 
 TaggerOpt = Annotated[
@@ -123,7 +153,6 @@ def llm_tagging(
     import asyncio
     from dataclasses import replace
 
-    from contracts import InputError
     from evaluation.llm_tagger import llm_tag
     from harness.models.base import ModelSettings, UserMessage
     from harness.models.config import option_problems
@@ -288,7 +317,7 @@ def score(
     api_key_env: KeyEnvOpt = None,
 ) -> None:
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
-    priors_dir = priors_folder(priors)
+    priors_dir = _check_inputs(store, episodes, priors)
     records, runs = load_input(store, episodes)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
@@ -321,10 +350,8 @@ def report(
 ) -> None:
     """Write report.md, a self-contained index.html and PNG plots of the score."""
     from evaluation.reports import write_report
-    from harness.cli.common import check_out_path
 
-    check_out_path(out, "--out", folder=True)
-    priors_dir = priors_folder(priors)
+    priors_dir = _check_inputs(store, episodes, priors, out)
     records, runs = load_input(store, episodes)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env

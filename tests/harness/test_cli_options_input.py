@@ -211,3 +211,16 @@ def test_run_names_bad_choices_and_a_runs_dir_that_is_a_file(tmp_path: Path) -> 
         f"--runs-dir: {afile} is a file; give a folder",
     ]
     assert not store.exists()
+
+
+def test_report_names_every_bad_input_at_once(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    missing = tmp_path / "nowhere"
+    result = mseval("report", "--store", "garbage", "--priors", str(missing), "--out", str(afile))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[0] == f"{missing}: no such folder of delegation priors (--priors)"
+    assert lines[1].startswith("--store: 'garbage' is not a database URL")
+    assert lines[2] == f"--out: {afile} is a file; give a folder"
+    assert len(lines) == 3
