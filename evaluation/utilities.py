@@ -2,7 +2,7 @@
 
 Episodes pair by (task, seed). D_del = pairs whose MAD-SAE episode completed and started at
 least one sub-agent (an absent SA episode there counts as a failure); D_del⁺ = the pairs of
-D_del that both solved. Headline utilities are in ratio form (50% = parity with SA):
+D_del that both solved. Headline utilities are in ratio form (0.5 = parity with SA):
 
     U_p = SR_MAS / (SR_MAS + SR_SA)   over D_del
     U_e = C̄_SA / (C̄_SA + C̄_MAS)        over D_del⁺, C̄ the mean critical steps

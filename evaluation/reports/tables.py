@@ -169,7 +169,7 @@ def tables(doc: ScoreDocument) -> list[Table]:
         "Completed episodes of tasks with a prior; (numerator/denominator) beside each rate.",
     )
     utilities = Table(
-        "Orchestration utilities and MSQ (50% = parity with the baseline)",
+        "Orchestration utilities and MSQ (0.5 = parity with the baseline)",
         [
             "model",
             "variant",
