@@ -7,7 +7,6 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,16 +15,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from contracts.errors import InputError, Problem
+from contracts.errors import InputError
+from harness.cli.score_inputs import check_inputs, load_input, priors_folder
 
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
     from evaluation.document import ScoreDocument
-
-# The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/evaluate.py).
-DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
-# harness.store's default, repeated so that --help needs no store import.
-DEFAULT_STORE = "sqlite:///runs/mseval.db"
 
 StoreOpt = Annotated[
     str | None, typer.Option("--store", help="Store URL to read episodes from (default: runs/mseval.db).")
@@ -62,63 +57,6 @@ def _input_error(where: str, message: str) -> Exception:
     return InputError.one(where, None, message)
 
 
-def priors_folder(given: Path | None) -> Path:
-    """`--priors`, else `MSEVAL_PRIORS`, else the project's delegation_priors/ (as `mseval run`)."""
-    env = os.environ.get("MSEVAL_PRIORS")
-    return given or (Path(env) if env else DEFAULT_PRIORS)
-
-
-def input_problems(
-    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
-) -> list[Problem]:
-    """What is wrong with the inputs of score/report, all at once, before any is read."""
-    from harness.cli.common import check_out_path
-    from harness.store import url_problems
-
-    problems = []
-    folder = priors_folder(priors)
-    if not folder.is_dir():
-        source = (
-            "--priors" if priors else "MSEVAL_PRIORS" if os.environ.get("MSEVAL_PRIORS") else "the project's"
-        )
-        problems.append(Problem(str(folder), None, f"no such folder of delegation priors ({source})"))
-    if store is not None and episodes is not None:
-        problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))
-    elif episodes is None:
-        problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
-    if out is not None:
-        try:
-            check_out_path(out, "--out", folder=True)
-        except InputError as exc:
-            problems += exc.problems
-    return problems
-
-
-def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
-    """Episode records and run identities from a `.jsonl` export or from the store."""
-    from evaluation.records import load_episodes, load_run_identities, runs_file_for
-
-    if store is not None and episodes is not None:
-        raise _input_error("--episodes", "give either --store or --episodes, not both")
-    if episodes is not None:
-        runs_file = runs_file_for(episodes)
-        runs = load_run_identities(runs_file) if runs_file.exists() else []
-        return load_episodes(episodes), runs
-    from harness.store import read_episode_records, read_run_identities
-
-    url = store or DEFAULT_STORE
-    return list(read_episode_records(url)), list(read_run_identities(url))
-
-
-def _check_inputs(
-    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
-) -> Path:
-    problems = input_problems(store, episodes, priors, out)
-    if problems:
-        raise InputError(problems)
-    return priors_folder(priors)
-
-
 TaggerOpt = Annotated[
     str | None,
     typer.Option(
@@ -149,27 +87,14 @@ def llm_tagging(
     records: list[EpisodeRecord], model: str, base_url: str | None, api_key_env: str | None,
     tool_labels: dict[str, str] | None,
 ) -> Any:  # fmt: skip
-    """Ask `model` for every sub-agent's label, through the harness's model layer."""
+    """Ask `model` for every sub-agent's label, through the harness's model layer (checked
+    beforehand by `tagger_problems`)."""
     import asyncio
-    from dataclasses import replace
 
     from evaluation.llm_tagger import llm_tag
     from harness.models.base import ModelSettings, UserMessage
-    from harness.models.config import option_problems
-    from harness.models.registry import ModelFactory, preflight, split_name
+    from harness.models.registry import ModelFactory
 
-    problems = option_problems(base_url, None, None, None)
-    try:
-        if split_name(model)[0] == "sim":
-            raise _input_error(
-                "--llm-tagger",
-                "the LLM tagger needs a real model (anthropic:…, openai:…, openai-compatible:…)",
-            )
-        preflight(model, base_url, api_key_env)
-    except InputError as exc:  # the model is named by --llm-tagger here, not --model
-        problems += [replace(p, file="--llm-tagger") if p.file == "--model" else p for p in exc.problems]
-    if problems:
-        raise InputError(problems)
     settings = ModelSettings(temperature=0.0, max_output_tokens=64)
     factory = ModelFactory(settings=settings, base_url=base_url, api_key_env=api_key_env)
     llm = factory.for_episode(model, None, 0)  # type: ignore[arg-type]  # real providers need no task
@@ -317,7 +242,7 @@ def score(
     api_key_env: KeyEnvOpt = None,
 ) -> None:
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
-    priors_dir = _check_inputs(store, episodes, priors)
+    priors_dir = check_inputs(store, episodes, priors, tagger=(llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
@@ -351,7 +276,7 @@ def report(
     """Write report.md, a self-contained index.html and PNG plots of the score."""
     from evaluation.reports import write_report
 
-    priors_dir = _check_inputs(store, episodes, priors, out)
+    priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env

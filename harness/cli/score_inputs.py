@@ -1,0 +1,100 @@
+"""The inputs of `mseval score` and `mseval report`: where episodes and priors come from, and
+everything that is checked about them (all problems at once) before any is read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contracts.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from contracts import EpisodeRecord
+
+# The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/score_inputs.py).
+DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
+# harness.store's default, repeated so that --help needs no store import.
+DEFAULT_STORE = "sqlite:///runs/mseval.db"
+
+
+def priors_folder(given: Path | None) -> Path:
+    """`--priors`, else `MSEVAL_PRIORS`, else the project's delegation_priors/ (as `mseval run`)."""
+    env = os.environ.get("MSEVAL_PRIORS")
+    return given or (Path(env) if env else DEFAULT_PRIORS)
+
+
+def input_problems(
+    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
+) -> list[Problem]:
+    """What is wrong with the inputs of score/report, all at once, before any is read."""
+    from harness.cli.common import check_out_path
+    from harness.store import url_problems
+
+    problems = []
+    folder = priors_folder(priors)
+    if not folder.is_dir():
+        source = (
+            "--priors" if priors else "MSEVAL_PRIORS" if os.environ.get("MSEVAL_PRIORS") else "the project's"
+        )
+        problems.append(Problem(str(folder), None, f"no such folder of delegation priors ({source})"))
+    if store is not None and episodes is not None:
+        problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))
+    elif episodes is None:
+        problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
+    if out is not None:
+        try:
+            check_out_path(out, "--out", folder=True)
+        except InputError as exc:
+            problems += exc.problems
+    return problems
+
+
+def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
+    """Episode records and run identities from a `.jsonl` export or from the store."""
+    from evaluation.records import load_episodes, load_run_identities, runs_file_for
+
+    if store is not None and episodes is not None:
+        raise InputError.one("--episodes", None, "give either --store or --episodes, not both")
+    if episodes is not None:
+        runs_file = runs_file_for(episodes)
+        runs = load_run_identities(runs_file) if runs_file.exists() else []
+        return load_episodes(episodes), runs
+    from harness.store import read_episode_records, read_run_identities
+
+    url = store or DEFAULT_STORE
+    return list(read_episode_records(url)), list(read_run_identities(url))
+
+
+def check_inputs(
+    store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None,
+    tagger: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> Path:  # fmt: skip
+    problems = input_problems(store, episodes, priors, out)
+    model, base_url, api_key_env = tagger
+    if model is not None:
+        problems += tagger_problems(model, base_url, api_key_env)
+    if problems:
+        raise InputError(problems)
+    return priors_folder(priors)
+
+
+def tagger_problems(model: str, base_url: str | None, api_key_env: str | None) -> list[Problem]:
+    """What `--llm-tagger MODEL` needs: a real provider, its key, a base URL that is a URL."""
+    from dataclasses import replace
+
+    from harness.models.config import option_problems
+    from harness.models.registry import preflight, split_name
+
+    problems = option_problems(base_url, None, None, None)
+    try:
+        if split_name(model)[0] == "sim":
+            raise InputError.one(
+                "--llm-tagger",
+                None,
+                "the LLM tagger needs a real model (anthropic:…, openai:…, openai-compatible:…)",
+            )
+        preflight(model, base_url, api_key_env)
+    except InputError as exc:  # the model is named by --llm-tagger here, not --model
+        problems += [replace(p, file="--llm-tagger") if p.file == "--model" else p for p in exc.problems]
+    return problems
