@@ -44,7 +44,7 @@ def build_plan(
     if executor not in ("local", "ray"):
         problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
-    problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort)
+    problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort, api_key_env)
     task_list = collect(load_tasks, tasks)
     profile_set = collect(load_profiles, list(profile_dirs))
     if profile_set is not None and profile_dirs:

@@ -42,6 +42,8 @@ def input_problems(
         problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))
     elif episodes is None:
         problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
+    elif episodes.is_dir():
+        problems.append(Problem(str(episodes), None, "is a folder; give a .jsonl file (see `mseval export`)"))
     if out is not None:
         try:
             check_out_path(out, "--out", folder=True)
@@ -86,7 +88,7 @@ def tagger_problems(model: str, base_url: str | None, api_key_env: str | None) -
     from harness.models.config import option_problems
     from harness.models.registry import preflight, split_name
 
-    problems = option_problems(base_url, None, None, None)
+    problems = option_problems(base_url, None, None, None, api_key_env)
     try:
         if split_name(model)[0] == "sim":
             raise InputError.one(
@@ -97,4 +99,4 @@ def tagger_problems(model: str, base_url: str | None, api_key_env: str | None) -
         preflight(model, base_url, api_key_env)
     except InputError as exc:  # the model is named by --llm-tagger here, not --model
         problems += [replace(p, file="--llm-tagger") if p.file == "--model" else p for p in exc.problems]
-    return problems
+    return list(dict.fromkeys(problems))

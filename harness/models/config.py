@@ -101,6 +101,7 @@ def option_problems(
     temperature: float | None,
     max_output_tokens: int | None,
     reasoning_effort: str | None,
+    api_key_env: str | None = None,
 ) -> list[Problem]:
     """Settings given as command-line options, held to the config file's rules."""
     import re
@@ -108,6 +109,14 @@ def option_problems(
     problems = []
     if base_url is not None and not re.match(BASE_URL, base_url):
         problems.append(Problem("--base-url", None, f"{base_url!r} is not an http:// or https:// URL"))
+    if api_key_env is not None and not ENV_NAME.match(api_key_env):  # as provider_common.api_key says it
+        problems.append(
+            Problem(
+                "--api-key-env",
+                None,
+                f"{api_key_env[:6]}…: give the NAME of an environment variable, not a key",
+            )
+        )
     given = {
         k: v
         for k, v in (

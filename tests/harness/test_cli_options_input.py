@@ -224,3 +224,20 @@ def test_report_names_every_bad_input_at_once(tmp_path: Path) -> None:
     assert lines[1].startswith("--store: 'garbage' is not a database URL")
     assert lines[2] == f"--out: {afile} is a file; give a folder"
     assert len(lines) == 3
+
+
+def test_api_key_env_must_name_a_variable_even_for_sim_models(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    for model in ("sim:oracle", "anthropic:claude-x"):
+        result = mseval("run", "-m", model, "-v", "spec", "--tasks", "lms-due-reminder", "--api-key-env", "sk-12345678",
+                        "--store", f"sqlite:///{store}")  # fmt: skip
+        assert (
+            one_line_error(result)
+            == "--api-key-env: sk-123…: give the NAME of an environment variable, not a key"
+        )
+    assert not store.exists()
+
+
+def test_score_episodes_that_is_a_folder_is_named(tmp_path: Path) -> None:
+    result = mseval("score", "--episodes", str(tmp_path), "--embedder", "none")
+    assert one_line_error(result) == f"{tmp_path}: is a folder; give a .jsonl file (see `mseval export`)"
