@@ -15,6 +15,8 @@ import logging
 import os
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from mcp_servers.common import registry
 from mcp_servers.common.db import make_engine, table_names
 from mcp_servers.common.spec import ServerContext
@@ -40,14 +42,36 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
 
     logging.basicConfig(level=logging.WARNING)
     workspace: Path = args.workspace
-    workspace.mkdir(parents=True, exist_ok=True)
-    engine = make_engine(args.db or f"sqlite:///{workspace.resolve() / 'world.sqlite'}")
-    own = {model.__tablename__ for model in spec.tables}  # type: ignore[attr-defined]
-    if own and not args.no_seed and not own <= table_names(engine):
-        with engine.begin() as conn:
-            seed_into(conn, [spec])
+    if args.http is not None:
+        _check_port(parser, args.http)
+    try:
+        workspace.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--workspace {workspace}: {exc.strerror or exc}")
+    try:
+        engine = make_engine(args.db or f"sqlite:///{workspace.resolve() / 'world.sqlite'}")
+        own = {model.__tablename__ for model in spec.tables}  # type: ignore[attr-defined]
+        if own and not args.no_seed and not own <= table_names(engine):
+            with engine.begin() as conn:
+                seed_into(conn, [spec])
+    except (SQLAlchemyError, ImportError) as exc:  # a bad URL, a missing driver, no server there
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        parser.error(f"--db: {reason[0] if reason else type(exc).__name__}")
     app = spec.build(ServerContext(engine=engine, workspace=workspace))
     if args.http is not None:
         app.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         app.run()
+
+
+def _check_port(parser: argparse.ArgumentParser, port: int) -> None:
+    """A port that can be listened on now (uvicorn would only log the failure and exit 0)."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        parser.error(f"--http: {port} is not a port number (1 to 65535)")
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            parser.error(f"--http: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")

@@ -241,3 +241,22 @@ def test_api_key_env_must_name_a_variable_even_for_sim_models(tmp_path: Path) ->
 def test_score_episodes_that_is_a_folder_is_named(tmp_path: Path) -> None:
     result = mseval("score", "--episodes", str(tmp_path), "--embedder", "none")
     assert one_line_error(result) == f"{tmp_path}: is a folder; give a .jsonl file (see `mseval export`)"
+
+
+def test_a_server_run_as_a_module_reports_bad_options_without_a_traceback(
+    tmp_path: Path, busy_port: int
+) -> None:
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "mcp_servers.lms", "--workspace", str(tmp_path / "ws")]
+    for extra, message in (
+        (["--db", "garbage"], "error: --db: Could not parse SQLAlchemy URL"),
+        (["--http", "99999"], "error: --http: 99999 is not a port number (1 to 65535)"),
+        (["--http", str(busy_port)], f"error: --http: cannot listen on 127.0.0.1:{busy_port}"),
+    ):
+        result = subprocess.run(
+            [*base, *extra], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert message in result.stderr.strip().splitlines()[-1], result.stderr
