@@ -4,6 +4,8 @@ exit 2, before anything runs or is created."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -246,9 +248,6 @@ def test_score_episodes_that_is_a_folder_is_named(tmp_path: Path) -> None:
 def test_a_server_run_as_a_module_reports_bad_options_without_a_traceback(
     tmp_path: Path, busy_port: int
 ) -> None:
-    import subprocess
-    import sys
-
     base = [sys.executable, "-m", "mcp_servers.lms", "--workspace", str(tmp_path / "ws")]
     for extra, message in (
         (["--db", "garbage"], "error: --db: Could not parse SQLAlchemy URL"),
