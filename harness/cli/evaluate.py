@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from contracts.errors import InputError
-from harness.cli.score_inputs import check_inputs, load_input, priors_folder
+from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
@@ -55,6 +55,22 @@ ResamplesOpt = Annotated[
 
 def _input_error(where: str, message: str) -> Exception:
     return InputError.one(where, None, message)
+
+
+def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
+    """Episode records and run identities from a `.jsonl` export or from the store."""
+    from evaluation.records import load_episodes, load_run_identities, runs_file_for
+
+    if store is not None and episodes is not None:
+        raise InputError.one("--episodes", None, "give either --store or --episodes, not both")
+    if episodes is not None:
+        runs_file = runs_file_for(episodes)
+        runs = load_run_identities(runs_file) if runs_file.exists() else []
+        return load_episodes(episodes), runs
+    from harness.store import read_episode_records, read_run_identities
+
+    url = store or DEFAULT_STORE
+    return list(read_episode_records(url)), list(read_run_identities(url))
 
 
 TaggerOpt = Annotated[

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from contracts.errors import InputError, Problem
 
 if TYPE_CHECKING:
-    from contracts import EpisodeRecord
+    pass
 
 # The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/score_inputs.py).
 DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
@@ -50,22 +50,6 @@ def input_problems(
         except InputError as exc:
             problems += exc.problems
     return problems
-
-
-def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
-    """Episode records and run identities from a `.jsonl` export or from the store."""
-    from evaluation.records import load_episodes, load_run_identities, runs_file_for
-
-    if store is not None and episodes is not None:
-        raise InputError.one("--episodes", None, "give either --store or --episodes, not both")
-    if episodes is not None:
-        runs_file = runs_file_for(episodes)
-        runs = load_run_identities(runs_file) if runs_file.exists() else []
-        return load_episodes(episodes), runs
-    from harness.store import read_episode_records, read_run_identities
-
-    url = store or DEFAULT_STORE
-    return list(read_episode_records(url)), list(read_run_identities(url))
 
 
 def check_inputs(
