@@ -209,6 +209,8 @@ def load_graph_file(path: Path) -> AgentGraph:
                 msg = "unknown key"
             elif err["type"] == "missing":
                 msg = "missing field"
-            problems.append(Problem(file, None, f"{where}: {msg}"))
+            if not err["loc"]:  # the document itself, not one of its keys
+                msg = "expected a JSON object with nodes, S and T"
+            problems.append(Problem(file, None, f"{where}: {msg}" if where else msg))
         raise InputError(problems) from None
     return graph_from_file_data(data, file)

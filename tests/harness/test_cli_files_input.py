@@ -39,3 +39,11 @@ def test_a_graph_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     graph = tmp_path / "g.json"
     graph.write_bytes(b'{"nodes": [{"prompt": "caf\xe9"}]}')
     assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == f"{graph}: not UTF-8 text"
+
+
+def test_a_graph_file_that_is_not_an_object_says_so(tmp_path: Path) -> None:
+    graph = tmp_path / "g.json"
+    graph.write_text("[1, 2]")
+    assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
+        f"{graph}: expected a JSON object with nodes, S and T"
+    )
