@@ -12,12 +12,13 @@ ones again as attempt n+1; readers only ever see finished attempts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Column, insert
+from sqlalchemy import JSON, Column, insert, inspect
 from sqlalchemy.orm import registry as orm_registry
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
@@ -285,14 +286,29 @@ def url_problems(url: str, option: str = "--store", *, must_exist: bool = False)
     except ArgumentError as exc:
         return problem(f"{shown}: {exc}")
     try:
-        with engine.connect():
-            pass
+        with engine.connect() as connection:
+            if must_exist and not inspect(connection).has_table(EpisodeRow.__tablename__):
+                return problem(f"{shown} is not an mseval store (no {EpisodeRow.__tablename__} table)")
     except Exception as exc:  # any driver's error: reported as one line, nothing run
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         return problem(f"cannot connect to {shown}: {reason[0] if reason else type(exc).__name__}")
     finally:
         engine.dispose()
     return []
+
+
+def _sqlite_has_store(path: Path) -> bool:
+    """Whether the SQLite file holds the store's episode table (read-only: nothing is created)."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            found = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (EpisodeRow.__tablename__,)
+            ).fetchone()
+    except sqlite3.Error:
+        return False
+    return found is not None
 
 
 def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
@@ -309,7 +325,13 @@ def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
                 head = fh.read(len(_SQLITE_MAGIC))
         except OSError as exc:
             return f"cannot read {path}: {exc.strerror or exc}"
-        return f"{path} is not an SQLite database" if head and head != _SQLITE_MAGIC else None
+        if head and head != _SQLITE_MAGIC:
+            return f"{path} is not an SQLite database"
+        return (
+            None
+            if _sqlite_has_store(path)
+            else f"{path} is not an mseval store (no {EpisodeRow.__tablename__} table)"
+        )
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent

@@ -3,7 +3,9 @@ exit 2, before anything runs or is created."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -68,6 +70,13 @@ def test_read_only_commands_name_a_bad_store(tmp_path: Path, command: tuple[str,
     line = one_line_error(mseval(*args, "--store", f"sqlite:///{missing}"))
     assert line == f"--store: no store at {missing} (nothing has been run into it)"
     assert not missing.exists() and not (tmp_path / "rep").exists() and not (tmp_path / "x.jsonl").exists()
+    other = tmp_path / "other.db"  # an SQLite file of something else: read, never written
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+    line = one_line_error(mseval(*args, "--store", f"sqlite:///{other}"))
+    assert line == f"--store: {other} is not an mseval store (no mseval_episode table)"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
 
 
 def test_run_with_a_bad_world_db_names_db(tmp_path: Path) -> None:
