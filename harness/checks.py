@@ -91,11 +91,13 @@ class World:
             return None
 
 
-def close_enough(a: Any, b: float, tol: float = 0.01) -> bool:
-    """`a` is within `tol` of `b`, where `tol` is an absolute tolerance for small `b` and a
-    relative one for large `b`: |a − b| ≤ max(tol, tol·|b|). For counts, compare exactly."""
+def close_enough(a: Any, b: float, tol: float = 0.005) -> bool:
+    """`a` (a number, or text that reads as one) is within `tol` of `b`: |a − b| ≤ tol, an
+    absolute tolerance. The default, half a cent, accepts a figure rounded to the cent and
+    nothing else; give the tolerance the prompt's own rounding allows (0.05 for one decimal).
+    Counts equal exactly, so `close_enough(count, n)` holds only for n itself."""
     try:
         x = float(a)
     except (TypeError, ValueError):
         return False
-    return abs(x - b) <= max(tol, tol * abs(b))
+    return abs(x - b) <= tol

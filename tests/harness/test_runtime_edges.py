@@ -12,7 +12,7 @@ import pytest
 from harness.budgets import Budgets
 from harness.catalog import load_tasks
 from harness.episode import EpisodeRuntime
-from harness.models.base import AssistantMessage, ModelAPIError, ToolCall, ToolMessage
+from harness.models.base import AssistantMessage, ModelAPIError, ModelResponse, ToolCall, ToolMessage
 from harness.models.scripted import call, say
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
@@ -315,3 +315,31 @@ async def test_an_unpriced_model_s_cost_is_null_even_when_no_call_succeeds(tmp_p
     )
     assert out.rt.termination == "api_error" and out.rt.main.steps == 0
     assert out.rt.cost_usd is None  # not 0.0: the price table has no "scripted:test"
+
+
+async def test_tool_calls_of_a_reply_cut_off_at_the_token_limit_are_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.models.scripted import ScriptedModel
+
+    generate = ScriptedModel.generate
+
+    async def cut_when_asked(self: ScriptedModel, *args: object) -> ModelResponse:
+        response = await generate(self, *args)  # type: ignore[arg-type]
+        cut = response.message.content == "CUT"
+        return response.model_copy(update={"stop_reason": "max_tokens" if cut else "end_turn"})
+
+    monkeypatch.setattr(ScriptedModel, "generate", cut_when_asked)
+
+    def main(v: View) -> AssistantMessage:  # the first claim_done was cut off mid-way
+        return say("CUT", call(DONE, summary="Reminders sent to")) if v.step == 0 else say("", call(DONE))
+
+    out = await run_scripted(tmp_path, main, variant="sa")
+    assert out.rt.termination == "claim_done" and out.rt.main.steps == 2
+    assert [e.data["arguments"] for e in out.kinds("tool_call")] == ["{}"]  # only the second ran
+    assert results_of(out.seen[1]) == [
+        "not run: your reply was cut off at the output-token limit, so this call may be incomplete; "
+        "send it again, with less in one reply"
+    ]
+    assert [e.data["stop_reason"] for e in out.kinds("model_call")] == ["max_tokens", "end_turn"]
+    assert [(e.agent, e.data["calls"]) for e in out.kinds("truncated")] == [("main", 1)]

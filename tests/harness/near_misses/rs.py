@@ -1,0 +1,7 @@
+"""Near misses of the rs tasks (see __init__.py)."""
+
+from __future__ import annotations
+
+from tests.harness.near_misses import NearMiss
+
+MISSES: list[NearMiss] = []
