@@ -156,6 +156,17 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
         if not message.tool_calls:
             _turn(rt, agent, message, 0)
             return "text_only"
+        if response.truncated:
+            # A call cut off mid-way may have partial arguments: none is run; the agent is told
+            # and goes on (the step counts).
+            _turn(rt, agent, message, 0)
+            rt.events.emit("truncated", agent.run_id, step=agent.steps, calls=len(message.tool_calls))
+            text = (
+                "not run: your reply was cut off at the output-token limit, so this call may be "
+                "incomplete; send it again, with less in one reply"
+            )
+            agent.messages.extend(tool_error(c, text) for c in message.tool_calls)
+            continue
         if _repeats(agent, message.tool_calls, budgets.loop_repeats):
             _stop(rt, agent, message, "loop_detected")
             return rt.breach(

@@ -198,7 +198,8 @@ class EpisodeRuntime:
             cache_write_input_tokens=usage.cache_write_input_tokens,
             cache_write_1h_input_tokens=usage.cache_write_1h_input_tokens,
             output_tokens=usage.output_tokens, reasoning_tokens=usage.reasoning_tokens,
-            latency_s=round(response.latency_s, 4), cost_usd=cost, text=message.content[:4000],
+            latency_s=round(response.latency_s, 4), cost_usd=cost, stop_reason=response.stop_reason,
+            text=message.content[:4000],
             tool_calls=[c.name for c in message.tool_calls],
         )  # fmt: skip
         return response

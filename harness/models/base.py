@@ -87,11 +87,21 @@ class ToolMessage(_Strict):
 Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")]
 
 
+# Stop reasons that mean the reply was cut off at the output-token limit: Anthropic
+# `max_tokens`, Chat Completions `length`, Responses `incomplete_details.reason`.
+TRUNCATED = frozenset({"max_tokens", "length", "max_output_tokens"})
+
+
 class ModelResponse(_Strict):
     message: AssistantMessage
     usage: Usage
     latency_s: float = 0.0
-    stop_reason: str | None = None
+    stop_reason: str | None = None  # as the provider said it
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off at the output-token limit: its tool calls may be incomplete."""
+        return self.stop_reason in TRUNCATED
 
 
 class ModelSettings(_Strict):
