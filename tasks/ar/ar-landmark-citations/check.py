@@ -1,5 +1,8 @@
-"""Landmark_Citations.xlsx lists every citing paper of each landmark and a correct Summary; the
-workbook was mailed to Emeka."""
+"""Landmark_Citations.xlsx lists every citing paper of each landmark with its title, year, venue and
+citation count, most cited first and ties by id, and a correct Summary; the workbook was mailed to
+Emeka with each landmark's headline numbers."""
+
+import re
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
@@ -11,30 +14,57 @@ WORKBOOK = "Landmark_Citations.xlsx"
 
 
 def ident(cell: object) -> int | None:
+    """A whole number as written in a cell (287, 287.0 or '287'); None otherwise."""
     try:
-        return int(float(str(cell)))
+        x = float(str(cell).strip())
     except ValueError:
         return None
+    return int(x) if x == int(x) else None
 
 
 def landmark(world: World, name: str) -> dict:
     paper = world.query("SELECT id, year FROM scholar_paper WHERE title LIKE :t", t=f"{name}:%")[0]
     citers = world.query(
-        """SELECT p.id, p.title, p.year, p.citation_count FROM scholar_citation c
-           JOIN scholar_paper p ON p.id = c.citing_id WHERE c.cited_id = :id""",
+        """SELECT p.id, p.title, p.year, p.venue, p.citation_count FROM scholar_citation c
+           JOIN scholar_paper p ON p.id = c.citing_id WHERE c.cited_id = :id
+           ORDER BY p.citation_count DESC, p.id""",
         id=paper["id"],
     )
     top = max(c["citation_count"] for c in citers)
     return {
         "year": paper["year"],
-        "ids": {c["id"] for c in citers},
+        "rows": [
+            (c["id"], c["title"].lower(), c["year"], c["venue"].lower(), c["citation_count"]) for c in citers
+        ],
         "in_2026": sum(c["year"] == 2026 for c in citers),
         "top_titles": {c["title"].lower() for c in citers if c["citation_count"] == top},
     }
 
 
 def sheet_rows(wb: object, name: str) -> list[list[object]]:
-    return [list(r) for r in wb[name].iter_rows(values_only=True) if any(v is not None for v in r)]
+    return [
+        list(r) + [None] * 5 for r in wb[name].iter_rows(values_only=True) if any(v is not None for v in r)
+    ]
+
+
+def as_row(r: list[object]) -> tuple:
+    return (
+        ident(r[0]),
+        str(r[1] or "").strip().lower(),
+        ident(r[2]),
+        str(r[3] or "").strip().lower(),
+        ident(r[4]),
+    )
+
+
+def mentions(body: str, name: str, numbers: tuple[int, ...]) -> bool:
+    """Some mention of `name` is followed closely by each of `numbers` as a whole number."""
+    for m in re.finditer(re.escape(name.lower()), body):
+        window = body[m.end() : m.end() + 250]
+        found = {int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d]|\.\d)", window)}
+        if set(numbers) <= found:
+            return True
+    return False
 
 
 def check(world: World) -> list[Criterion]:
@@ -52,18 +82,26 @@ def check(world: World) -> list[Criterion]:
             continue
         rows = sheet_rows(wb, name)
         header = [str(h or "").strip().lower() for h in (rows[0][:5] if rows else [])]
-        ids = [ident(r[0]) for r in rows[1:]]
-        counts = [r[4] if len(r) > 4 else None for r in rows[1:]]
-        ordered = all(isinstance(c, (int, float)) for c in counts) and counts == sorted(counts, reverse=True)
+        got = [as_row(r) for r in rows[1:]]
+        want = expected[name]["rows"]
+        by_id = {w[0]: w for w in want}
+        wrong = [g[0] for g in got if g[0] in by_id and g != by_id[g[0]]]
         out += [
             Criterion.of(f"{name} header", header == HEADER, f"header is {rows[:1]}"),
             Criterion.of(
                 f"{name} citing papers",
-                set(ids) == expected[name]["ids"] and len(ids) == len(expected[name]["ids"]),
-                f"{len(ids)} rows; expected the {len(expected[name]['ids'])} citing papers, each once",
+                sorted(g[0] or 0 for g in got) == sorted(by_id),
+                f"{len(got)} rows; expected the {len(want)} citing papers, each once",
             ),
             Criterion.of(
-                f"{name} most cited first", ordered, "rows are not sorted by citations, highest first"
+                f"{name} title, year, venue, citations",
+                not wrong,
+                f"rows of papers {wrong} differ from the index",
+            ),
+            Criterion.of(
+                f"{name} most cited first, ties by id",
+                [g[0] for g in got] == [w[0] for w in want],
+                f"rows are {[g[0] for g in got]}, expected {[w[0] for w in want]}",
             ),
         ]
     if "Summary" in wb.sheetnames:
@@ -71,11 +109,16 @@ def check(world: World) -> list[Criterion]:
         header = [str(h or "").strip().lower() for h in (rows[0][:5] if rows else [])]
         by_name = {str(r[0]).strip().lower(): r for r in rows[1:] if r and r[0]}
         out.append(Criterion.of("Summary header", header == SUMMARY, f"header is {rows[:1]}"))
+        out.append(
+            Criterion.of(
+                "Summary rows", len(rows) - 1 == len(LANDMARKS), f"{len(rows) - 1} rows below the header"
+            )
+        )
         for name, e in expected.items():
             r = by_name.get(name.lower(), [None] * 5) + [None] * 5
             ok = (
                 ident(r[1]) == e["year"]
-                and ident(r[2]) == len(e["ids"])
+                and ident(r[2]) == len(e["rows"])
                 and ident(r[3]) == e["in_2026"]
                 and str(r[4] or "").strip().lower() in e["top_titles"]
             )
@@ -83,7 +126,7 @@ def check(world: World) -> list[Criterion]:
                 Criterion.of(
                     f"Summary of {name}",
                     ok,
-                    f"row is {r[:5]}; expected year {e['year']}, {len(e['ids'])} citing, {e['in_2026']} in 2026",
+                    f"row is {r[:5]}; expected year {e['year']}, {len(e['rows'])} citing, {e['in_2026']} in 2026",
                 )
             )
     else:
@@ -96,4 +139,15 @@ def check(world: World) -> list[Criterion]:
         if WORKBOOK in m.attachment_list()
     ]
     out.append(Criterion.of("mailed", bool(mails), f"no mail to Emeka with {WORKBOOK} attached"))
+    body = " ".join(m.body for m in mails).lower()
+    unstated = [
+        name for name, e in expected.items() if not mentions(body, name, (len(e["rows"]), e["in_2026"]))
+    ]
+    out.append(
+        Criterion.of(
+            "headline numbers in the mail",
+            bool(mails) and not unstated,
+            f"the mail does not give the citing papers and 2026 citing papers of {unstated}",
+        )
+    )
     return out

@@ -4,4 +4,61 @@ from __future__ import annotations
 
 from tests.harness.near_misses import NearMiss
 
-MISSES: list[NearMiss] = []
+LC = "ar-landmark-citations"
+QL_198 = (
+    '[198, "RelayTune-Pro: Verifiable Code Language Models for Unit Test Generation", 2025, "NeurIPS", 2]'
+)
+QL_219 = '[219, "Towards Cost-Aware Long-Context Decoding with Sparse Attention", 2025, "ICLR", 2]'
+
+MISSES: list[NearMiss] = [
+    # ar-landmark-citations
+    NearMiss(
+        LC,
+        "a citing paper's title is 'TBD'",
+        replace=(
+            (
+                '[127, "PageRAG: Retrieval over Paged Documents for Long-Context Question Answering", 2024',
+                '[127, "TBD", 2024',
+            ),
+        ),
+    ),
+    NearMiss(
+        LC,
+        "a citing paper's year is wrong",
+        replace=(
+            ('Should Hand Off Work", 2025, "NeurIPS", 11]', 'Should Hand Off Work", 1999, "NeurIPS", 11]'),
+        ),
+    ),
+    NearMiss(
+        LC,
+        "a citing paper's venue is '?'",
+        replace=(('Conversational Search", 2024, "ICLR", 8]', 'Conversational Search", 2024, "?", 8]'),),
+    ),
+    NearMiss(
+        LC,
+        "a citing paper's citation count is wrong (order still descending)",
+        replace=(
+            ('Unit Test Generation", 2025, "NeurIPS", 2]', 'Unit Test Generation", 2025, "NeurIPS", 3]'),
+        ),
+    ),
+    NearMiss(
+        LC,
+        "two papers with equal citations are not in paper-id order",
+        replace=((f"{QL_198}, {QL_219}", f"{QL_219}, {QL_198}"),),
+    ),
+    NearMiss(
+        LC,
+        "the mail to Emeka gives no headline numbers",
+        replace=(
+            ("cited by 50 papers in the index, 11 of them from 2026", "cited by many papers"),
+            ("cited by 22 papers in the index, 8 of them from 2026", "cited by many papers"),
+            ("cited by 23 papers in the index, 8 of them from 2026", "cited by many papers"),
+            ("cited by 15 papers in the index, 11 of them from 2026", "cited by many papers"),
+        ),
+    ),
+    NearMiss(
+        LC,
+        "the mail gives PageRAG's citing papers as 12 (true 22)",
+        replace=(("cited by 22 papers in the index", "cited by 12 papers in the index"),),
+    ),
+]
