@@ -1,8 +1,30 @@
 """Unpaid orders placed before November are cancelled for non-payment, their customers told; nothing else."""
 
+import re
+
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
+
+# a sentence that says the order is still on its way contradicts the cancellation notice
+GOING = re.compile(r"\b(ship|ships|shipped|shipping|dispatch\w*|on its way)\b")
+NEGATED = re.compile(r"\b(not|no|never|nothing|won't|cannot|can't|isn't|no longer|instead of)\b|n't\b")
+
+
+def says_it_goes_ahead(body: str) -> bool:
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", body.lower())
+    return any(GOING.search(s) and not NEGATED.search(s) for s in sentences)
+
+
+def notice_ok(subject: str, body: str, order_number: str) -> bool:
+    low = body.lower()
+    return (
+        order_number in subject
+        and "cancel" in subject.lower()
+        and "cancel" in low
+        and re.search(r"\b(pay|paid|payment|transfer)", low) is not None
+        and not says_it_goes_ahead(body)
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -41,10 +63,30 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("nothing else changed", not extra, f"other orders were changed: {extra}"),
     ]
-    unmailed = [
-        o["order_number"]
-        for o in targets
-        if not sent_mail(world.engine, to=o["email"], subject_contains=o["order_number"])
+    unmailed, not_one, wrong = [], [], []
+    for o in targets:
+        mails = sent_mail(world.engine, to=o["email"], subject_contains=o["order_number"])
+        if not mails:
+            unmailed.append(o["order_number"])
+        elif len(mails) > 1:
+            not_one.append(o["order_number"])
+        elif not notice_ok(mails[0].subject, mails[0].body, o["order_number"]):
+            wrong.append(o["order_number"])
+    out += [
+        Criterion.of("customers told", not unmailed, f"no mail to the customer of {unmailed}"),
+        Criterion.of("one message each", not not_one, f"more than one mail about {not_one}"),
+        Criterion.of(
+            "cancellation notice",
+            not wrong,
+            f"the mail about {wrong} must have the subject 'Order <number> cancelled' and say the order was"
+            " cancelled because the payment did not arrive (and not that it ships)",
+        ),
     ]
-    out.append(Criterion.of("customers told", not unmailed, f"no mail to the customer of {unmailed}"))
+    customers = {r["email"].lower() for r in world.query("SELECT email FROM shop_customers")}
+    told = {o["email"].lower() for o in targets}
+    others = sorted(
+        {a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list() if a.lower() in customers}
+        - told
+    )
+    out.append(Criterion.of("no other customer mailed", not others, f"other customers were mailed: {others}"))
     return out
