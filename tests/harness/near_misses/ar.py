@@ -5,6 +5,7 @@ from __future__ import annotations
 from tests.harness.near_misses import NearMiss
 
 LC = "ar-landmark-citations"
+DF = "ar-digest-fact-check"
 QL_198 = (
     '[198, "RelayTune-Pro: Verifiable Code Language Models for Unit Test Generation", 2025, "NeurIPS", 2]'
 )
@@ -60,5 +61,30 @@ MISSES: list[NearMiss] = [
         LC,
         "the mail gives PageRAG's citing papers as 12 (true 22)",
         replace=(("cited by 22 papers in the index", "cited by 12 papers in the index"),),
+    ),
+    # ar-digest-fact-check
+    NearMiss(
+        DF,
+        "the mail gives QuantLens' GPUs as 6 (the paper reports 8; '8' is also inside '1.8')",
+        replace=(("the paper reports 8", "the paper reports 6"),),
+    ),
+    NearMiss(
+        DF,
+        "the mail names the papers and values but no claims",
+        replace=(
+            ("SwarmScore, Second score: the draft says", "SwarmScore: the draft says"),
+            ("ToolWeaver, Ablation drop: the draft says", "ToolWeaver: the draft says"),
+            ("QuantLens, GPUs: the draft says", "QuantLens: the draft says"),
+        ),
+    ),
+    NearMiss(
+        DF,
+        "the mail names ToolWeaver's wrong figure under the wrong claim",
+        replace=(("ToolWeaver, Ablation drop:", "ToolWeaver, GPUs:"),),
+    ),
+    NearMiss(
+        DF,
+        "a draft error is marked as a digest error",
+        replace=(('65.4, 65.4, "Draft error"', '65.4, 65.4, "Digest error"'),),
     ),
 ]
