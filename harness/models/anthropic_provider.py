@@ -42,10 +42,12 @@ from harness.models.base import (
 from harness.models.provider_common import (
     CONNECT_TIMEOUT_S,
     REQUEST_TIMEOUT_S,
+    answer_object,
     api_key,
     request_extras,
     split_options,
     status_error,
+    unreadable,
 )
 
 PROVIDER = "anthropic"
@@ -212,11 +214,11 @@ class AnthropicModel:
         except sdk.APIConnectionError as exc:
             raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
         except sdk.APIResponseValidationError as exc:
-            raise ModelAPIError("other", f"unreadable answer from {self.name}: {exc}") from exc
+            raise unreadable(self.name, str(exc)) from exc
+        except json.JSONDecodeError as exc:
+            raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
-        message, usage, stop = from_wire(
-            result.model_dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
-        )
+        message, usage, stop = from_wire(answer_object(result, self.name))
         if stop == "model_context_window_exceeded":
             raise ModelAPIError("context_overflow", f"{self.name}: the context window is full")
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)

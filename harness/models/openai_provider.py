@@ -50,10 +50,12 @@ from harness.models.base import (
 from harness.models.provider_common import (
     CONNECT_TIMEOUT_S,
     REQUEST_TIMEOUT_S,
+    answer_object,
     api_key,
     request_extras,
     split_options,
     status_error,
+    unreadable,
 )
 
 Api = Literal["chat", "responses"]
@@ -374,10 +376,7 @@ class OpenAIModel:
             result = await self.client.chat.completions.create(
                 model=model, messages=messages, extra_body=body
             )
-        data: dict[str, Any] = result.model_dump(
-            mode="json", by_alias=True, exclude_none=True, warnings=False
-        )
-        return data
+        return answer_object(result, self.name)
 
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
@@ -397,7 +396,9 @@ class OpenAIModel:
         except sdk.APIConnectionError as exc:
             raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
         except sdk.APIResponseValidationError as exc:
-            raise ModelAPIError("other", f"unreadable answer from {self.name}: {exc}") from exc
+            raise unreadable(self.name, str(exc)) from exc
+        except json.JSONDecodeError as exc:
+            raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
         parse = responses_from_wire if self.api == "responses" else chat_from_wire
         message, usage, stop = parse(data)

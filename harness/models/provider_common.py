@@ -8,6 +8,7 @@ which failures the harness retries (SPEC §2) for every provider.
 from __future__ import annotations
 
 import email.utils
+import json
 import os
 import re
 import time
@@ -162,6 +163,24 @@ def status_error(
         status=status,
         retry_after_s=retry_after_s(headers) if kind in ("rate_limit", "server_error", "timeout") else None,
     )
+
+
+def unreadable(name: str, detail: str) -> ModelAPIError:
+    """A 200 answer that is not the JSON object the API promises (a body cut off mid-way, a
+    proxy's HTML page): a server fault, retried like a 5xx."""
+    return ModelAPIError("server_error", f"unreadable answer from {name}: {detail}")
+
+
+def answer_object(result: Any, name: str) -> dict[str, Any]:
+    """The JSON object of an SDK's parsed answer. The SDKs hand back a body that is not a JSON
+    object as it is (a `str` for a non-JSON content type, a `list` for an array): raises then."""
+    if hasattr(result, "model_dump"):
+        data: dict[str, Any] = result.model_dump(
+            mode="json", by_alias=True, exclude_none=True, warnings=False
+        )
+        return data
+    text = result if isinstance(result, str) else json.dumps(result)
+    raise unreadable(name, f"the body is not a JSON object: {text.strip()[:200]!r}")
 
 
 def elapsed(t0: float) -> float:

@@ -88,20 +88,24 @@ def delegation_script(subagent_type: str) -> Script:
     return script
 
 
-def plan_for(fake: FakeLLM, route: Route, tmp_path: Path, settings: ModelSettings | None = None) -> RunPlan:
+def plan_for(
+    fake: FakeLLM, route: Route, tmp_path: Path, settings: ModelSettings | None = None,
+    budgets: Budgets | None = None,
+) -> RunPlan:  # fmt: skip
     return RunPlan(
         settings_matrix=[(route.model, route.variant)], tasks=load_tasks(TASK), profiles=load_profiles(),
-        settings=settings or ModelSettings(), budgets=Budgets(), prices=load_prices(PRICES),
+        settings=settings or ModelSettings(), budgets=budgets or Budgets(), prices=load_prices(PRICES),
         store_url=f"sqlite:///{tmp_path}/m.db", runs_dir=tmp_path, base_url=fake.url, api_key_env=KEY_ENV,
         concurrency=1,
     )  # fmt: skip
 
 
 async def run_episode(
-    fake: FakeLLM, route: Route, tmp_path: Path, settings: ModelSettings | None = None
-) -> tuple[EpisodeRecord, list[EventRow]]:
+    fake: FakeLLM, route: Route, tmp_path: Path, settings: ModelSettings | None = None,
+    budgets: Budgets | None = None,
+) -> tuple[EpisodeRecord, list[EventRow]]:  # fmt: skip
     """Run the episode; return its record and its events, read back from the store."""
-    plan = plan_for(fake, route, tmp_path, settings)
+    plan = plan_for(fake, route, tmp_path, settings, budgets)
     result = await Runner(plan).run()
     assert not fake.errors, fake.errors
     (record,) = result.records

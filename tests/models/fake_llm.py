@@ -5,7 +5,8 @@
 Responses API (`responses`, POST /v1/responses), from uvicorn in a background thread on a free
 port, so the real SDKs talk to it over a real socket. It records every request (headers and
 JSON body) for the tests to assert the wire format, and answers each from:
-1. the queue of `faults` (an HTTP status with headers and an error body), first in first out;
+1. the queue of `faults` (an HTTP status with headers and an error body, or a raw body such as
+   a 200 cut off mid-way), first in first out;
 2. otherwise `script(seen)`, a function of a provider-neutral view of the request (`Seen`:
    main agent or sub-agent, how many assistant turns so far, the latest tool results) that
    returns a `Reply` (text, tool calls, usage), encoded in the dialect's response format.
@@ -26,7 +27,7 @@ from typing import Any, Literal
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 Dialect = Literal["anthropic", "chat", "responses"]
@@ -64,6 +65,8 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "scripted failure"
     code: str | None = None
+    raw: bytes | None = None  # sent as it is instead of an error body (with `content_type`)
+    content_type: str = "application/json"
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,7 @@ class FakeLLM:
     def seen(self, main: bool | None = None) -> list[Seen]:
         return [s for s in self.requests if main is None or s.is_main == main]
 
-    async def _handle(self, request: Request) -> JSONResponse:
+    async def _handle(self, request: Request) -> Response:
         body = await request.json()
         if request.url.path != PATHS[self.dialect]:
             return JSONResponse({"error": {"message": f"no route {request.url.path}"}}, status_code=404)
@@ -259,6 +262,8 @@ class FakeLLM:
         with self._lock:
             self.requests.append(seen)
             fault = self.faults.popleft() if self.faults else None
+        if fault is not None and fault.raw is not None:
+            return Response(fault.raw, fault.status, fault.headers, media_type=fault.content_type)
         if fault is not None:
             return JSONResponse(
                 _error_body(self.dialect, fault), status_code=fault.status, headers=fault.headers

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.budgets import Budgets
 from tests.models.episodes import (
     CLAIM_DONE,
     KEY,
@@ -88,6 +89,43 @@ async def test_context_overflow_stops_the_agent_without_retries(tmp_path: Path) 
         fake.fail_next(Fault(400, message="prompt is too long: 210000 tokens > 200000 maximum"))
         record, events = await run_episode(fake, route, tmp_path)
     assert len(fake.requests) == 1 and record.termination == "context_overflow"
+
+
+# 200 answers that are not the JSON object the API promises: cut off mid-way, a proxy's HTML
+# page, a JSON array.
+MALFORMED_200 = {
+    "truncated JSON": Fault(200, raw=b'{"id": "msg_1", "type": "mess'),
+    "HTML page": Fault(200, raw=b"<html><body>gateway</body></html>", content_type="text/html"),
+    "JSON array": Fault(200, raw=b"[1, 2]"),
+}
+HTTP_ROUTES = ["anthropic", "openai", "openai-responses"]
+
+
+@pytest.mark.parametrize("name", HTTP_ROUTES)
+@pytest.mark.parametrize("body", list(MALFORMED_200))
+async def test_malformed_200_body_is_an_api_error_not_a_harness_error(
+    name: str, body: str, tmp_path: Path
+) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(MALFORMED_200[body])
+        record, events = await run_episode(fake, route, tmp_path, budgets=Budgets(api_retries=0))
+    assert record.status == "completed" and record.termination == "api_error", record.reason
+    (breach,) = [e for e in events if e.kind == "budget_breach"]
+    # retryable (it went through the retry policy, whose budget here is 0) and named
+    assert breach.data["retries"] == 0 and breach.data["error"].startswith("server_error: unreadable answer")
+    assert ("not valid JSON" if body == "truncated JSON" else "not a JSON object") in breach.data["error"]
+
+
+@pytest.mark.parametrize(("name", "body"), list(zip(HTTP_ROUTES, MALFORMED_200, strict=True)))
+async def test_malformed_200_body_is_retried(name: str, body: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(MALFORMED_200[body])
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done", record.reason
+    (retry,) = [e for e in events if e.kind == "model_retry"]
+    assert retry.data["error_kind"] == "server_error" and retry.data["status"] is None
 
 
 def malformed_script(seen: Seen) -> Reply:
