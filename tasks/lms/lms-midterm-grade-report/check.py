@@ -1,5 +1,6 @@
 """GradeReport.pptx (per-course and summary tables), AtRisk.xlsx, and the mail to the academic office."""
 
+import json
 from typing import Any
 
 from harness.checks import Criterion, World
@@ -14,7 +15,7 @@ def near(value: Any, expected: float, tol: float) -> bool:
         got = float(str(value).replace(",", "").replace("%", "").strip())
     except ValueError:
         return False
-    return abs(got - expected) <= tol + 1e-9
+    return abs(got - expected) <= tol + 1e-9  # a value rounded to the asked decimals is within half a unit
 
 
 def course_facts(world: World, code: str) -> dict[str, Any]:
@@ -51,13 +52,16 @@ def course_facts(world: World, code: str) -> dict[str, Any]:
     }
 
 
-def slide_tables(deck: Any) -> dict[str, list[list[str]]]:
-    out = {}
+def slides(deck: Any) -> list[tuple[str, list[list[str]] | None]]:
+    """Each slide's title and its table's cells (None without a table), in deck order."""
+    out = []
     for slide in deck.slides:
         title = slide.shapes.title.text.strip() if slide.shapes.title is not None else ""
+        table = None
         for shape in slide.shapes:
             if shape.has_table:
-                out[title] = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
+                table = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
+        out.append((title, table))
     return out
 
 
@@ -65,37 +69,49 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
     deck = world.pptx("GradeReport.pptx")
     if deck is None:
         return [Criterion("deck", False, "GradeReport.pptx is missing or unreadable")]
-    titles = [s.shapes.title.text.strip() if s.shapes.title is not None else "" for s in deck.slides]
-    tables = slide_tables(deck)
+    shown = slides(deck)
+    titles = [t for t, _ in shown]
+    # the course slides: every slide whose title starts with one of the course codes
+    course_slides = [
+        (code, table) for title, table in shown for code in COURSES if title.lower().startswith(code.lower())
+    ]
     out = [
         Criterion.of(
             "title slide",
             bool(titles) and titles[0].lower() == "fall 2026 midterm grade report",
             f"first slide title is {titles[:1]}",
-        )
+        ),
+        Criterion.of(
+            "course slides in order",
+            [code for code, _ in course_slides] == COURSES,
+            f"the course slides are {[t for t in titles if any(t.lower().startswith(c.lower()) for c in COURSES)]}; "
+            f"expected one each for {COURSES}, in that order",
+        ),
     ]
     for code in COURSES:
         f = facts[code]
         table = next(
             (
                 t
-                for title, t in tables.items()
-                if title.lower().startswith(code.lower()) and f["title"].lower() in title.lower()
+                for title, t in shown
+                if t is not None
+                and title.lower().startswith(code.lower())
+                and f["title"].lower() in title.lower()
             ),
             None,
         )
         if table is None:
             out.append(Criterion(f"{code} slide", False, f"no table slide titled '{code} {f['title']}'"))
             continue
-        body = {r[0]: r for r in table[1:] if r and r[0]}
+        body = [r for r in table[1:] if r and r[0]]
         expected = f["assignments"]
         good = len(body) == len(expected) and all(
-            title in body
-            and len(body[title]) >= 4
-            and near(body[title][1], points, 0)
-            and near(body[title][2], mean, 0.006)
-            and near(body[title][3], pct, 0.06)
-            for title, points, mean, pct in expected
+            len(row) >= 4
+            and row[0].strip().lower() == title.lower()
+            and near(row[1], points, 0)
+            and near(row[2], mean, 0.005)
+            and near(row[3], pct, 0.05)
+            for row, (title, points, mean, pct) in zip(body, expected, strict=False)
         )
         out.append(
             Criterion.of(
@@ -103,16 +119,18 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
                 good
                 and [h.lower() for h in table[0]][:4]
                 == ["assignment", "points possible", "average score", "average %"],
-                f"{code} table {table[:1]} with rows {sorted(body)} does not give the graded assignments "
-                f"{[e[0] for e in expected]} with their means over active students",
+                f"{code} table {table[:1]} with rows {[r[0] for r in body]} does not give the graded assignments "
+                f"{[e[0] for e in expected]} in due-date order with their means over active students",
             )
         )
-    summary = tables.get("Summary")
-    if summary is None:
-        out.append(Criterion("summary slide", False, "no table slide titled 'Summary'"))
+    last_title, summary = shown[-1] if shown else ("", None)
+    if summary is None or last_title.lower() != "summary":
+        out.append(
+            Criterion("summary slide", False, f"the last slide is {last_title!r}, not a 'Summary' table")
+        )
     else:
-        rows = {r[0]: r for r in summary[1:] if r and r[0]}
-        bad = []
+        rows = {r[0].strip().upper(): r for r in summary[1:] if r and r[0]}
+        bad = [f"unexpected rows {sorted(set(rows) - set(COURSES))}"] if set(rows) - set(COURSES) else []
         for code in COURSES:
             overall = facts[code]["overall"]
             mean = sum(overall.values()) / len(overall)
@@ -122,11 +140,19 @@ def check_deck(world: World, facts: dict[str, dict[str, Any]]) -> list[Criterion
                 r
                 and len(r) >= 4
                 and near(r[1], len(overall), 0)
-                and near(r[2], mean, 0.06)
+                and near(r[2], mean, 0.05)
                 and near(r[3], low, 0)
             ):
                 bad.append(f"{code}: {r} (expected {len(overall)}, {mean:.1f}, {low})")
-        out.append(Criterion.of("summary slide", not bad, "; ".join(bad)))
+        out.append(
+            Criterion.of(
+                "summary slide",
+                not bad
+                and [h.lower() for h in summary[0]][:4]
+                == ["course", "active students", "course average %", "below 60%"],
+                "; ".join(bad) or f"the Summary header is {summary[0]}",
+            )
+        )
     return out
 
 
@@ -150,7 +176,7 @@ def check_workbook(world: World, facts: dict[str, dict[str, Any]]) -> list[Crite
             and all(
                 str(r[1]) == people[str(r[0])]["name"]
                 and str(r[2]).lower() == people[str(r[0])]["email"]
-                and near(r[3], overall[str(r[0])], 0.06)
+                and near(r[3], overall[str(r[0])], 0.05)
                 for r in body
             )
         )
@@ -169,10 +195,10 @@ def check_mail(world: World) -> Criterion:
     good = [
         m
         for m in sent
-        if OFFICE in m["to_addrs"]
+        if OFFICE in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "fall 2026 midterm grade report"
-        and "GradeReport.pptx" in m["attachments"]
-        and "AtRisk.xlsx" in m["attachments"]
+        and {"GradeReport.pptx", "AtRisk.xlsx"}
+        <= {a.removeprefix("./") for a in json.loads(m["attachments"])}
     ]
     return Criterion.of(
         "mail to the academic office",

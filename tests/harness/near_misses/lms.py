@@ -2,6 +2,105 @@
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from typing import Any
+
+from harness.catalog import load_tasks
 from tests.harness.near_misses import NearMiss
 
-MISSES: list[NearMiss] = []
+
+@cache
+def _gold(task: str) -> list[dict[str, Any]]:
+    (t,) = load_tasks(task)
+    return [c for sub in t.solution.model_dump()["subtasks"] for c in sub["calls"]]
+
+
+def _call(task: str, tool: str, **args: Any) -> str:
+    """The JSON text of the gold call to `tool` whose arguments include `args` (to move it with `replace`)."""
+    (found,) = [
+        c
+        for c in _gold(task)
+        if c["tool"] == tool and all(c["arguments"].get(k) == v for k, v in args.items())
+    ]
+    return json.dumps(found, ensure_ascii=False)
+
+
+def _reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
+    """Replacements that put fragments[order[i]] where fragments[i] was."""
+    marks = [f"@@{i}@@" for i in range(len(fragments))]
+    return (
+        *zip(fragments, marks, strict=True),
+        *((marks[i], fragments[j]) for i, j in enumerate(order)),
+    )
+
+
+def _slide(title: str) -> str:
+    return _call("lms-midterm-grade-report", "mcp__pptx__add_table_slide", title=title)
+
+
+COURSE_SLIDES = [
+    _slide(t)
+    for t in (
+        "MATH120 Calculus I",
+        "MATH210 Linear Algebra",
+        "STAT200 Applied Statistics",
+        "ECON101 Principles of Economics",
+    )
+]
+TITLE_SLIDE = _call("lms-midterm-grade-report", "mcp__pptx__add_title_slide")
+WRONG_MATH120 = COURSE_SLIDES[0].replace('["Homework 1", 20, 13.8, 69.0]', '["Homework 1", 20, 12.8, 64.0]')
+
+MISSES: list[NearMiss] = [
+    # lms-late-homework-followup
+    NearMiss(
+        "lms-late-homework-followup",
+        "every line says late/missing",
+        replace=(("- missing\\n", "- late/missing\\n"), ("- late\\n", "- late/missing\\n")),
+    ),
+    NearMiss(
+        "lms-late-homework-followup",
+        "a late student listed as missing",
+        replace=(("S00068 Lucas Bauer - late", "S00068 Lucas Bauer - missing"),),
+    ),
+    NearMiss(
+        "lms-late-homework-followup",
+        "an extra mail to a student",
+        extra=(
+            (
+                "mcp__mail__send_message",
+                {
+                    "to": ["arjun.eriksen@students.univ.example"],
+                    "subject": "CS305 Homework 3",
+                    "body": "Your Homework 3 is missing.",
+                },
+            ),
+        ),
+    ),
+    # lms-midterm-grade-report
+    NearMiss(
+        "lms-midterm-grade-report",
+        "course slides in reverse order",
+        replace=_reorder(COURSE_SLIDES, [3, 2, 1, 0]),
+    ),
+    NearMiss(
+        "lms-midterm-grade-report",
+        "MATH120 assignment rows not in due-date order",
+        replace=(
+            (
+                '["Homework 1", 20, 13.8, 69.0], ["Quiz 2", 10, 7.41, 74.1]',
+                '["Quiz 2", 10, 7.41, 74.1], ["Homework 1", 20, 13.8, 69.0]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "lms-midterm-grade-report",
+        "a wrong duplicate MATH120 slide before the right one",
+        replace=((TITLE_SLIDE, f"{TITLE_SLIDE}, {WRONG_MATH120}"),),
+    ),
+    NearMiss(
+        "lms-midterm-grade-report",
+        "mail to a look-alike address",
+        replace=(('["academic.office@univ.example"]', '["academic.office@univ.example.org"]'),),
+    ),
+]
