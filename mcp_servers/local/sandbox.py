@@ -2,12 +2,20 @@
 
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
 workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout, a
-memory cap (RLIMIT_AS) and capped output; where `unshare -rn` works (root, or unprivileged
-user namespaces) it also gets a network namespace of its own with no interface up, so it
-reaches no network, loopback included. When a docker daemon answers, the same code runs in
-a container instead (`--network none`, memory and pid caps, no capabilities, read-only root,
-the workspace mounted read-write): no image registry is needed, since the container gets an
-empty image and this Python bind-mounted read-only at its own paths.
+memory cap (RLIMIT_AS) and output capped as it is read. Where user namespaces work (root, or
+unprivileged user namespaces), it runs in namespaces of its own (`unshare -rnmpf`):
+- network: no interface up, so no network at all, loopback included;
+- mounts: a root of its own that holds only this Python (read-only: interpreter, standard
+  library, installed packages, system libraries), /dev, a private /tmp and the workspace, as
+  the container below does, so the world database beside the workspace, the task catalog (gold
+  solutions, checks), the run store and other episodes are out of its reach;
+- processes: it is process 1 of its namespace, so everything it starts dies with it, on exit
+  or when killed at the timeout.
+Where only `unshare -rn` works it gets the network namespace alone, and where neither works
+none (the README says so). When a docker daemon answers, the same code runs in a container
+instead (`--network none`, memory and pid caps, no capabilities, read-only root, the
+workspace mounted read-write): no image registry is needed, since the container gets an empty
+image and this Python bind-mounted read-only at its own paths.
 """
 
 from __future__ import annotations
@@ -18,9 +26,11 @@ import io
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +61,23 @@ class RunResult:
         return "\n".join(parts)
 
 
-def _cap(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace")
-    if len(data) > OUTPUT_CAP_BYTES:
-        return text[:OUTPUT_CAP_BYTES] + f"\n[... output truncated: {len(data)} bytes in all]"
+def _cap(data: bytes, total: int | None = None) -> str:
+    total = len(data) if total is None else total
+    text = data[:OUTPUT_CAP_BYTES].decode("utf-8", errors="replace")
+    if total > OUTPUT_CAP_BYTES:
+        return text + f"\n[... output truncated: {total} bytes in all]"
     return text
+
+
+async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, int]:
+    """The first OUTPUT_CAP_BYTES of `stream` and how many bytes it had in all: the rest is
+    read and dropped, never held."""
+    kept, total = bytearray(), 0
+    while stream is not None and (chunk := await stream.read(1 << 16)):
+        total += len(chunk)
+        if len(kept) < OUTPUT_CAP_BYTES:
+            kept += chunk[: OUTPUT_CAP_BYTES - len(kept)]
+    return bytes(kept), total
 
 
 def _limits(memory_bytes: int) -> None:
@@ -63,18 +85,38 @@ def _limits(memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> RunResult:
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    """Kill the child, and its whole process group when it leads one of its own."""
     try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+        if os.getpgid(proc.pid) == proc.pid:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+    except ProcessLookupError:
+        return
+    proc.kill()
+
+
+async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> RunResult:
+    reading = asyncio.gather(_read_capped(proc.stdout), _read_capped(proc.stderr), proc.wait())
+    timed_out = False
+    try:
+        await asyncio.wait_for(asyncio.shield(reading), timeout_s)
     except TimeoutError:
-        proc.kill()
-        out, err = await proc.communicate()
-        return RunResult(None, _cap(out), _cap(err), True)
+        timed_out = True
+        _kill(proc)
     except BaseException:  # the call was cancelled (its MCP timeout, the episode's time budget)
         if proc.returncode is None:
-            proc.kill()
+            _kill(proc)
+        reading.cancel()
         raise
-    return RunResult(proc.returncode, _cap(out), _cap(err), False)
+    # After a kill, the output read so far. A process the child left behind could hold the
+    # pipes open (the confined sandbox has none: they die with it), so this waits briefly only.
+    try:
+        (out, out_n), (err, err_n), _ = await asyncio.wait_for(reading, 5.0)
+    except TimeoutError:
+        return RunResult(None, "", "", True)
+    code = None if timed_out else proc.returncode
+    return RunResult(code, _cap(out, out_n), _cap(err, err_n), timed_out)
 
 
 @functools.cache
@@ -90,28 +132,82 @@ def network_namespace_available() -> bool:
     return probe.returncode == 0
 
 
+# Run inside `unshare -rnmpf` (as root of the new user namespace): build a root of its own on
+# a tmpfs at $1 with the runtime read-only, /dev, a private /tmp and the workspace $2 at its own
+# path, then run the command there. Arguments: ROOT WORKSPACE RUNTIME-PATH... -- COMMAND...
+_CONFINE = r"""
+set -e
+root="$1"; ws="$2"; shift 2
+mount -t tmpfs -o mode=0755 mseval "$root"
+mkdir -p "$root/tmp" "$root/dev" "$root/proc"
+mount -t tmpfs -o mode=1777 mseval "$root/tmp"
+while [ "$1" != "--" ]; do
+  mkdir -p "$root$1"
+  mount --rbind "$(readlink -f "$1")" "$root$1"
+  mount -o remount,bind,ro "$root$1"
+  shift
+done
+shift
+mount --rbind /dev "$root/dev"
+mount -t proc proc "$root/proc"
+mkdir -p "$root$ws"
+mount --bind "$ws" "$root$ws"
+exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$ws" "$@"
+"""
+
+
+def _runtime_paths() -> list[str]:
+    """What the confined child sees of this machine: this Python and the system libraries."""
+    paths = {sys.prefix, sys.base_prefix, "/usr", "/lib", "/lib64", "/bin"}
+    return sorted(p for p in paths if os.path.exists(p))
+
+
+def _confined(workspace: str, root: str, command: list[str]) -> list[str]:
+    return [
+        "unshare", "-rnmpf", "--kill-child", "--", "/bin/sh", "-c", _CONFINE, "confine",
+        root, workspace, *_runtime_paths(), "--", *command,
+    ]  # fmt: skip
+
+
+@functools.cache
+def confinement_available() -> bool:
+    """Whether the confined child (namespaces of its own, a root of its own) works here (asked once)."""
+    if shutil.which("unshare") is None or not os.path.exists("/bin/sh"):
+        return False
+    with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryDirectory() as root:
+        command = _confined(ws, root, [sys.executable, "-I", "-c", "import os; print(os.getcwd())"])
+        try:
+            probe = subprocess.run(command, capture_output=True, text=True, timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return probe.returncode == 0 and probe.stdout.strip() == ws
+
+
 @dataclass(frozen=True)
 class ProcessSandbox:
     memory_bytes: int = DEFAULT_MEMORY_BYTES
 
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8"}
-        # unshare execs the interpreter in place (same process), so a kill still reaches it.
-        no_network = ["unshare", "-rn", "--"] if await asyncio.to_thread(network_namespace_available) else []
-        proc = await asyncio.create_subprocess_exec(
-            *no_network,
-            sys.executable,
-            "-I",
-            "-c",
-            code,
-            cwd=workspace,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            preexec_fn=lambda: _limits(self.memory_bytes),
-        )
-        return await _communicate(proc, timeout_s)
+        command = [sys.executable, "-I", "-c", code]
+        with tempfile.TemporaryDirectory(prefix="mseval-root-") as root:
+            if await asyncio.to_thread(confinement_available):
+                # unshare forks the child, which dies with unshare (--kill-child): a kill at the
+                # timeout ends the child and, as process 1 of its namespace, all it started.
+                command = _confined(await asyncio.to_thread(os.path.realpath, workspace), root, command)
+            elif await asyncio.to_thread(network_namespace_available):
+                command = ["unshare", "-rn", "--", *command]  # execs in place: a kill reaches it
+            proc = await asyncio.create_subprocess_exec(
+                *command,
+                cwd=workspace,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                preexec_fn=lambda: _limits(self.memory_bytes),
+                start_new_session=True,
+            )
+            return await _communicate(proc, timeout_s)
 
 
 EMPTY_IMAGE = "mseval-sandbox:empty"

@@ -51,8 +51,8 @@ def build(ctx: ServerContext) -> MCPServer:
         """Run Python 3 code in the workspace folder (no network). Returns exit code, stdout and stderr."""
         if not code.strip():
             raise ToolError("code is empty")
-        if timeout_s <= 0:
-            raise ToolError("timeout_s must be positive")
+        if not timeout_s > 0:  # also NaN
+            raise ToolError("timeout_s must be a positive number of seconds")
         result = await sandbox.run(code, ctx.workspace, min(timeout_s, MAX_TIMEOUT_S))
         return result.render()
 

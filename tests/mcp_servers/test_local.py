@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,71 @@ async def test_python_execute_in_a_process_reaches_no_network(world: World) -> N
         assert "[exit code 0]" in out and "refused:" in out and "connected" not in out, out
         with pytest.raises(BlockingIOError):
             listener.accept()  # nobody ever connected
+
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def _confined_or_skip() -> None:
+    from mcp_servers.local.sandbox import confinement_available
+
+    if not confinement_available():
+        pytest.skip("user and mount namespaces do not work here: the process sandbox is not confined")
+
+
+async def test_python_execute_in_a_process_sees_only_the_workspace_and_the_runtime(world: World) -> None:
+    _confined_or_skip()
+    project = PROJECT
+    code = (
+        "import os, pathlib, sys\n"
+        "print(os.getcwd())\n"
+        f"for p in ('../db', {str(project / 'tasks')!r}, {str(project / 'README.md')!r}):\n"
+        "    print(p, os.path.exists(p))\n"
+        "pathlib.Path('kept.txt').write_text('mine')\n"
+        "try:\n"
+        "    open(os.path.join(sys.prefix, 'planted.txt'), 'w')\n"
+        "except OSError as exc:\n"
+        "    print('runtime:', exc.strerror)\n"
+        "import openpyxl; print('packages ok')\n"
+    )
+    async with serve("local", world, sandbox="process") as client:
+        out = text(await client.call_tool("python_execute", {"code": code}))
+    assert "[exit code 0]" in out, out
+    assert str(world.workspace.resolve()) in out  # the workspace, at its own path
+    assert "../db False" in out  # the world database beside the workspace is out of reach
+    assert f"{project / 'tasks'} False" in out and f"{project / 'README.md'} False" in out
+    assert "runtime: Read-only file system" in out and "packages ok" in out
+    assert (world.workspace / "kept.txt").read_text() == "mine"
+
+
+def _alive(marker: str) -> list[str]:
+    """Processes (not zombies) whose command line contains `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(cmdline)
+    return found
+
+
+async def test_python_execute_leaves_nothing_running_after_a_timeout(world: World) -> None:
+    _confined_or_skip()
+    code = "import subprocess, time; subprocess.Popen(['sleep', '3071']); time.sleep(300)"
+    async with serve("local", world, sandbox="process") as client:
+        out = text(await client.call_tool("python_execute", {"code": code, "timeout_s": 1}))
+    assert out.startswith("[timed out: the process was killed]"), out
+    assert _alive("sleep 3071") == []  # what the code started died with it
+
+
+async def test_python_execute_output_is_capped_as_it_is_read(world: World) -> None:
+    code = "import sys; sys.stdout.write('x' * 50_000_000); sys.stderr.write('e' * 10)"
+    async with serve("local", world, sandbox="process") as client:
+        out = text(await client.call_tool("python_execute", {"code": code}))
+        nan = await client.call_tool("python_execute", {"code": "print(1)", "timeout_s": "nan"})
+    assert "[exit code 0]" in out and "[... output truncated: 50000000 bytes in all]" in out
+    assert "stdout:\n" + "x" * 16_000 + "\n[... output truncated" in out and "stderr:\neeeeeeeeee" in out
+    assert nan.is_error and "timeout_s must be a positive number of seconds" in text(nan)
