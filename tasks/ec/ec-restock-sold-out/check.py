@@ -1,7 +1,23 @@
 """Every sold-out active product got its reorder quantity, nothing else was restocked; a wiki log page."""
 
+import re
+
 from harness.checks import Criterion, World
 from mcp_servers.shop.schema import TODAY
+
+SKU = re.compile(r"\b[A-Z]{3}-\d{4}\b")
+
+
+def logged(line: str, product: dict, skus: set[str]) -> bool:
+    """The line names this product (SKU and name, no other product) and the units received."""
+    if product["sku"] not in line or any(s != product["sku"] for s in SKU.findall(line) if s in skus):
+        return False
+    if product["name"].lower() not in line.lower():
+        return False
+    rest = re.sub(re.escape(product["name"]), " ", line.replace(product["sku"], " "), flags=re.I)
+    # the units received: a number of its own, not one inside a bin code like A-11-3
+    units = [int(n) for n in re.findall(r"(?<![\w-])(\d+)(?![\w-])", rest.replace(",", ""))]
+    return product["reorder_quantity"] in units
 
 
 def check(world: World) -> list[Criterion]:
@@ -30,17 +46,22 @@ def check(world: World) -> list[Criterion]:
     if not pages:
         out.append(Criterion("wiki page", False, "no page 'Restock 2026-11-20' under Operations"))
         return out
-    blocks = [b["text"] for b in world.rows("wiki_block", page_id=pages[-1]["id"])]
-    unlogged = [
-        p["sku"]
-        for p in booked
-        if not any(p["sku"] in b and str(p["reorder_quantity"]) in b.replace(p["sku"], "") for b in blocks)
-    ]
+    lines = [ln for b in world.rows("wiki_block", page_id=pages[-1]["id"]) for ln in b["text"].splitlines()]
+    skus = {p["sku"] for p in stock}
+    unlogged = [p["sku"] for p in booked if not any(logged(ln, p, skus) for ln in lines)]
+    listed = {s for ln in lines for s in SKU.findall(ln) if s in skus}
+    out.append(
+        Criterion.of(
+            "nothing else logged",
+            listed <= {p["sku"] for p in booked},
+            f"the page lists products that were not delivered: {sorted(listed - {p['sku'] for p in booked})}",
+        )
+    )
     out.append(
         Criterion.of(
             "wiki log",
             not unlogged,
-            f"the wiki page lacks a line with the SKU and units received for {unlogged}",
+            f"the wiki page lacks a line with the SKU, name and units received for {unlogged}",
         )
     )
     return out

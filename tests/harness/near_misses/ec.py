@@ -68,4 +68,49 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    # ec-restock-sold-out
+    NearMiss(
+        "ec-restock-sold-out",
+        "one paragraph with the quantities of two products swapped",
+        replace=(
+            (
+                "- COM-1030 Bytewise HD Webcam 2: 90 units (bin A-11-3)\\n",
+                "- COM-1030 Bytewise HD Webcam 2 and OUT-1076 Trailhead Sleeping Bag 2: 30 and 90 units\\n",
+            ),
+            ("\\n- OUT-1076 Trailhead Sleeping Bag 2: 30 units (bin E-17-1)", ""),
+        ),
+    ),
+    NearMiss(
+        "ec-restock-sold-out",
+        "bullets with the quantities of two products swapped",
+        replace=(
+            ("Bytewise HD Webcam 2: 90 units", "Bytewise HD Webcam 2: 75 units"),
+            ("Core Resistance Bands Lite: 75 units", "Core Resistance Bands Lite: 90 units"),
+        ),
+    ),
+    NearMiss(
+        "ec-restock-sold-out",
+        "bullets without the product names",
+        replace=(
+            (" Bytewise HD Webcam 2:", ":"),
+            (" Core Resistance Bands Lite:", ":"),
+            (" Atlas Fit Resistance Bands Lite:", ":"),
+            (" Trailhead Sleeping Bag 2:", ":"),
+        ),
+    ),
+    NearMiss(
+        "ec-restock-sold-out",
+        "a product that was not delivered logged too",
+        replace=(
+            (
+                "(bin E-17-1)",
+                "(bin E-17-1)\\n- OUT-1064 Trailhead Hiking Backpack Lite: 40 units",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ec-restock-sold-out",
+        "a product in stock restocked too",
+        extra=(("mcp__shop__restock", {"sku": "OUT-1064", "quantity": 40}),),
+    ),
 ]
