@@ -21,9 +21,44 @@ def profile(world: World) -> dict:
     counts = [p["citation_count"] for p in papers]
     return {
         "affiliation": author["affiliation"],
-        "numbers": {len(papers), sum(counts), sum(1 for i, c in enumerate(counts, start=1) if c >= i)},
-        "top": [(p["title"], p["year"], p["venue"], p["citation_count"]) for p in papers[:5]],
+        "numbers": {
+            "papers": len(papers),
+            "citations": sum(counts),
+            "h-index": sum(1 for i, c in enumerate(counts, start=1) if c >= i),
+        },
+        "top": [(p["title"].lower(), p["year"], p["venue"].lower(), p["citation_count"]) for p in papers[:5]],
     }
+
+
+# The words that give a number its role; a number is stated for a role when a word of the role
+# and the number stand together with at most a few words, and no other number, between them.
+ROLES = {
+    "papers": r"papers?|publications?|articles?",
+    "citations": r"citations?|cited|citing",
+    "h-index": r"h-?\s?index",
+}
+
+
+def stated(prose: str, role: str, value: int) -> bool:
+    key, gap = ROLES[role], r"(?:[^\W\d]+\W+){0,4}?"
+    n = rf"(?<![\d.,]){value}(?![\d]|[.,]\d)"
+    return bool(
+        re.search(rf"(?:{key})\W+{gap}{n}", prose, re.IGNORECASE)
+        or re.search(rf"{n}\W+{gap}(?:{key})", prose, re.IGNORECASE)
+    )
+
+
+def whole(text: str) -> int | None:
+    try:
+        x = float(text.replace(",", ""))
+    except ValueError:
+        return None
+    return int(x) if x == int(x) else None
+
+
+def table_row(cells: list[str]) -> tuple:
+    cells = cells + [""] * 4
+    return (cells[0].strip().lower(), whole(cells[1]), cells[2].strip().lower(), whole(cells[3]))
 
 
 def check(world: World) -> list[Criterion]:
@@ -33,9 +68,10 @@ def check(world: World) -> list[Criterion]:
     want = profile(world)
     texts = [p.text for p in doc.paragraphs]
     prose = " ".join(texts)
-    numbers = {int(n) for n in re.findall(r"\b\d+\b", prose)}
     table = [[c.text.strip() for c in row.cells] for row in doc.tables[0].rows] if doc.tables else []
-    expected = [[t, str(y), v, str(c)] for t, y, v, c in want["top"]]
+    expected = want["top"]
+    rows = [table_row(r) for r in table[1:]]
+    unstated = [f"{k} {v}" for k, v in want["numbers"].items() if not stated(prose, k, v)]
     titled = (doc.core_properties.title or "").strip().lower() == "speaker brief: ada bauer" or any(
         t.strip().lower() == "speaker brief: ada bauer" for t in texts[:2]
     )
@@ -51,16 +87,14 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of(
             "papers, citations, h-index",
-            want["numbers"] <= numbers,
-            f"the text should state {sorted(want['numbers'])}",
+            not unstated,
+            f"the text does not state {unstated}",
         ),
         Criterion.of(
             "table header",
             bool(table) and [h.lower() for h in table[0]] == ["title", "year", "venue", "citations"],
             f"first table header is {table[:1]}",
         ),
-        Criterion.of(
-            "five most cited", table[1:] == expected, f"table rows are {table[1:]}, expected {expected}"
-        ),
+        Criterion.of("five most cited", rows == expected, f"table rows are {table[1:]}, expected {expected}"),
         Criterion.of("mailed to Bea", bool(mails), f"no mail to Bea with {DOC} attached"),
     ]

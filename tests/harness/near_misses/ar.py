@@ -87,4 +87,20 @@ MISSES: list[NearMiss] = [
         "a draft error is marked as a digest error",
         replace=(('65.4, 65.4, "Draft error"', '65.4, 65.4, "Digest error"'),),
     ),
+    # ar-speaker-brief
+    NearMiss(
+        "ar-speaker-brief",
+        "the paragraph scrambles the roles: 266 papers, 8 citations, h-index 14",
+        replace=(
+            (
+                "She has 14 papers in our scholar index with 266 citations in total, and an h-index of 8.",
+                "She has 266 papers in our scholar index with 8 citations in total, and an h-index of 14.",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ar-speaker-brief",
+        "the paragraph gives 41 papers (true 14)",
+        replace=(("She has 14 papers", "She has 41 papers"),),
+    ),
 ]
