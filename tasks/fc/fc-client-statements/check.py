@@ -2,6 +2,7 @@
 and was mailed to the client's contact address."""
 
 import re
+from datetime import datetime
 
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
@@ -18,11 +19,52 @@ def amount(texts: list[str], label: str) -> float | None:
     return None
 
 
+def money(text: str) -> float | None:
+    m = re.fullmatch(r"(?:USD|\$)?\s*([\d,]+(?:\.\d+)?)\s*(?:USD|\$)?", text.strip(), re.IGNORECASE)
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+def day(text: str) -> str | None:
+    """An event date as ISO (2026-09-14), from ISO or a few common spellings."""
+    text = text.strip()
+    for fmt in (
+        "%Y-%m-%d",
+        "%Y-%m-%d %H:%M:%S",
+        "%d %b %Y",
+        "%d %B %Y",
+        "%b %d, %Y",
+        "%B %d, %Y",
+        "%d/%m/%Y",
+    ):
+        try:
+            return datetime.strptime(text, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def row_ok(cells: list[str], order: dict) -> bool:
+    cells = cells + [""] * 6
+    guests = money(cells[3])
+    total = money(cells[5])
+    return (
+        cells[0].strip() == order["reference"]
+        and day(cells[1]) == order["event_date"]
+        and cells[2].strip().lower() == order["menu"].lower()
+        and guests is not None
+        and guests == order["guests"]
+        and cells[4].strip().lower().replace(" ", "_") == order["status"]
+        and total is not None
+        and close_enough(total, order["total"])
+    )
+
+
 def check(world: World) -> list[Criterion]:
     out, contacts = [], {}
     for client in CLIENTS:
         orders = world.query(
-            """SELECT o.reference, o.status, o.total, o.contact_email FROM kitchen_catering_order o
+            """SELECT o.reference, o.event_date, m.name AS menu, o.guests, o.status, o.total, o.contact_email
+               FROM kitchen_catering_order o JOIN kitchen_menu m ON m.id = o.menu_id
                WHERE o.client = :c AND o.event_date BETWEEN '2026-01-01' AND '2026-12-31'
                ORDER BY o.event_date, o.reference""",
             c=client,
@@ -43,6 +85,7 @@ def check(world: World) -> list[Criterion]:
             t.strip().lower() == title for t in texts[:2]
         )
         refs = [r[0] for r in table[1:]]
+        wrong = [o["reference"] for o, r in zip(listed, table[1:], strict=False) if not row_ok(r, o)]
         out += [
             Criterion.of(f"{client} title", titled, f"{path} is not titled 'Statement 2026: {client}'"),
             Criterion.of(
@@ -51,6 +94,11 @@ def check(world: World) -> list[Criterion]:
                 and [h.lower() for h in table[0]] == HEADER
                 and refs == [o["reference"] for o in listed],
                 f"table rows {refs}, expected {[o['reference'] for o in listed]} under {HEADER}",
+            ),
+            Criterion.of(
+                f"{client} event date, menu, guests, status, total",
+                len(table) > 1 and not wrong,
+                f"rows of {wrong} differ from the orders",
             ),
             Criterion.of(
                 f"{client} totals",
