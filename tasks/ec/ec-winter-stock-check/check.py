@@ -40,6 +40,10 @@ def grid(world: World, spreadsheet_id: int, sheet: str) -> list[list[object]]:
     return out
 
 
+def same_name(cell: object, name: str) -> bool:
+    return str(cell or "").strip().lower() == name.lower()
+
+
 def sheet_rows_ok(rows: list[list[object]], expected: list[dict]) -> tuple[bool, str]:
     if not rows:
         return False, "the sheet is empty"
@@ -51,10 +55,16 @@ def sheet_rows_ok(rows: list[list[object]], expected: list[dict]) -> tuple[bool,
         return False, f"SKUs are {[r[0] for r in body]}; expected {[p['sku'] for p in expected]}"
     for r, p in zip(body, expected, strict=True):
         rating_ok = r[4] in (None, "") if p["rating"] is None else close_enough(r[4], p["rating"], 0.006)
-        if not (close_enough(r[2], p["price"], 0.001) and str(r[3]) == str(p["on_hand"]) and rating_ok):
+        if not (
+            same_name(r[1], p["name"])
+            and close_enough(r[2], p["price"])
+            and close_enough(r[3], p["on_hand"])
+            and rating_ok
+        ):
             return (
                 False,
-                f"row {r} does not match price {p['price']}, on hand {p['on_hand']}, rating {p['rating']}",
+                f"row {r} does not match name {p['name']!r}, price {p['price']}, on hand {p['on_hand']},"
+                f" rating {p['rating']}",
             )
     return True, ""
 
@@ -87,26 +97,68 @@ def check(world: World) -> list[Criterion]:
         out.append(Criterion("deck", False, "Winter_Stock.pptx is missing or unreadable"))
     else:
         slides = list(deck.slides)
+        titles = [s.shapes.title.text.strip().lower() if s.shapes.title is not None else "" for s in slides]
+        wanted_titles = [f"{c}: under 50 units".lower() for c in CATEGORIES]
+        first = slides[0] if slides else None
+        out.append(
+            Criterion.of(
+                "title slide",
+                first is not None
+                and titles[0] not in wanted_titles
+                and not any(sh.has_table for sh in first.shapes)
+                and any(sh.has_text_frame and sh.text_frame.text.strip() for sh in first.shapes),
+                "the deck must open with a title slide",
+            )
+        )
+        at = [titles.index(t) for t in wanted_titles if t in titles]
+        out.append(
+            Criterion.of(
+                "category order",
+                len(at) == len(CATEGORIES) and at == sorted(at),
+                f"the table slides must come in the order {', '.join(CATEGORIES)}",
+            )
+        )
         for c in CATEGORIES:
-            want = [(p["sku"], str(p["on_hand"])) for p in expected[c] if p["on_hand"] < LOW]
+            low = [p for p in expected[c] if p["on_hand"] < LOW]
             tables = [
-                [[cell.text for cell in row.cells] for row in shape.table.rows]
-                for s in slides
-                if s.shapes.title is not None
-                and s.shapes.title.text.strip().lower() == f"{c}: under 50 units".lower()
+                [[cell.text.strip() for cell in row.cells] for row in shape.table.rows]
+                for s, title in zip(slides, titles, strict=True)
+                if title == f"{c}: under 50 units".lower()
                 for shape in s.shapes
                 if shape.has_table
             ]
-            got = sorted((r[0], r[2]) for r in tables[0][1:] if len(r) >= 3) if tables else None
+            table = tables[0] if tables else []
+            header_ok = bool(table) and [h.lower() for h in table[0][:3]] == ["sku", "name", "on hand"]
+            rows = {r[0]: r for r in table[1:] if len(r) >= 3}
+            ok = (
+                header_ok
+                and len(table) - 1 == len(low) == len(rows)
+                and all(
+                    p["sku"] in rows
+                    and same_name(rows[p["sku"]][1], p["name"])
+                    and close_enough(rows[p["sku"]][2], p["on_hand"])
+                    for p in low
+                )
+            )
+            want = [(p["sku"], p["name"], p["on_hand"]) for p in low]
             out.append(
                 Criterion.of(
                     f"slide {c}",
-                    got == sorted(want),
-                    f"table slide '{c}: under 50 units' lists {got}; expected {sorted(want)}",
+                    ok,
+                    f"table slide '{c}: under 50 units' is {table}; expected the columns SKU, Name, On Hand"
+                    f" and the rows {want} (any order)",
                 )
             )
-    mails = [m for m in sent_mail(world.engine, to=YUSUF) if "Winter_Stock.pptx" in m.attachment_list()]
+    mails = [
+        m
+        for m in sent_mail(world.engine, to=YUSUF, subject_contains=TITLE)
+        if "Winter_Stock.pptx" in m.attachment_list()
+    ]
     out.append(
-        Criterion.of("deck mailed", bool(mails), f"no mail to {YUSUF} with Winter_Stock.pptx attached")
+        Criterion.of(
+            "deck mailed",
+            bool(mails),
+            f"no mail to {YUSUF} with the subject {TITLE!r} and Winter_Stock.pptx attached",
+        )
     )
     return out

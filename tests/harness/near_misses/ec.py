@@ -113,4 +113,72 @@ MISSES: list[NearMiss] = [
         "a product in stock restocked too",
         extra=(("mcp__shop__restock", {"sku": "OUT-1064", "quantity": 40}),),
     ),
+    # ec-winter-stock-check
+    NearMiss(
+        "ec-winter-stock-check",
+        "the deck mailed with the subject 'FYI'",
+        replace=(('"subject": "Winter Stock Check 2026"', '"subject": "FYI"'),),
+    ),
+    NearMiss("ec-winter-stock-check", "no title slide", drop=("mcp__pptx__add_title_slide",)),
+    NearMiss(
+        "ec-winter-stock-check",
+        "the category slides in reverse order",
+        drop=("mcp__pptx__add_table_slide",),
+        extra=tuple(
+            (
+                "mcp__pptx__add_table_slide",
+                {"path": "Winter_Stock.pptx", "title": f"{title}: under 50 units", "rows": rows},
+            )
+            for title, rows in (
+                (
+                    "Home",
+                    [
+                        ["SKU", "Name", "On Hand"],
+                        ["HOM-1040", "Lumen Smart Plug", 15],
+                        ["HOM-1042", "Hearth Smart Plug Max", 18],
+                        ["HOM-1044", "Casa Nova Robot Vacuum Pro", 37],
+                        ["HOM-1045", "Hearth Robot Vacuum Mini", 2],
+                        ["HOM-1046", "Lumen Ceiling Fan Mini", 45],
+                    ],
+                ),
+                (
+                    "Fitness",
+                    [
+                        ["SKU", "Name", "On Hand"],
+                        ["FIT-1080", "Pulse Yoga Mat", 34],
+                        ["FIT-1082", "Core Adjustable Dumbbells Lite", 25],
+                        ["FIT-1085", "Core Resistance Bands Lite", 0],
+                        ["FIT-1087", "Atlas Fit Resistance Bands Lite", 0],
+                    ],
+                ),
+                (
+                    "Outdoor",
+                    [
+                        ["SKU", "Name", "On Hand"],
+                        ["OUT-1064", "Trailhead Hiking Backpack Lite", 45],
+                        ["OUT-1067", "Trailhead Camping Tent Mini", 35],
+                        ["OUT-1068", "Fjellstad Camping Tent Lite", 35],
+                        ["OUT-1076", "Trailhead Sleeping Bag 2", 0],
+                    ],
+                ),
+            )
+        ),
+    ),  # fmt: skip
+    NearMiss(
+        "ec-winter-stock-check",
+        "a price 31 cents off (passed the old relative tolerance)",
+        replace=(('"Trailhead Camping Tent Mini", 344.99', '"Trailhead Camping Tent Mini", 345.3'),),
+    ),
+    NearMiss(
+        "ec-winter-stock-check",
+        "a wrong product name in the spreadsheet",
+        replace=(
+            ('["OUT-1066", "Summit Co Hiking Backpack",', '["OUT-1066", "Summit Co Hiking Backpack Lite",'),
+        ),
+    ),
+    NearMiss(
+        "ec-winter-stock-check",
+        "a product under 50 units left off its slide",
+        replace=((', ["HOM-1046", "Lumen Ceiling Fan Mini", 45]]', "]"),),
+    ),
 ]
