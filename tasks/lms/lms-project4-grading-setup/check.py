@@ -2,6 +2,7 @@
 
 import json
 import re
+from datetime import datetime
 from typing import Any
 
 from harness.checks import Criterion, World
@@ -41,6 +42,34 @@ def sheet_rows(world: World, sheet_id: int) -> list[list[Any]]:
     return grid
 
 
+def same_row(got: list[str], want: list[Any]) -> bool:
+    """Student number and name as recorded, the status in any case, the time as the same instant
+    ('2026-10-19T09:00:00', '2026-10-19 09:00' or a date-time cell)."""
+
+    def instant(value: Any) -> datetime | None:
+        try:
+            return datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            return None
+
+    return (
+        len(got) >= 4
+        and got[0].strip() == want[0]
+        and got[1].strip() == want[1]
+        and got[2].strip().lower() == want[2]
+        and instant(got[3]) is not None
+        and instant(got[3]) == instant(want[3])
+    )
+
+
+def counts_said(body: str) -> set[int]:
+    """The numbers the body gives as a count of submissions: '23 submissions', '23 Project 4
+    submissions', 'submissions to grade: 23' (not any 23, such as the one in 2026-11-23)."""
+    before = re.findall(r"\b(\d+)\s+(?:[\w-]+\s+){0,3}?submissions?\b", body, re.IGNORECASE)
+    after = re.findall(r"\bsubmissions?\b[^.\d\n]{0,25}?:?\s*(\d+)\b(?![-/:.]\d)", body, re.IGNORECASE)
+    return {int(n) for n in before + after}
+
+
 def said_time(body: str, hour: int) -> bool:
     """The body names the session's start, as 13:00 or 1 pm / 1:00 pm."""
     twelve = rf"{hour % 12 or 12}(:00)?\s*{'pm' if hour >= 12 else 'am'}"
@@ -59,20 +88,33 @@ def check(world: World) -> list[Criterion]:
         {s["title"]: s["id"] for s in world.rows("sheets_sheet", spreadsheet_id=book["id"])} if book else {}
     )
     shares = (
-        {p["email"]: p["role"] for p in world.rows("sheets_permission", spreadsheet_id=book["id"])}
+        {
+            p["email"].lower(): p["role"]
+            for p in world.rows("sheets_permission", spreadsheet_id=book["id"])
+            if p["role"] != "owner"
+        }
         if book
         else {}
     )
     sent = world.sent_mail()
+    tas = set()
     for code, at in COURSES.items():
         ta, rows = expected(world, code)
+        ta = ta.lower()
+        tas.add(ta)
         got = sheet_rows(world, sheets[code]) if code in sheets else []
         header = [str(v).strip().lower() for v in got[0][:4]] if got else []
-        body = [[str(v) if v is not None else "" for v in r[:4]] for r in got[1:]]
+        body = [
+            [str(v) if v is not None else "" for v in r[:4]]
+            for r in got[1:]
+            if any(v not in (None, "") for v in r)
+        ]
         out.append(
             Criterion.of(
                 f"{code} queue",
-                header == ["student number", "name", "status", "submitted at"] and body == rows,
+                header == ["student number", "name", "status", "submitted at"]
+                and len(body) == len(rows)
+                and all(same_row(g, w) for g, w in zip(body, rows, strict=False)),
                 f"sheet {code} has {len(body)} rows after header {header}; expected the {len(rows)} "
                 "active submitted/late submissions in student-number order",
             )
@@ -86,8 +128,8 @@ def check(world: World) -> list[Criterion]:
         events = world.query(
             """SELECT e.id FROM calendar_event e JOIN calendar_calendar k ON k.id = e.calendar_id
                JOIN calendar_attendee p ON p.event_id = e.id
-               WHERE k.name = 'Work' AND lower(e.title) = :title AND e.start = :start AND e.end = :end
-                 AND p.email = :ta""",
+               WHERE k.name = 'Work' AND lower(trim(e.title)) = :title AND e.start = :start AND e.end = :end
+                 AND lower(p.email) = :ta AND lower(trim(e.location)) LIKE '%grading lab%'""",
             title=f"{code} project 4 grading".lower(),
             start=f"2026-11-23T{at}",
             end=f"2026-11-23T{hour + 2:02d}:00",
@@ -97,7 +139,8 @@ def check(world: World) -> list[Criterion]:
             Criterion.of(
                 f"{code} session",
                 len(events) == 1,
-                f"{len(events)} Work events '{code} Project 4 grading' on 2026-11-23 {at}-{hour + 2:02d}:00 with {ta}",
+                f"{len(events)} Work events '{code} Project 4 grading' on 2026-11-23 {at}-{hour + 2:02d}:00 "
+                f"in the Grading Lab with {ta}",
             )
         )
         mails = [
@@ -109,7 +152,7 @@ def check(world: World) -> list[Criterion]:
         told = [
             m
             for m in mails
-            if str(len(rows)) in re.findall(r"\d+", m["body"])
+            if len(rows) in counts_said(m["body"])
             and TITLE.lower() in m["body"].lower()
             and said_time(m["body"], int(at[:2]))
         ]
@@ -121,4 +164,8 @@ def check(world: World) -> list[Criterion]:
                 f"'{TITLE}' ({len(mails)} mails with that subject)",
             )
         )
+    others = sorted(set(shares) - tas)
+    out.append(
+        Criterion.of("shared with the TAs only", not others, f"the spreadsheet is also shared with {others}")
+    )
     return out

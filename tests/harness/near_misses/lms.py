@@ -132,3 +132,32 @@ MISSES += [
         extra=(("mcp__lms__set_grade", {"assignment_id": 10, "student": "S00002", "score": 40}),),
     ),
 ]
+
+MISSES += [
+    # lms-project4-grading-setup
+    NearMiss(
+        "lms-project4-grading-setup",
+        "ENG150 mail says 24 submissions (true 23)",
+        replace=(("you have 23 submissions to grade", "you have 24 submissions to grade"),),
+    ),
+    NearMiss(
+        "lms-project4-grading-setup",
+        "ENG150 mail gives no count",
+        replace=(("you have 23 submissions to grade", "you have your submissions to grade"),),
+    ),
+    NearMiss(
+        "lms-project4-grading-setup",
+        "sessions booked without the Grading Lab location",
+        replace=(('"location": "Grading Lab", ', ""),),
+    ),
+    NearMiss(
+        "lms-project4-grading-setup",
+        "spreadsheet also shared with a student",
+        extra=(
+            (
+                "mcp__sheets__share",
+                {"spreadsheet_id": 6, "email": "hana.garcia@students.univ.example", "role": "writer"},
+            ),
+        ),
+    ),
+]
