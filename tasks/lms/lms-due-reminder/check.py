@@ -12,6 +12,10 @@ def check(world: World) -> list[Criterion]:
         """SELECT n.title, n.body FROM lms_announcement n JOIN lms_course c ON c.id = n.course_id
            WHERE c.code = 'CS101' AND n.posted_at = '2026-11-20'"""
     )
+    elsewhere = world.query(
+        """SELECT c.code FROM lms_announcement n JOIN lms_course c ON c.id = n.course_id
+           WHERE c.code != 'CS101' AND n.posted_at = '2026-11-20'"""
+    )
     good = [
         p for p in posts
         if p["title"].strip().lower() == f"reminder: {open_['title']}".lower()
@@ -24,4 +28,9 @@ def check(world: World) -> list[Criterion]:
             f"no new CS101 announcement titled 'Reminder: {open_['title']}' naming {open_['due_date']}",
         ),
         Criterion.of("exactly one", len(posts) == 1, f"{len(posts)} announcements were posted"),
+        Criterion.of(
+            "only in CS101",
+            not elsewhere,
+            f"announcements were also posted in {sorted({r['code'] for r in elsewhere})}",
+        ),
     ]

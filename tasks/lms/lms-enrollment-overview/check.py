@@ -5,6 +5,14 @@ from harness.checks import Criterion, World
 COURSES = ["CS101", "CS201", "CS305"]
 
 
+def number(value: object) -> float | None:
+    """A count from a cell: 31, 31.0 or '31'."""
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return None
+
+
 def active_roster(world: World, course: str) -> list[tuple[str, str, str]]:
     rows = world.query(
         """SELECT s.student_number, s.name, s.major FROM lms_enrollment e
@@ -51,9 +59,11 @@ def check(world: World) -> list[Criterion]:
         )
     if "Summary" in wb.sheetnames:
         summary = {
-            str(r[0]): r[1] for r in wb["Summary"].iter_rows(min_row=2, values_only=True) if r and r[0]
+            str(r[0]).strip().upper(): r[1]
+            for r in wb["Summary"].iter_rows(min_row=2, values_only=True)
+            if r and r[0]
         }
-        ok = all(str(summary.get(c)) == str(n) for c, n in counts.items())
+        ok = all(number(summary.get(c)) == n for c, n in counts.items())
         out.append(Criterion.of("summary counts", ok, f"Summary says {summary}, expected {counts}"))
     else:
         out.append(Criterion("summary counts", False, "no Summary sheet"))

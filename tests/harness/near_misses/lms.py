@@ -161,3 +161,17 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # lms-due-reminder
+    NearMiss(
+        "lms-due-reminder",
+        "the reminder is also posted in CS201",
+        extra=(
+            (
+                "mcp__lms__post_announcement",
+                {"course": "CS201", "title": "Reminder: Exam 6", "body": "Exam 6 is due on 2026-11-30."},
+            ),
+        ),
+    ),
+]
