@@ -1,8 +1,9 @@
 """Monthly_Orders.xlsx: the orders of Aug-Oct 2026 per month and a Summary; mailed to the CFO."""
 
 import re
+from datetime import date, datetime
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 MONTHS = ["2026-08", "2026-09", "2026-10"]
@@ -11,10 +12,33 @@ CFO = "kai.kaur@company.example"
 
 
 def cents(a: object, b: float) -> bool:
-    try:
-        return abs(float(a) - b) <= 0.011  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
+    return close_enough(a, b)
+
+
+MONTH_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+
+def month_of(cell: object) -> str | None:
+    """'2026-08' from 2026-08, 2026/08, 08/2026, Aug 2026, August 2026 or a date in August 2026."""
+    if isinstance(cell, (date, datetime)):
+        return f"{cell.year}-{cell.month:02d}"
+    text = str(cell or "").strip().lower()
+    if m := re.fullmatch(r"(\d{4})[-/.](\d{1,2})(?:[-/.]\d{1,2})?(?:[ t].*)?", text):
+        return f"{m[1]}-{int(m[2]):02d}"
+    if m := re.fullmatch(r"(\d{1,2})[-/.](\d{4})", text):
+        return f"{m[2]}-{int(m[1]):02d}"
+    if (m := re.fullmatch(r"([a-z]{3})[a-z]*\.?,?\s*(\d{4})", text)) and m[1] in MONTH_NAMES:
+        return f"{m[2]}-{MONTH_NAMES.index(m[1]) + 1:02d}"
+    return None
+
+
+def placed_ok(cell: object, placed_at: str) -> bool:
+    """The cell gives the order's time of placing (to the second or minute), or at least its date."""
+    text = cell.isoformat() if isinstance(cell, (date, datetime)) else str(cell or "").strip()
+    text = text.replace(" ", "T")
+    if len(text) == 10:
+        return text == placed_at[:10]
+    return len(text) >= 16 and placed_at.startswith(text[:19])
 
 
 def numbers(text: str) -> list[float]:
@@ -23,8 +47,8 @@ def numbers(text: str) -> list[float]:
 
 def month_orders(world: World, month: str) -> list[dict]:
     return world.query(
-        """SELECT o.order_number, o.status, o.total, o.paid_amount, o.refunded_amount, c.customer_number
-           FROM shop_orders o JOIN shop_customers c ON c.id = o.customer_id
+        """SELECT o.order_number, o.placed_at, o.status, o.total, o.paid_amount, o.refunded_amount,
+                  c.customer_number FROM shop_orders o JOIN shop_customers c ON c.id = o.customer_id
            WHERE substr(o.placed_at, 1, 7) = :m ORDER BY o.placed_at""",
         m=month,
     )
@@ -68,24 +92,33 @@ def check(world: World) -> list[Criterion]:
             for r in body
             if len(r) < 7
             or r[0] not in by_number
-            or str(r[2]) != by_number[r[0]]["customer_number"]
-            or str(r[3]) != by_number[r[0]]["status"]
+            or not placed_ok(r[1], by_number[r[0]]["placed_at"])
+            or str(r[2]).strip() != by_number[r[0]]["customer_number"]
+            or str(r[3]).strip().lower() != by_number[r[0]]["status"]
             or not cents(r[4], by_number[r[0]]["total"])
             or not cents(r[5], by_number[r[0]]["paid_amount"])
             or not cents(r[6], by_number[r[0]]["refunded_amount"])
         ]
-        out.append(Criterion.of(f"{month} values", not bad, f"wrong customer/status/amounts on {bad[:5]}"))
+        out.append(
+            Criterion.of(f"{month} values", not bad, f"wrong placed at/customer/status/amounts on {bad[:5]}")
+        )
     if "Summary" in wb.sheetnames:
-        summary = {
-            str(r[0]): r[1:6] for r in wb["Summary"].iter_rows(min_row=2, values_only=True) if r and r[0]
-        }
+        rows = [r for r in wb["Summary"].iter_rows(min_row=2, values_only=True) if r and r[0] is not None]
+        months = [month_of(r[0]) for r in rows]
+        out.append(
+            Criterion.of(
+                "summary rows",
+                sorted(m or "?" for m in months) == MONTHS,
+                f"the Summary rows are {[r[0] for r in rows]}; expected one row per month {MONTHS}",
+            )
+        )
         for month, (n, cancelled, paid, refunded, net) in expected_summary.items():
-            row = summary.get(month)
+            row = next((r[1:6] for r, m in zip(rows, months, strict=True) if m == month), None)
             ok = (
                 row is not None
                 and len(row) == 5
-                and str(row[0]) == str(n)
-                and str(row[1]) == str(cancelled)
+                and close_enough(row[0], n)
+                and close_enough(row[1], cancelled)
                 and cents(row[2], paid)
                 and cents(row[3], refunded)
                 and cents(row[4], net)
@@ -105,11 +138,12 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("mailed to the CFO", bool(attached), f"no mail to {CFO} with the workbook attached")
     )
     if attached:
-        found = numbers(attached[-1].body)
-        missing = [m for m, v in nets.items() if not any(abs(x - v) <= 0.011 for x in found)]
+        told = [m for m in attached if all(any(cents(x, v) for x in numbers(m.body)) for v in nets.values())]
         out.append(
             Criterion.of(
-                "net revenue in mail", not missing, f"the mail body lacks the net revenue of {missing}"
+                "net revenue in mail",
+                bool(told),
+                f"no mail body gives the net revenues {list(nets.values())}",
             )
         )
     return out

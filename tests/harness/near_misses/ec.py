@@ -181,4 +181,35 @@ MISSES: list[NearMiss] = [
         "a product under 50 units left off its slide",
         replace=((', ["HOM-1046", "Lumen Ceiling Fan Mini", 45]]', "]"),),
     ),
+    # ec-monthly-sales-review
+    NearMiss(
+        "ec-monthly-sales-review",
+        "Placed At set to 2026-01-01",
+        replace=(
+            ('"ORD-100635", "2026-08-01T14:21:55"', '"ORD-100635", "2026-01-01"'),
+            ('"ORD-100636", "2026-08-01T18:43:31"', '"ORD-100636", "2026-01-01"'),
+        ),
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "a cancelled order listed as delivered",
+        replace=(('"CU10047", "cancelled"', '"CU10047", "delivered"'),),
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "a wrong duplicate Summary row before the right one",
+        replace=(
+            ('["2026-08", 79, 6,', '["2026-08", 80, 6, 30401.07, 2609.25, 27791.82], ["2026-08", 79, 6,'),
+        ),
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "a net revenue a cent off in the Summary",
+        replace=(("27100.63]", "27100.64]"),),
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "a wrong net revenue in the mail",
+        replace=(("23503.70 EUR", "23530.70 EUR"),),
+    ),
 ]
