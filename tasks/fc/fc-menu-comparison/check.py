@@ -10,7 +10,11 @@ from mcp_servers.mail.schema import sent_mail
 
 MENUS = ["Mediterranean Corporate Lunch", "Vegan Tasting Menu", "Indian Banquet"]
 HEADER = ["dish", "course", "portions per guest", "kcal per serving", "protein per serving (g)", "allergens"]
+SUMMARY = ["menu", "price per guest", "kcal per guest", "allergens"]
 WORKBOOK = "Menu_Comparison.xlsx"
+# The kitchen reports kcal and protein to one decimal and the prompt asks no rounding: kcal may be
+# given whole (±0.5), protein to the tenth of a gram (±0.05); portions and prices as they are.
+KCAL_TOL, PROTEIN_TOL = 0.5, 0.05
 
 
 def allergens(cell: object) -> set[str]:
@@ -42,8 +46,8 @@ def dish_ok(row: list[object], want: tuple) -> bool:
         str(row[0] or "").strip().lower() == name.lower()
         and str(row[1] or "").strip().lower() == course
         and close_enough(row[2], portions)
-        and close_enough(row[3], kcal)
-        and close_enough(row[4], protein)
+        and close_enough(row[3], kcal, KCAL_TOL)
+        and close_enough(row[4], protein, PROTEIN_TOL)
         and allergens(row[5]) == alls
     )
 
@@ -76,16 +80,21 @@ def check(world: World) -> list[Criterion]:
             ),
         ]
     if "Summary" in wb.sheetnames:
-        got = {
-            str(r[0]).strip().lower(): list(r) + [None] * 4
-            for r in wb["Summary"].iter_rows(min_row=2, values_only=True)
-            if r and r[0]
-        }
+        body = [
+            r for r in wb["Summary"].iter_rows(min_row=2, values_only=True) if any(v is not None for v in r)
+        ]
+        got = {str(r[0]).strip().lower(): list(r) + [None] * 4 for r in body if r[0]}
+        head = next(wb["Summary"].iter_rows(max_row=1, values_only=True), ())
+        head = [str(h or "").strip().lower() for h in head[:4]]
+        out.append(Criterion.of("Summary header", head == SUMMARY, f"Summary header is {head}"))
+        out.append(
+            Criterion.of("Summary rows", len(body) == len(MENUS), f"{len(body)} rows below the header")
+        )
         for name in MENUS:
             r, w = got.get(name.lower(), [None] * 4), want[name]
             ok = (
                 close_enough(r[1], w["price"])
-                and close_enough(r[2], w["kcal"])
+                and close_enough(r[2], w["kcal"], KCAL_TOL)
                 and allergens(r[3]) == w["allergens"]
             )
             out.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tests.harness.near_misses import NearMiss
 
 CS = "fc-client-statements"
+MC = "fc-menu-comparison"
 
 MISSES: list[NearMiss] = [
     # fc-client-statements
@@ -52,5 +53,46 @@ MISSES: list[NearMiss] = [
         CS,
         "a row's event date is wrong",
         replace=(('["CO-1064", "2026-11-03"', '["CO-1064", "2026-11-30"'),),
+    ),
+    # fc-menu-comparison
+    NearMiss(
+        MC,
+        "the Mediterranean price per guest is 12.6 (true 12.5)",
+        replace=(
+            (
+                '["Mediterranean Corporate Lunch", 12.5, 1885.8',
+                '["Mediterranean Corporate Lunch", 12.6, 1885.8',
+            ),
+        ),
+    ),
+    NearMiss(
+        MC,
+        "the Mediterranean kcal per guest is 1900 (true 1885.8)",
+        replace=(
+            (
+                '["Mediterranean Corporate Lunch", 12.5, 1885.8',
+                '["Mediterranean Corporate Lunch", 12.5, 1900',
+            ),
+        ),
+    ),
+    NearMiss(
+        MC,
+        "Butter Chicken's kcal per serving is 642 (true 636.7)",
+        replace=(('["Butter Chicken", "main", 1.0, 636.7,', '["Butter Chicken", "main", 1.0, 642,'),),
+    ),
+    NearMiss(
+        MC,
+        "Hummus' protein per serving is 9.7 g (true 9.4)",
+        replace=(('["Hummus", "starter", 0.5, 324.0, 9.4,', '["Hummus", "starter", 0.5, 324.0, 9.7,'),),
+    ),
+    NearMiss(
+        MC,
+        "the Summary has a wrong duplicate row for a menu before the right one",
+        replace=(
+            (
+                '["Indian Banquet", 14.5, 1754.9',
+                '["Indian Banquet", 15.5, 1754.9, "dairy"], ["Indian Banquet", 14.5, 1754.9',
+            ),
+        ),
     ),
 ]
