@@ -20,8 +20,9 @@ def number(value: Any) -> float | None:
 
 
 def near(value: Any, expected: float, tol: float) -> bool:
+    """Within `tol` (half a cent for money, 0.05 for a % with one decimal) of the exact value."""
     got = number(value)
-    return got is not None and abs(got - expected) <= tol
+    return got is not None and abs(got - expected) <= tol + 1e-9
 
 
 def accounts(world: World, code: str) -> list[list[Any]]:
@@ -68,12 +69,12 @@ def same_text(value: Any, expected: Any) -> bool:
 
 
 def rows_match(got: list[list[Any]], want: list[list[Any]], text_cols: int) -> bool:
-    """Same rows in order: text columns equal, money within a dollar, the last column (a %) within 0.06."""
+    """Same rows in order: text columns equal, money to the cent, the last column (a %) to one decimal."""
     return len(got) == len(want) and all(
         len(g) >= len(w)
         and all(same_text(g[i], w[i]) for i in range(text_cols))
-        and all(near(g[i], w[i], 1.0) for i in range(text_cols, len(w) - 1))
-        and near(g[len(w) - 1], w[-1], 0.06)
+        and all(near(g[i], w[i], 0.005) for i in range(text_cols, len(w) - 1))
+        and near(g[len(w) - 1], w[-1], 0.05)
         for g, w in zip(got, want, strict=True)
     )
 
@@ -114,10 +115,15 @@ def check_spreadsheet(world: World, data: dict[str, list[list[Any]]], cfo: str) 
                 f"sheet {name!r} should hold {head} with {len(want)} rows ({[w[0] for w in want]})",
             )
         )
-    role = {p["email"]: p["role"] for p in world.rows("sheets_permission", spreadsheet_id=book["id"])}.get(
-        cfo
-    )
+    shares = {
+        p["email"].lower(): p["role"]
+        for p in world.rows("sheets_permission", spreadsheet_id=book["id"])
+        if p["role"] != "owner"
+    }
+    role = shares.get(cfo)
     out.append(Criterion.of("shared with the CFO", role == "commenter", f"the CFO's access is {role!r}"))
+    others = sorted(set(shares) - {cfo})
+    out.append(Criterion.of("shared with the CFO only", not others, f"also shared with {others}"))
     return out
 
 
@@ -126,7 +132,10 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
     if doc is None:
         return [Criterion("memo", False, "Budget_Memo.docx is missing or unreadable")]
     tables = [[[c.text.strip() for c in row.cells] for row in t.rows] for t in doc.tables]
-    by_head = {tuple(h.lower() for h in t[0]): t[1:] for t in tables if t}
+    by_head: dict[tuple[str, ...], list[list[str]]] = {}
+    for t in tables:  # the first table with a header counts
+        if t:
+            by_head.setdefault(tuple(h.strip().lower() for h in t[0]), t[1:])
     overruns = sorted(
         ([code, r[0], r[1], r[4]] for code in DEPTS for r in data[code]), key=lambda r: r[3], reverse=True
     )[:3]
@@ -149,7 +158,7 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
             and all(
                 len(g) >= 4
                 and all(same_text(a, b) for a, b in zip(g[:3], w[:3], strict=True))
-                and near(g[3], w[3], 1.0)
+                and near(g[3], w[3], 0.005)
                 for g, w in zip(top, overruns, strict=True)
             ),
             f"the overruns table should list {[w[:2] for w in overruns]}; it has {[g[:2] for g in top]}",
@@ -159,14 +168,14 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
 
 def check(world: World) -> list[Criterion]:
     data = {code: accounts(world, code) for code in DEPTS}
-    cfo = world.rows("mail_contact", title="CFO")[0]["email"]
+    cfo = world.rows("mail_contact", title="CFO")[0]["email"].lower()
     sent = world.sent_mail()
     mailed = [
         m
         for m in sent
         if cfo in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "fy2026 q1-q3 budget vs actual"
-        and "Budget_Memo.docx" in m["attachments"]
+        and "Budget_Memo.docx" in {a.removeprefix("./") for a in json.loads(m["attachments"])}
         and TITLE.lower() in m["body"].lower()
     ]
     return [
