@@ -2,9 +2,17 @@
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
+
+REASON = "item arrived damaged"
+
+
+def amounts(text: str) -> list[float]:
+    """The numbers of a text, reading 173,99 as 173.99 and 1,173.99 as 1173.99."""
+    text = re.sub(r"(\d),(\d{2})\b(?!,\d)", r"\1.\2", text)
+    return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
 
 
 def check(world: World) -> list[Criterion]:
@@ -27,7 +35,7 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of(
             "reason",
-            bool(mine) and "damaged" in mine[0]["reason"].lower(),
+            bool(mine) and re.sub(r"[^a-z ]", "", mine[0]["reason"].lower()).split() == REASON.split(),
             "the refund's reason is not 'item arrived damaged'",
         ),
         Criterion.of("only that refund", len(refunds) == len(mine), f"{len(refunds)} refunds were issued"),
@@ -39,13 +47,15 @@ def check(world: World) -> list[Criterion]:
         m
         for m in mails
         if line["order_number"] in m.subject + m.body
-        and amount in re.sub(r"(\d),(\d{2})\b", r"\1.\2", m.body)
+        and any(close_enough(x, line["line_total"]) for x in amounts(m.body))
+        and re.search(r"\brefund", m.body, re.I)
+        and re.search(r"\beur\b|€|\beuros?\b", m.body, re.I)
     ]
     out.append(
         Criterion.of(
             "customer told",
             bool(told),
-            f"no mail to {line['email']} naming {line['order_number']} and {amount}",
+            f"no mail to {line['email']} naming {line['order_number']} and the refund of {amount} EUR",
         )
     )
     return out

@@ -212,4 +212,30 @@ MISSES: list[NearMiss] = [
         "a wrong net revenue in the mail",
         replace=(("23503.70 EUR", "23530.70 EUR"),),
     ),
+    # ec-damaged-item-refund
+    NearMiss(
+        "ec-damaged-item-refund",
+        "a reason other than the one asked for",
+        replace=(('"reason": "item arrived damaged"', '"reason": "not damaged, customer changed her mind"'),),
+    ),
+    NearMiss(
+        "ec-damaged-item-refund",
+        "the whole order refunded instead of the blender's line",
+        replace=(('"amount": 173.99', '"amount": 535.97'),),
+    ),
+    NearMiss(
+        "ec-damaged-item-refund",
+        "the mail gives a wrong amount that contains the right one",
+        replace=(("We have refunded 173.99 EUR", "We have refunded 1173.99 EUR"),),
+    ),
+    NearMiss(
+        "ec-damaged-item-refund",
+        "the mail does not say the amount was refunded",
+        replace=(
+            (
+                "We have refunded 173.99 EUR to your original payment method; it should reach you within a few days.",
+                "We are looking into the 173.99 EUR you paid.",
+            ),
+        ),
+    ),
 ]
