@@ -13,8 +13,12 @@ ACCOUNT_HEAD = ["account", "name", "budget", "actual", "variance", "variance %"]
 
 
 def number(value: Any) -> float | None:
+    """A number from a cell ('-432,213.51', '$1,234.50', '−7.4%', '(432,213.51)' for a negative)."""
+    text = re.sub(r"[,$%\s]|USD", "", str(value)).replace("\u2212", "-")
+    if re.fullmatch(r"\(.*\)", text):
+        text = "-" + text[1:-1]
     try:
-        return float(re.sub(r"[,$%\s]|USD", "", str(value)))
+        return float(text)
     except ValueError:
         return None
 
