@@ -5,7 +5,9 @@ Mapping, both ways:
   `text` + `tool_use` blocks; tool results → `tool_result` blocks (`is_error` set) in one user
   message per step; consecutive same-role messages are merged, as the API requires.
 - A response with `thinking`/`redacted_thinking` blocks keeps its whole content in
-  `provider_state["anthropic"]`, sent back unchanged on the next call (signatures intact).
+  `provider_state["anthropic"]`, sent back unchanged on the next call (signatures intact) but
+  for `tool_use` ids, made distinct when parsing (a missing one invented, a repeated one
+  suffixed) so that they match the `tool_result` blocks.
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
   `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
   the cache reads, `cache_write_input_tokens` the cache creation (of which
@@ -44,6 +46,7 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
+    distinct_ids,
     request_extras,
     split_options,
     status_error,
@@ -168,9 +171,13 @@ def usage_from_wire(u: dict[str, Any] | None) -> Usage:
 
 def from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
     """The assistant message, usage and stop reason of a Messages API response body."""
-    blocks: list[dict[str, Any]] = list(data.get("content") or [])
+    blocks: list[dict[str, Any]] = [dict(b) for b in data.get("content") or []]
+    uses = [b for b in blocks if b.get("type") == "tool_use"]
+    # Distinct ids, written into the blocks kept for replay too, so they match the results.
+    for block, ident in zip(uses, distinct_ids([b.get("id") for b in uses], "toolu_"), strict=True):
+        block["id"] = ident
     text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-    calls = tuple(_tool_call(b) for b in blocks if b.get("type") == "tool_use")
+    calls = tuple(_tool_call(b) for b in uses)
     state = {STATE_KEY: {"content": blocks}} if any(b.get("type") in THINKING_TYPES for b in blocks) else None
     message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
     return message, usage_from_wire(data.get("usage")), data.get("stop_reason")

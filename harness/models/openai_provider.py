@@ -9,6 +9,9 @@ Two wire formats:
   `provider_state` and replayed on the next call (without server ids), so reasoning items
   with their `encrypted_content` carry the model's reasoning across tool calls.
 
+Tool-call ids are made distinct when parsing (a missing one invented, a repeated one suffixed
+`-N`), and the kept output items carry the same ids, so replayed calls match their results.
+
 `openai-compatible:MODEL` is Chat Completions at `--base-url` (vLLM, Ollama, llama.cpp, SGLang,
 DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
 or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` field a
@@ -29,7 +32,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import uuid
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -52,6 +54,7 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
+    distinct_ids,
     request_extras,
     split_options,
     status_error,
@@ -147,10 +150,9 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     return (value, None) if isinstance(value, dict) else (None, text)
 
 
-def _tool_call(call_id: Any, name: Any, raw: Any) -> ToolCall:
+def _tool_call(call_id: str, name: Any, raw: Any) -> ToolCall:
     arguments, text = parse_arguments(raw)
-    ident = str(call_id) if call_id else f"call_{uuid.uuid4().hex[:12]}"
-    return ToolCall(id=ident, name=str(name or ""), arguments=arguments, raw_arguments=text)
+    return ToolCall(id=call_id, name=str(name or ""), arguments=arguments, raw_arguments=text)
 
 
 def _usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:
@@ -225,11 +227,11 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
         raise ModelAPIError("server_error", f"the answer has no choices: {json.dumps(data)[:300]}")
     choice = choices[0]
     msg = choice.get("message") or {}
+    wire_calls = msg.get("tool_calls") or []
+    ids = distinct_ids([c.get("id") for c in wire_calls], "call_")
     calls = tuple(
-        _tool_call(
-            c.get("id"), (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments")
-        )
-        for c in msg.get("tool_calls") or []
+        _tool_call(ident, (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
+        for c, ident in zip(wire_calls, ids, strict=True)
     )
     reasoning = msg.get("reasoning_content")
     state = {CHAT_STATE: {"reasoning_content": reasoning}} if reasoning else None
@@ -327,14 +329,20 @@ def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, 
         if "context" in code:
             kind = "context_overflow"
         raise ModelAPIError(kind, f"the response failed: {error.get('message') or code or 'no reason given'}")
-    output: list[dict[str, Any]] = list(data.get("output") or [])
+    output: list[dict[str, Any]] = [dict(item) for item in data.get("output") or []]
+    functions = [item for item in output if item.get("type") == "function_call"]
+    # Distinct call ids, written into the items kept for replay too, so they match the outputs.
+    for item, ident in zip(
+        functions, distinct_ids([i.get("call_id") for i in functions], "call_"), strict=True
+    ):
+        item["call_id"] = ident
     texts: list[str] = []
     calls: list[ToolCall] = []
     for item in output:
         if item.get("type") == "message":
             texts += [p.get("text") or p.get("refusal") or "" for p in item.get("content") or []]
         elif item.get("type") == "function_call":
-            calls.append(_tool_call(item.get("call_id"), item.get("name"), item.get("arguments")))
+            calls.append(_tool_call(item["call_id"], item.get("name"), item.get("arguments")))
     u = data.get("usage") or {}
     usage = _usage(
         u.get("input_tokens"),

@@ -12,7 +12,8 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -84,6 +85,27 @@ def request_extras(extra: Mapping[str, Any], provider: str) -> dict[str, Any]:
     common = {k: v for k, v in extra.items() if k not in PROVIDERS}
     own = extra.get(provider) or {}
     return {**common, **own}
+
+
+def distinct_ids(ids: Sequence[object], prefix: str) -> list[str]:
+    """The tool-call ids of one answer, made distinct: a missing one is invented (`prefix` and
+    random hex), a repeated one gets a suffix `-N` (as the agent loop would give it). Each
+    provider writes these ids into the state it replays too, so a replayed call and its result
+    always carry the same id."""
+    given: set[str] = set()
+    present = {str(i) for i in ids if i}
+    out: list[str] = []
+    for n, raw in enumerate(ids):
+        if not raw:
+            new = f"{prefix}{uuid.uuid4().hex[:24]}"
+        else:
+            new = base = str(raw)
+            k = n
+            while new in given or (new != base and new in present):
+                new, k = f"{base}-{k}", k + 1
+        given.add(new)
+        out.append(new)
+    return out
 
 
 def retry_after_s(headers: Mapping[str, str] | None) -> float | None:

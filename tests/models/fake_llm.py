@@ -57,6 +57,14 @@ class Reply:
     calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()  # (name, arguments or raw text)
     usage: WireUsage = WireUsage()
     thinking: str | None = None  # an Anthropic thinking block / a Responses reasoning item
+    # The calls' ids as the server writes them (None: the field left out); default: fresh ones.
+    call_ids: tuple[str | None, ...] | None = None
+
+
+def _call_ids(reply: Reply, prefix: str, ids: Callable[[], int]) -> list[dict[str, str]]:
+    """For each call, the id field to write (`{key: id}`, or `{}` when it is left out)."""
+    given = reply.call_ids if reply.call_ids is not None else [f"{prefix}{ids()}" for _ in reply.calls]
+    return [{} if i is None else {"id": i} for i in given]
 
 
 @dataclass(frozen=True)
@@ -159,8 +167,8 @@ def _anthropic(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, An
         content.append({"type": "thinking", "thinking": reply.thinking, "signature": f"sig-{ids()}"})
     if reply.text:
         content.append({"type": "text", "text": reply.text})
-    for name, args in reply.calls:
-        content.append({"type": "tool_use", "id": f"toolu_{ids()}", "name": name, "input": args})
+    for (name, args), ident in zip(reply.calls, _call_ids(reply, "toolu_", ids), strict=True):
+        content.append({"type": "tool_use", **ident, "name": name, "input": args})
     u = reply.usage
     return {
         "id": f"msg_{ids()}", "type": "message", "role": "assistant", "model": model, "content": content,
@@ -179,8 +187,8 @@ def _chat(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, Any]:
         message["reasoning_content"] = reply.thinking
     if reply.calls:
         message["tool_calls"] = [
-            {"id": f"call_{ids()}", "type": "function", "function": {"name": n, "arguments": _args_text(a)}}
-            for n, a in reply.calls
+            {**ident, "type": "function", "function": {"name": n, "arguments": _args_text(a)}}
+            for (n, a), ident in zip(reply.calls, _call_ids(reply, "call_", ids), strict=True)
         ]
     u = reply.usage
     return {
@@ -204,9 +212,10 @@ def _responses(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, An
             "type": "message", "id": f"msg_{ids()}", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
         })  # fmt: skip
-    for name, args in reply.calls:
+    for (name, args), ident in zip(reply.calls, _call_ids(reply, "call_", ids), strict=True):
+        call_id = {"call_id": ident["id"]} if ident else {}
         output.append({
-            "type": "function_call", "id": f"fc_{ids()}", "call_id": f"call_{ids()}", "name": name,
+            "type": "function_call", "id": f"fc_{ids()}", **call_id, "name": name,
             "arguments": _args_text(args), "status": "completed",
         })  # fmt: skip
     u = reply.usage
