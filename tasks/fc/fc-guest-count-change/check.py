@@ -1,6 +1,8 @@
 """Northam's next confirmed order has 15 more guests (its total follows), no other order of theirs
 changed, and they got a mail with the new guest count and total."""
 
+import re
+
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
@@ -8,6 +10,20 @@ CLIENT = "Northam Institute of Technology"
 # Guest counts of the client's orders in the seeded world (the episode overwrites one of them).
 SEEDED = {"CO-1008": 120, "CO-1036": 200, "CO-1059": 60, "CO-1073": 25, "CO-1088": 200, "CO-1095": 20,
           "CO-1126": 45, "CO-1143": 45, "CO-1103": 30}  # fmt: skip
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers written in a text, each whole ('520' is not in '5200.00'; 1,040.00 reads 1040)."""
+    found = re.findall(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d]|[.,]\d)", text)
+    return [float(n.replace(",", "")) for n in found]
+
+
+def guests_stated(text: str, n: int) -> bool:
+    """`n` stands next to a word for guests ('40 guests', 'guests: 40', 'for 40 people')."""
+    word = r"guests?|people|persons?|attendees|pax|covers"
+    num = rf"(?<![\d.,]){n}(?![\d]|[.,]\d)"
+    gap = r"\W+(?:[^\W\d]+\W+){0,3}?"
+    return bool(re.search(rf"{num}{gap}(?:{word})|(?:{word}){gap}{num}", text, re.IGNORECASE))
 
 
 def check(world: World) -> list[Criterion]:
@@ -35,7 +51,9 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("other orders unchanged", not others, f"guest counts changed on {others}"),
         Criterion.of(
             "client mailed",
-            bool(mails) and str(want) in body and f"{target['price_per_guest'] * want:.0f}" in body,
+            bool(mails)
+            and guests_stated(body, want)
+            and any(close_enough(x, target["price_per_guest"] * want) for x in numbers(body)),
             f"no mail to hospitality@nit.example about {target['reference']} with {want} guests and the new total",
         ),
     ]

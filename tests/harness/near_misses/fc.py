@@ -95,4 +95,20 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    # fc-guest-count-change
+    NearMiss(
+        "fc-guest-count-change",
+        "the mail gives the new total as 5200.00 (true 520.00; '520' is inside '5200.00')",
+        replace=(("the new total is 520.00 USD", "the new total is 5200.00 USD"),),
+    ),
+    NearMiss(
+        "fc-guest-count-change",
+        "the mail gives 400 guests (true 40; '40' is inside '400')",
+        replace=(("is now for 40 guests", "is now for 400 guests"),),
+    ),
+    NearMiss(
+        "fc-guest-count-change",
+        "the mail gives the total as 520.50 (true 520.00)",
+        replace=(("the new total is 520.00 USD", "the new total is 520.50 USD"),),
+    ),
 ]
