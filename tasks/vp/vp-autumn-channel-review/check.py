@@ -31,6 +31,8 @@ def _sheet_ok(ws, expected: list[dict]) -> tuple[bool, str]:
     if [str(r[0]) for r in body] != [e["video_key"] for e in expected]:
         return False, f"video ids {[r[0] for r in body]}, expected {[e['video_key'] for e in expected]}"
     for r, e in zip(body, expected, strict=True):
+        if str(r[1]).strip() != e["title"]:
+            return False, f"{e['video_key']}: title {r[1]!r}, expected {e['title']!r}"
         if str(r[2])[:10] != e["published"]:
             return False, f"{e['video_key']}: published {r[2]}, expected {e['published']}"
         for got, want, what in (
@@ -59,20 +61,32 @@ def check(world: World) -> list[Criterion]:
             ok, why = _sheet_ok(wb[sheet], data[handle])
             out.append(Criterion.of(f"{sheet} sheet", ok, why))
         if "Summary" in wb.sheetnames:
-            summary = {
-                str(r[0]).strip(): r[1:4]
-                for r in wb["Summary"].iter_rows(min_row=2, values_only=True)
-                if r and r[0]
-            }
-            bad = [
-                h for h, rows in data.items()
-                if h not in summary
-                or not close_enough(summary[h][0], len(rows))
-                or not close_enough(summary[h][1], sum(r["views"] for r in rows))
-                or not close_enough(summary[h][2], sum(r["minutes"] for r in rows))
-            ]  # fmt: skip
+            rows = [r for r in wb["Summary"].iter_rows(values_only=True) if any(v is not None for v in r)]
+            header = [str(v).strip().lower() for v in rows[0][:4]] if rows else []
             out.append(
-                Criterion.of("summary", not bad, f"Summary rows wrong or missing for {bad}: {summary}")
+                Criterion.of(
+                    "summary header",
+                    header == ["channel", "videos", "october views", "october watch minutes"],
+                    f"Summary header is {rows[:1]}",
+                )
+            )
+            # one row per channel, in any order (the prompt asks for none)
+            summary = [(str(r[0]).strip(), r[1:4]) for r in rows[1:]]
+            got = dict(summary)
+            bad = [
+                h for h, vids in data.items()
+                if [name for name, _ in summary].count(h) != 1
+                or not close_enough(got[h][0], len(vids))
+                or not close_enough(got[h][1], sum(v["views"] for v in vids))
+                or not close_enough(got[h][2], sum(v["minutes"] for v in vids))
+            ]  # fmt: skip
+            extra = [name for name, _ in summary if name not in data]
+            out.append(
+                Criterion.of(
+                    "summary",
+                    not bad and not extra,
+                    f"Summary rows wrong, missing or repeated for {bad}; rows for other channels {extra}: {summary}",
+                )
             )
         else:
             out.append(Criterion("summary", False, "no Summary sheet"))
@@ -94,9 +108,13 @@ def check(world: World) -> list[Criterion]:
             tables = [sh.table for sh in slide.shapes if sh.has_table] if slide is not None else []
             cells = [[c.text.strip() for c in row.cells] for row in tables[0].rows] if tables else []
             want = [[r["title"], r["views"]] for r in data[handle][:3]]
-            ok = len(cells) == 4 and all(
-                got[0] == w[0] and close_enough(got[1].replace(",", ""), w[1])
-                for got, w in zip(cells[1:], want, strict=False)
+            ok = (
+                len(cells) == 4
+                and [c.lower() for c in cells[0]] == ["title", "october views"]
+                and all(
+                    got[0] == w[0] and close_enough(got[1].replace(",", ""), w[1])
+                    for got, w in zip(cells[1:], want, strict=False)
+                )
             )
             out.append(
                 Criterion.of(

@@ -1,7 +1,27 @@
-"""A public 'Best of 2026' playlist on Fit with Leo holds its public 2026 videos by views; Victor was told."""
+"""A public 'Best of 2026' playlist on Fit with Leo holds its public 2026 videos by views; Victor was told
+its id and how many videos it holds; no other playlist was touched."""
+
+import re
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
+from mcp_servers.video.schema import TODAY
+
+WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def states_count(text: str, n: int, noun: str) -> bool:
+    """`n` stands as a count of `noun` ('5 videos', 'five public videos', 'videos: 5'), not merely
+    somewhere in the text ('15 videos' and '2026-05' do not count)."""
+    num = rf"(?:{n}|{WORDS[n]})" if n < len(WORDS) else str(n)
+    before = rf"(?<![\w.,-]){num}\s+(?:[a-z][\w'-]*\s+){{0,3}}{noun}\b"
+    after = rf"\b{noun}(?:\s+[a-z]+){{0,2}}\s*(?:\([^)]*\))?\s*(?:[:=]|\bis\b)?\s*{num}(?![\w,]|\.\d)"
+    return bool(re.search(before, text, re.I) or re.search(after, text, re.I))
+
+
+def names_id(text: str, pid: int) -> bool:
+    """The playlist id stands on its own (not inside a date, time or longer number)."""
+    return bool(re.search(rf"(?<![\w.:/-]){pid}(?![\w:/-]|\.\d)", text))
 
 
 def check(world: World) -> list[Criterion]:
@@ -28,13 +48,25 @@ def check(world: World) -> list[Criterion]:
             p=p["id"],
         )
     ]
+    elsewhere = world.query(
+        """SELECT DISTINCT playlist_id FROM video_playlist_items WHERE added_at >= :today AND playlist_id != :p""",
+        today=TODAY,
+        p=p["id"],
+    )
     mails = sent_mail(world.engine, to="victor.moreau@company.example", subject_contains="best of 2026")
-    told = [m for m in mails if str(p["id"]) in m.body and str(len(wanted)) in m.body]
+    told = [m for m in mails if names_id(m.body, p["id"]) and states_count(m.body, len(wanted), "videos?")]
     return [
         Criterion.of("one playlist", len(lists) == 1, f"{len(lists)} playlists titled 'Best of 2026'"),
         Criterion.of("public", p["visibility"] == "public", f"the playlist is {p['visibility']}"),
         Criterion.of("videos in order", items == wanted, f"playlist holds {items}; expected {wanted}"),
         Criterion.of(
-            "mail", bool(told), f"no mail to Victor naming playlist {p['id']} and {len(wanted)} videos"
+            "other playlists untouched",
+            not elsewhere,
+            f"videos were added to other playlists: {[r['playlist_id'] for r in elsewhere]}",
+        ),
+        Criterion.of(
+            "mail",
+            bool(told),
+            f"no mail to Victor naming playlist {p['id']} and saying it holds {len(wanted)} videos",
         ),
     ]

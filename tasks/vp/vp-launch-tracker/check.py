@@ -1,5 +1,5 @@
-"""The 'Devlog 5 Launch Tracker' sheet holds the video's daily figures since release and their totals,
-and is shared with Chen as a commenter."""
+"""The 'Devlog 5 Launch Tracker' sheet holds the video's daily figures since release in date order, then
+a Total row with their sums, and is shared with Chen as a commenter."""
 
 import json
 
@@ -27,15 +27,21 @@ def check(world: World) -> list[Criterion]:
         grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
     rows = [[grid[r].get(k) for k in range(1, 6)] for r in sorted(grid)]
     header = [str(v or "").strip().lower() for v in rows[0]] if rows else []
-    body = rows[1:]
-    daily = [r for r in body if str(r[0]).strip().lower() != "total"]
-    total = [r for r in body if str(r[0]).strip().lower() == "total"]
-    daily_ok = len(daily) == len(days) and all(
-        str(r[0])[:10] == d["date"] and all(close_enough(r[k + 1], d[m]) for k, m in enumerate(METRICS))
-        for r, d in zip(daily, days, strict=True)
-    )
+    body = [r for r in rows[1:] if any(v not in (None, "") for v in r)]
+    # the daily rows in date order, then the Total row below them (the last row)
+    daily, total = body[:-1], body[-1:]
+    wrong_days = [
+        d["date"]
+        for r, d in zip(daily, days, strict=False)
+        if str(r[0])[:10] != d["date"] or not all(close_enough(r[k + 1], d[m]) for k, m in enumerate(METRICS))
+    ]
+    daily_ok = len(daily) == len(days) and not wrong_days
     sums = [sum(d[m] for d in days) for m in METRICS]
-    total_ok = len(total) == 1 and all(close_enough(v, s) for v, s in zip(total[0][1:], sums, strict=True))
+    total_ok = (
+        len(total) == 1
+        and str(total[0][0]).strip().lower() == "total"
+        and all(close_enough(v, s) for v, s in zip(total[0][1:], sums, strict=True))
+    )
     shared = world.query(
         "SELECT role FROM sheets_permission WHERE spreadsheet_id = :b AND email = 'chen.jensen@company.example'",
         b=sheets[-1]["book"],
@@ -47,8 +53,11 @@ def check(world: World) -> list[Criterion]:
             f"header is {rows[:1]}",
         ),
         Criterion.of(
-            "daily rows", daily_ok, f"{len(daily)} daily rows; expected {len(days)} days from 2026-11-11"
+            "daily rows",
+            daily_ok,
+            f"{len(daily)} rows above the last; expected {len(days)} days from 2026-11-11 in date order"
+            + (f"; wrong or out of order: {wrong_days}" if wrong_days else ""),
         ),
-        Criterion.of("total row", total_ok, f"total row is {total}; expected sums {sums}"),
+        Criterion.of("total row", total_ok, f"the last row is {total}; expected 'Total' and the sums {sums}"),
         Criterion.of("shared", [r["role"] for r in shared] == ["commenter"], f"Chen's access: {shared}"),
     ]

@@ -1,15 +1,17 @@
-"""The 'Intro to Machine Learning' description keeps its text and lists the three most cited LLM-agent
-papers; the video has the two new tags besides its old ones."""
+"""The 'Intro to Machine Learning' description keeps its text, then a blank line, 'Further reading:' and the
+three most cited LLM-agent papers; the video has the two new tags besides its old ones; no other video
+was changed."""
 
 from harness.checks import Criterion, World
 from mcp_servers.video.catalog import CHANNELS
+from mcp_servers.video.schema import TODAY
 
 TITLE = "Intro to Machine Learning"
 
 
 def check(world: World) -> list[Criterion]:
     video = world.query(
-        """SELECT v.description, v.tags, c.handle, c.title AS channel, c.description AS about
+        """SELECT v.id, v.description, v.tags, c.handle, c.title AS channel, c.description AS about
            FROM video_videos v JOIN video_channels c ON c.id = v.channel_id
            WHERE v.title = :t AND c.handle = '@codecraft'""",
         t=TITLE,
@@ -20,15 +22,28 @@ def check(world: World) -> list[Criterion]:
            ORDER BY citation_count DESC, id LIMIT 3"""
     )
     wanted = [f"- {p['title']} ({p['venue']} {p['year']})" for p in papers]
-    desc = video["description"]
-    head, _, tail = desc.partition("Further reading:")
+    desc = "\n".join(ln.rstrip() for ln in video["description"].replace("\r\n", "\n").split("\n"))
+    # the original text, a blank line, then 'Further reading:' on a line of its own
+    head, found, tail = desc.partition("\nFurther reading:")
     lines = [ln.strip() for ln in tail.strip().splitlines() if ln.strip()]
     old_tags = next(tags for handle, *_rest, tags, _topics in CHANNELS if handle == "@codecraft")
     tags = {t.strip().lower() for t in video["tags"].split(",")}
     must = {*old_tags, TITLE.lower().split()[0], "machine learning", "llm agents"}
+    others = world.query(
+        "SELECT video_key, title FROM video_videos WHERE updated_at >= :today AND id != :id",
+        today=TODAY,
+        id=video["id"],
+    )
     return [
         Criterion.of(
-            "original kept", head.strip() == original, f"the description no longer starts with {original!r}"
+            "original kept",
+            bool(found) and head.strip() == original,
+            f"the description no longer starts with {original!r}",
+        ),
+        Criterion.of(
+            "blank line",
+            bool(found) and head == original + "\n" and tail.startswith("\n"),
+            "expected the original text, a blank line, then the line 'Further reading:'",
         ),
         Criterion.of(
             "further reading",
@@ -36,4 +51,9 @@ def check(world: World) -> list[Criterion]:
             f"the lines after 'Further reading:' are {lines}; expected {wanted}",
         ),
         Criterion.of("tags", must <= tags, f"tags are {sorted(tags)}; missing {sorted(must - tags)}"),
+        Criterion.of(
+            "no other video changed",
+            not others,
+            f"other videos were changed: {[(o['video_key'], o['title']) for o in others]}",
+        ),
     ]

@@ -1,5 +1,8 @@
-"""Every open viewer question on Cook with Mara's four latest public videos got the channel's reply, and
-only those; the wiki backlog lists them; Victor got a mail with the count."""
+"""Every open viewer question on Cook with Mara's four latest public videos got the channel's exact reply,
+and only those; the top-level wiki backlog lists them under a heading per video; Victor got a mail with the
+count."""
+
+import re
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
@@ -7,12 +10,14 @@ from mcp_servers.video.catalog import QUESTIONS
 
 TODAY = "2026-11-20"
 PAGE = "Cook with Mara Q&A backlog"
+REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
+WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
 def open_questions(world: World) -> dict[int, dict]:
     """Visible top-level questions on the four latest public videos without an owner reply before today."""
     videos = world.query(
-        """SELECT v.id FROM video_videos v JOIN video_channels c ON c.id = v.channel_id
+        """SELECT v.id, v.title FROM video_videos v JOIN video_channels c ON c.id = v.channel_id
            WHERE c.handle = '@cookwithmara' AND v.visibility = 'public' ORDER BY v.published_at DESC LIMIT 4"""
     )
     found = {}
@@ -26,8 +31,27 @@ def open_questions(world: World) -> dict[int, dict]:
             today=TODAY,
         ):
             if c["body"] in QUESTIONS:
-                found[c["id"]] = c
+                found[c["id"]] = {**c, "video": v["title"]}
     return found
+
+
+def states_count(text: str, n: int, noun: str) -> bool:
+    """`n` stands as a count of `noun` ('10 questions', 'ten open viewer questions', 'questions: 10')."""
+    num = rf"(?:{n}|{WORDS[n]})" if n < len(WORDS) else str(n)
+    before = rf"(?<![\w.,-]){num}\s+(?:[a-z][\w'-]*\s+){{0,3}}{noun}\b"
+    after = rf"\b{noun}(?:\s+[a-z]+){{0,2}}\s*[:=]?\s*{num}(?![\w,]|\.\d)"
+    return bool(re.search(before, text, re.I) or re.search(after, text, re.I))
+
+
+def _bullet_ok(text: str, cid: int, c: dict) -> bool:
+    """'<comment id> | <author handle> | <question text>' for comment `cid`."""
+    parts = [p.strip() for p in text.split("|", 2)]
+    return (
+        len(parts) == 3
+        and parts[0] == str(cid)
+        and parts[1] == c["author_handle"]
+        and parts[2].strip("\"'“”") == c["body"]
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -36,13 +60,13 @@ def check(world: World) -> list[Criterion]:
         "SELECT parent_id, body FROM video_comments WHERE is_channel_owner AND posted_at >= :today",
         today=TODAY,
     )
-    answered = {r["parent_id"] for r in replies if "q&a video" in r["body"].lower()}
+    answered = {r["parent_id"] for r in replies if r["body"].strip() == REPLY}
     stray = sorted({r["parent_id"] for r in replies} - set(expected))
     out = [
         Criterion.of(
             "questions answered",
             set(expected) <= answered,
-            f"open questions without today's reply: {sorted(set(expected) - answered)}",
+            f"open questions without today's reply {REPLY!r}: {sorted(set(expected) - answered)}",
         ),
         Criterion.of("no other replies", not stray, f"replies posted today to other comments: {stray}"),
         Criterion.of(
@@ -51,31 +75,50 @@ def check(world: World) -> list[Criterion]:
             f"{len(replies)} replies posted today for {len(expected)} questions",
         ),
     ]
-    pages = world.query("SELECT id FROM wiki_page WHERE title = :t AND NOT archived", t=PAGE)
+    pages = world.query("SELECT id, parent_id FROM wiki_page WHERE title = :t AND NOT archived", t=PAGE)
     if not pages:
         out.append(Criterion("wiki page", False, f"no wiki page '{PAGE}'"))
     else:
-        blocks = world.query(
-            "SELECT type, text FROM wiki_block WHERE page_id = :p ORDER BY position", p=pages[-1]["id"]
+        page = pages[-1]
+        out.append(
+            Criterion.of(
+                "top-level page",
+                page["parent_id"] is None,
+                f"'{PAGE}' is under page {page['parent_id']}, not at the top level",
+            )
         )
-        bullets = [b["text"] for b in blocks if b["type"] in ("bulleted_list_item", "numbered_list_item")]
+        blocks = world.query(
+            "SELECT type, text FROM wiki_block WHERE page_id = :p ORDER BY position", p=page["id"]
+        )
+        heading = None  # the text of the last heading above each bullet
+        bullets: list[tuple[str | None, str]] = []
+        for b in blocks:
+            if b["type"].startswith("heading"):
+                heading = b["text"]
+            elif b["type"] in ("bulleted_list_item", "numbered_list_item"):
+                bullets.append((heading, b["text"]))
         listed = {
-            i for i, c in expected.items()
-            if any(b.split("|")[0].strip() == str(i) and c["author_handle"] in b for b in bullets)
-        }  # fmt: skip
+            i
+            for i, c in expected.items()
+            if any(
+                h is not None and c["video"].lower() in h.lower() and _bullet_ok(text, i, c)
+                for h, text in bullets
+            )
+        }
         out.append(
             Criterion.of(
                 "wiki bullets",
                 listed == set(expected) and len(bullets) == len(expected),
-                f"{len(bullets)} bullets; missing questions {sorted(set(expected) - listed)}",
+                f"{len(bullets)} bullets for {len(expected)} questions; not listed as '<id> | <handle> | "
+                f"<question>' under their video's heading: {sorted(set(expected) - listed)}",
             )
         )
     mails = sent_mail(world.engine, to="victor.moreau@company.example", subject_contains="Q&A backlog")
     out.append(
         Criterion.of(
             "mail",
-            any(str(len(expected)) in m.body for m in mails),
-            f"no 'Q&A backlog' mail to Victor giving the {len(expected)} questions ({len(mails)} found)",
+            any(states_count(m.body, len(expected), "questions?") for m in mails),
+            f"no 'Q&A backlog' mail to Victor saying {len(expected)} questions ({len(mails)} found)",
         )
     )
     return out

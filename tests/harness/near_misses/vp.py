@@ -4,10 +4,202 @@ from __future__ import annotations
 
 from tests.harness.near_misses import NearMiss
 
+NL = "\\n"  # a line break as it appears in the JSON of the gold calls
+REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
+
 MISSES: list[NearMiss] = [
+    # vp-launch-tracker
     NearMiss(
         "vp-launch-tracker",
         "day-1 views off by 70 (8070 for 8000)",
         replace=(('"2026-11-11", 8000', '"2026-11-11", 8070'),),
+    ),
+    NearMiss(
+        "vp-launch-tracker",
+        "day-1 watch minutes 100900 (true 100085)",
+        replace=(('"2026-11-11", 8000, 100085', '"2026-11-11", 8000, 100900'),),
+    ),
+    NearMiss(
+        "vp-launch-tracker",
+        "totals rounded (44500/556000/2400/124 for 44080/551464/2381/123)",
+        replace=(('["Total", 44080, 551464, 2381, 123]', '["Total", 44500, 556000, 2400, 124]'),),
+    ),
+    NearMiss(
+        "vp-launch-tracker",
+        "the Total row above the daily rows instead of below them",
+        replace=(
+            (', ["Total", 44080, 551464, 2381, 123]', ""),
+            (
+                '"Subscribers Gained"], ',
+                '"Subscribers Gained"], ["Total", 44080, 551464, 2381, 123], ',
+            ),
+        ),
+    ),
+    # vp-autumn-channel-review
+    NearMiss(
+        "vp-autumn-channel-review",
+        "Summary October views of @techunboxed 168900 (true 167275)",
+        replace=(("167275", "168900"),),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "Summary October watch minutes of @techunboxed 1624000 (true 1608309)",
+        replace=(("1608309", "1624000"),),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "a wrong duplicate @techunboxed Summary row before the right one",
+        replace=(
+            (
+                '["@techunboxed", 5, 167275, 1608309]',
+                '["@techunboxed", 6, 170000, 1700000], ["@techunboxed", 5, 167275, 1608309]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "a made-up fourth channel row in Summary",
+        replace=(
+            (
+                '["@fitwithleo", 4, 52467, 458167]',
+                '["@fitwithleo", 4, 52467, 458167], ["@cookwithmara", 3, 1000, 9000]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "Summary without its header row",
+        replace=(('["Channel", "Videos", "October Views", "October Watch Minutes"], ', ""),),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "a video's title wrong in its channel sheet",
+        replace=(('"E-Reader Face-Off", "2026-04-01"', '"E-Reader Shootout", "2026-04-01"'),),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "a channel slide's table without its header row",
+        replace=(('"rows": [["Title", "October Views"], ["E-Reader', '"rows": [["E-Reader'),),
+    ),
+    # vp-best-of-playlist
+    NearMiss(
+        "vp-best-of-playlist",
+        "the mail says 4 videos (true 5)",
+        replace=(("with its 5 public videos", "with its 4 public videos"),),
+    ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "the mail says 15 videos (true 5)",
+        replace=(("with its 5 public videos", "with its 15 public videos"),),
+    ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "the mail gives no count; a 5 appears only elsewhere",
+        replace=(("with its 5 public videos of 2026", "with the public videos of 2026 (top 5 first)"),),
+    ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "a video also added to the channel's other playlist 'Start Here'",
+        extra=(("mcp__video__add_to_playlist", {"playlist_id": 8, "video_id": "QHknsqwMWJK"}),),
+    ),
+    # vp-spam-sweep
+    NearMiss(
+        "vp-spam-sweep",
+        "also hid a spam and a non-spam comment on the 6th most viewed video (out of scope)",
+        extra=(
+            ("mcp__video__hide_comment", {"comment_id": 358, "reason": "spam"}),
+            ("mcp__video__hide_comment", {"comment_id": 372, "reason": "spam"}),
+        ),
+    ),
+    NearMiss(
+        "vp-spam-sweep",
+        "the mail gives only the total, no per-video counts",
+        replace=(
+            (
+                f"today:{NL}- E-Reader Face-Off (6zsZ10jqo03): 7{NL}- Ultralight Laptop Review (_4weKX7OcoP): 2"
+                f"{NL}- Budget Phone Showdown (freCo-bUMuX): 3{NL}- Best Webcams of the Year (Lr7lDRxF2Tg): 2"
+                f"{NL}- Mechanical Keyboards Explained (B5RlgQpfPFj): 1{NL}",
+                f"today.{NL}",
+            ),
+        ),
+    ),
+    NearMiss(
+        "vp-spam-sweep",
+        "a wrong per-video count in the mail (6 for 7)",
+        replace=(("(6zsZ10jqo03): 7", "(6zsZ10jqo03): 6"),),
+    ),
+    NearMiss(
+        "vp-spam-sweep",
+        "the mail's total is wrong (14 for 15)",
+        replace=(("I hid 15 spam comments", "I hid 14 spam comments"),),
+    ),
+    NearMiss(
+        "vp-spam-sweep",
+        "a logged comment's text is not the comment",
+        replace=(('"@chenbauer", "sub4sub anyone?? I always sub back"', '"@chenbauer", "spam"'),),
+    ),
+    # vp-viewer-questions
+    NearMiss(
+        "vp-viewer-questions",
+        "no per-video headings on the wiki page",
+        replace=(("## ", ""),),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "the questions listed under the wrong videos' headings",
+        replace=(
+            ("## Mushroom Risotto", "## @@swap"),
+            ("## Best Banana Bread", "## Mushroom Risotto"),
+            ("## @@swap", "## Best Banana Bread"),
+        ),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "a bullet's question text replaced",
+        replace=(("@amaratorres | How long did this take you in total?", "@amaratorres | (question)"),),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "the page nested under Operations instead of top level",
+        replace=(
+            (
+                '{"title": "Cook with Mara Q&A backlog", "markdown"',
+                '{"title": "Cook with Mara Q&A backlog", "parent_id": 18, "markdown"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "the reply is not the exact text asked for",
+        replace=((REPLY, "Thanks! We will cover this in the Q&A video."),),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "the mail gives no count of questions; a 10 appears only elsewhere",
+        replace=(
+            (
+                "I answered the 10 open viewer questions",
+                "I answered the open viewer questions of the last 10 days",
+            ),
+        ),
+    ),
+    # vp-ml-further-reading
+    NearMiss(
+        "vp-ml-further-reading",
+        "no blank line before 'Further reading:'",
+        replace=((f"CodeCraft Academy.{NL}{NL}Further reading:", f"CodeCraft Academy.{NL}Further reading:"),),
+    ),
+    NearMiss(
+        "vp-ml-further-reading",
+        "another CodeCraft video's description changed too",
+        extra=(
+            (
+                "mcp__video__update_video",
+                {
+                    "video_id": "Ydd00fgXu0V",
+                    "description": "Debugging Like a Pro. Further reading: see below.",
+                },
+            ),
+        ),
     ),
 ]
