@@ -1,5 +1,7 @@
 """Keyforge_Brief.docx: vendor facts from the web, brand figures from the shop, weak products; mailed."""
 
+import re
+
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
@@ -10,7 +12,7 @@ YUSUF = "yusuf.andersen@company.example"
 
 def products(world: World, brand: str) -> list[dict]:
     return world.query(
-        """SELECT p.id, p.sku, s.on_hand FROM shop_products p JOIN shop_stock s ON s.product_id = p.id
+        """SELECT p.id, p.sku, p.name, s.on_hand FROM shop_products p JOIN shop_stock s ON s.product_id = p.id
            WHERE p.brand = :b AND p.category = 'Computing' AND p.active ORDER BY p.sku""",
         b=brand,
     )
@@ -18,6 +20,14 @@ def products(world: World, brand: str) -> list[dict]:
 
 def ratings(world: World, product_id: int) -> list[int]:
     return [r["rating"] for r in world.rows("shop_reviews", product_id=product_id)]
+
+
+def bullet_ok(text: str, sku: str, name: str, rating: float) -> bool:
+    """One product's line: its SKU, its name and its average rating (two decimals or one)."""
+    if sku not in text or name.lower() not in text.lower():
+        return False
+    rest = text.replace(sku, " ").lower().replace(name.lower(), " ")
+    return any(close_enough(n, rating, 0.051) for n in re.findall(r"\d+(?:\.\d+)?", rest))
 
 
 def check(world: World) -> list[Criterion]:
@@ -38,7 +48,7 @@ def check(world: World) -> list[Criterion]:
     ]
     tables = [[[c.text.strip() for c in row.cells] for row in t.rows] for t in doc.tables]
     table = next((t for t in tables if t and [h.lower() for h in t[0][:5]] == HEADER), None)
-    weak: list[str] = []
+    weak: list[tuple[str, str, float]] = []
     strong: list[str] = []
     for brand in BRANDS:
         items = products(world, brand)
@@ -46,18 +56,20 @@ def check(world: World) -> list[Criterion]:
         for p in items:
             mine = ratings(world, p["id"])
             all_ratings += mine
-            if mine:
-                (weak if sum(mine) / len(mine) < 3 else strong).append(p["sku"])
+            if mine and sum(mine) / len(mine) < 3:
+                weak.append((p["sku"], p["name"], sum(mine) / len(mine)))
+            elif mine:
+                strong.append(p["sku"])
         want = (len(items), sum(p["on_hand"] for p in items), sum(all_ratings) / len(all_ratings))
         low = sum(r <= 2 for r in all_ratings)
         row = next((r for r in table[1:] if r and r[0].lower() == brand.lower()), None) if table else None
         ok = (
             row is not None
             and len(row) >= 5
-            and row[1] == str(want[0])
-            and row[2] == str(want[1])
+            and close_enough(row[1], want[0])
+            and close_enough(row[2], want[1])
             and close_enough(row[3], want[2], 0.006)
-            and row[4] == str(low)
+            and close_enough(row[4], low)
         )
         out.append(
             Criterion.of(
@@ -69,20 +81,27 @@ def check(world: World) -> list[Criterion]:
             )
         )
     heading = next((i for i, t in enumerate(texts) if t.strip().lower() == "products to discuss"), None)
-    tail = "\n".join(texts[heading + 1 :]) if heading is not None else ""
+    tail = texts[heading + 1 :] if heading is not None else []
+    listed = [t for t in tail if any(s in t for s, _, _ in weak) or any(s in t for s in strong)]
+    missing = [s for s, name, rating in weak if not any(bullet_ok(t, s, name, rating) for t in tail)]
     out.append(
         Criterion.of(
             "products to discuss",
-            heading is not None and all(s in tail for s in weak) and not any(s in tail for s in strong),
-            f"after the heading 'Products to discuss' expected exactly the SKUs {weak}",
+            heading is not None and not missing and not any(s in t for t in listed for s in strong),
+            f"after the heading 'Products to discuss' expected exactly {[(s, n, round(r, 2)) for s, n, r in weak]}"
+            f", each with SKU, name and average rating (wrong or missing: {missing})",
         )
     )
     mails = [
         m
-        for m in sent_mail(world.engine, to=YUSUF, subject_contains="Keyforge")
+        for m in sent_mail(world.engine, to=YUSUF, subject_contains="Keyforge vendor brief")
         if "Keyforge_Brief.docx" in m.attachment_list()
     ]
     out.append(
-        Criterion.of("brief mailed", bool(mails), f"no mail to {YUSUF} with Keyforge_Brief.docx attached")
+        Criterion.of(
+            "brief mailed",
+            bool(mails),
+            f"no mail to {YUSUF} with the subject 'Keyforge vendor brief' and Keyforge_Brief.docx attached",
+        )
     )
     return out

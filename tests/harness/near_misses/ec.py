@@ -238,4 +238,40 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    # ec-keyforge-vendor-brief
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "a product to discuss with a wrong average rating",
+        replace=(
+            (
+                "Keyforge Laptop Stand Mini: average rating 2.44",
+                "Keyforge Laptop Stand Mini: average rating 2.94",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "products to discuss without their names",
+        replace=((" Keyforge HD Webcam Max:", ":"), (" Nimbus Wireless Mouse:", ":")),
+    ),
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "a product rated 3 or more listed to discuss",
+        replace=(
+            (
+                '"COM-1020 Nimbus Wireless Mouse: average rating 2.33"',
+                '"COM-1020 Nimbus Wireless Mouse: average rating 2.33", "COM-1019 Keyforge product"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "the brief mailed with another subject",
+        replace=(('"subject": "Keyforge vendor brief"', '"subject": "Keyforge"'),),
+    ),
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "a wrong count of 1-2 star reviews",
+        replace=(('["Nimbus", 6, 358, 3.5, 6]', '["Nimbus", 6, 358, 3.5, 7]'),),
+    ),
 ]
