@@ -1,9 +1,11 @@
 """The menu 'Greenmarsh Vegan Lunch' has the lowest-calorie vegan soup, main and dessert without
 gluten, nuts or peanuts; the school has a quote on it for 60 guests and a mail with its price."""
 
+import re
+
 from sqlmodel import Session, select
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, close_enough
 from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -27,6 +29,12 @@ def best_recipes(world: World) -> dict[str, int]:
     return best
 
 
+def numbers(text: str) -> list[float]:
+    """The numbers written in a text, each whole ('390.00' is not in '1390.00'; 1,390 reads 1390)."""
+    found = re.findall(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d]|[.,]\d)", text)
+    return [float(n.replace(",", "")) for n in found]
+
+
 def check(world: World) -> list[Criterion]:
     menus = world.query("SELECT id FROM kitchen_menu WHERE lower(trim(name)) = 'greenmarsh vegan lunch'")
     if not menus:
@@ -46,8 +54,9 @@ def check(world: World) -> list[Criterion]:
         world.engine, to="office@greenmarsh-school.example", subject_contains="vegan lunch quote"
     )
     body = " ".join(m.body for m in mails)
+    written = numbers(body)
     quoted = order is not None and all(
-        any(v in body for v in (f"{x:.2f}", f"{x:g}")) for x in (order["price_per_guest"], order["total"])
+        any(close_enough(w, x) for w in written) for x in (order["price_per_guest"], order["total"])
     )
     return [
         Criterion.of(

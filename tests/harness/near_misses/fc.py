@@ -111,4 +111,15 @@ MISSES: list[NearMiss] = [
         "the mail gives the total as 520.50 (true 520.00)",
         replace=(("the new total is 520.00 USD", "the new total is 520.50 USD"),),
     ),
+    # fc-vegan-school-lunch
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "the quote mail gives the total as 1390.00 (true 390.00; '390.00' is inside '1390.00')",
+        replace=(("Total: 390.00 USD", "Total: 1390.00 USD"),),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "the quote mail gives the price per guest as 16.50 (true 6.50)",
+        replace=(("Price per guest: 6.50 USD", "Price per guest: 16.50 USD"),),
+    ),
 ]
