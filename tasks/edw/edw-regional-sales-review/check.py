@@ -1,5 +1,6 @@
 """RegionalReview.xlsx (summary and monthly sheets), RegionalReview.pptx (top customers), mail to Sales."""
 
+import json
 import re
 from typing import Any
 
@@ -21,8 +22,9 @@ def money(value: Any) -> float | None:
 
 
 def same_money(value: Any, expected: float) -> bool:
+    """To the cent, as the prompt asks."""
     got = money(value)
-    return got is not None and abs(got - expected) <= 1.0
+    return got is not None and abs(got - expected) <= 0.005 + 1e-9
 
 
 def facts(world: World, code: str) -> dict[str, Any]:
@@ -54,12 +56,15 @@ def check_workbook(world: World, data: dict[str, dict[str, Any]]) -> list[Criter
     else:
         rows = [r for r in wb["Summary"].iter_rows(values_only=True) if r and r[0] is not None]
         header = [str(v).strip().lower() for v in rows[0][:6]] if rows else []
-        body = {str(r[0]).strip(): r for r in rows[1:]}
+        body = rows[1:]
+        order = [str(r[0]).strip().upper() for r in body]
         bad = (
             [] if header == ["region", "orders", "revenue", "hardware", "software", "services"] else [header]
         )
-        for code in REGIONS:
-            d, r = data[code], body.get(code)
+        if order != REGIONS:
+            bad.append(f"the rows are {order}, not {REGIONS} in that order")
+        for code, r in zip(REGIONS, body + [None] * len(REGIONS), strict=False):
+            d = data[code]
             cats = [d["categories"].get(k, 0.0) for k in ("Hardware", "Software", "Services")]
             if not (
                 r
@@ -108,14 +113,31 @@ def check_deck(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]
             f"first slide is {titles[:1]}",
         )
     ]
-    tables = {}
+    # the region slides, in deck order: every slide whose title starts with a region code
+    shown = []
     for slide, title in zip(deck.slides, titles, strict=True):
+        code = next((c for c in REGIONS if title.upper().startswith(c)), None)
+        if code is None:
+            continue
+        table = None
         for shape in slide.shapes:
             if shape.has_table:
-                tables[title.lower()] = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
+                table = [[c.text.strip() for c in row.cells] for row in shape.table.rows]
+        shown.append((code, title, table))
+    out.append(
+        Criterion.of(
+            "region slides in order",
+            [c for c, _, _ in shown] == REGIONS,
+            f"the region slides are {[t for _, t, _ in shown]}; expected one each for {REGIONS}, in that order",
+        )
+    )
     for code in REGIONS:
         table = next(
-            (t for title, t in tables.items() if title.startswith(code.lower()) and "top customers" in title),
+            (
+                t
+                for c, title, t in shown
+                if c == code and title.lower() == f"{code.lower()} top customers" and t is not None
+            ),
             None,
         )
         want = data[code]["top"]
@@ -124,7 +146,9 @@ def check_deck(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]
             and [h.lower() for h in table[0][:3]] == ["customer", "segment", "revenue"]
             and len(table) - 1 == len(want)
             and all(
-                g[0] == w["name"] and g[1] == w["segment"] and same_money(g[2], float(w["revenue"]))
+                g[0].lower() == w["name"].lower()
+                and g[1].lower() == w["segment"].lower()
+                and same_money(g[2], float(w["revenue"]))
                 for g, w in zip(table[1:], want, strict=True)
             )
         )
@@ -140,15 +164,15 @@ def check_deck(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]
 
 def check(world: World) -> list[Criterion]:
     data = {code: facts(world, code) for code in REGIONS}
-    director = world.rows("mail_contact", title="Sales Director")[0]["email"]
+    director = world.rows("mail_contact", title="Sales Director")[0]["email"].lower()
     sent = world.sent_mail()
     mailed = [
         m
         for m in sent
         if director in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "regional sales review 2026"
-        and "RegionalReview.xlsx" in m["attachments"]
-        and "RegionalReview.pptx" in m["attachments"]
+        and {"RegionalReview.xlsx", "RegionalReview.pptx"}
+        <= {a.removeprefix("./") for a in json.loads(m["attachments"])}
     ]
     return [
         *check_workbook(world, data),

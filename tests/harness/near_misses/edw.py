@@ -2,7 +2,49 @@
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from typing import Any
+
+from harness.catalog import load_tasks
 from tests.harness.near_misses import NearMiss
+
+
+@cache
+def _gold(task: str) -> list[dict[str, Any]]:
+    (t,) = load_tasks(task)
+    return [c for sub in t.solution.model_dump()["subtasks"] for c in sub["calls"]]
+
+
+def _call(task: str, tool: str, **args: Any) -> str:
+    """The JSON text of the gold call to `tool` whose arguments include `args` (to move it with `replace`)."""
+    (found,) = [
+        c
+        for c in _gold(task)
+        if c["tool"] == tool and all(c["arguments"].get(k) == v for k, v in args.items())
+    ]
+    return json.dumps(found, ensure_ascii=False)
+
+
+def _reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
+    """Replacements that put fragments[order[i]] where fragments[i] was."""
+    marks = [f"@@{i}@@" for i in range(len(fragments))]
+    return (
+        *zip(fragments, marks, strict=True),
+        *((marks[i], fragments[j]) for i, j in enumerate(order)),
+    )
+
+
+REGION_SLIDES = [
+    _call("edw-regional-sales-review", "mcp__pptx__add_table_slide", title=f"{code} top customers")
+    for code in ("NA-EAST", "NA-WEST", "EMEA-C", "EMEA-S")
+]
+SUMMARY_ROWS = [
+    '["NA-EAST", 141, 9883067.3, 3850832.3, 4461195.0, 1571040.0]',
+    '["NA-WEST", 108, 9162721.9, 3790861.9, 3942840.0, 1429020.0]',
+    '["EMEA-C", 80, 6404162.6, 3460184.1, 2134626.0, 809352.5]',
+    '["EMEA-S", 84, 5394535.95, 2718767.95, 2025693.0, 650075.0]',
+]
 
 MISSES: list[NearMiss] = [
     # edw-budget-vs-actual: money "to the cent"
@@ -25,5 +67,26 @@ MISSES: list[NearMiss] = [
                 {"spreadsheet_id": 6, "email": "maya.wagner@company.example", "role": "reader"},
             ),
         ),
+    ),
+    # edw-regional-sales-review
+    NearMiss(
+        "edw-regional-sales-review",
+        "Summary rows reversed plus a made-up APAC row",
+        replace=(
+            (
+                ", ".join(SUMMARY_ROWS),
+                ", ".join([*reversed(SUMMARY_ROWS), '["APAC", 12, 100000.0, 50000.0, 30000.0, 20000.0]']),
+            ),
+        ),
+    ),
+    NearMiss(
+        "edw-regional-sales-review",
+        "region slides in reverse order",
+        replace=_reorder(REGION_SLIDES, [3, 2, 1, 0]),
+    ),
+    NearMiss(
+        "edw-regional-sales-review",
+        "a top customer's revenue 90 cents off (to the cent asked)",
+        replace=(("1202152.9", "1202152.0"),),
     ),
 ]
