@@ -242,9 +242,9 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
         u.get("completion_tokens"),
         (u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
     )
-    message = AssistantMessage(
-        content=_content_text(msg.get("content")), tool_calls=calls, provider_state=state
-    )
+    # A refusal comes in its own field with empty content: it is the model's answer.
+    text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
+    message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
     return message, usage, choice.get("finish_reason")
 
 

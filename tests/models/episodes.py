@@ -7,6 +7,8 @@ calls in one message); each sub-agent answers with text; the main agent's second
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,8 +16,9 @@ from typing import Any
 from contracts.episode import EpisodeRecord
 from harness.budgets import Budgets
 from harness.catalog import load_tasks
-from harness.models.base import ModelSettings
+from harness.models.base import Message, ModelResponse, ModelSettings, UserMessage
 from harness.models.pricing import load_prices
+from harness.models.registry import PROVIDERS, split_name
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
 from harness.store import EventRow, Store, episode_key
@@ -115,3 +118,17 @@ async def run_episode(
     finally:
         store.close()
     return record, events
+
+
+async def one_call(
+    fake: FakeLLM, route: Route, messages: Sequence[Message] = (), settings: ModelSettings | None = None
+) -> ModelResponse:
+    """One model call through the provider's factory and its real SDK; raises its `ModelAPIError`."""
+    provider, model_id = split_name(route.model)
+    module, _, factory = PROVIDERS[provider].partition(":")
+    settings = settings or ModelSettings()
+    model = getattr(importlib.import_module(module), factory)(model_id, settings, fake.url, KEY_ENV)
+    try:
+        return await model.generate(messages or [UserMessage(content="go")], [], settings)  # type: ignore[no-any-return]
+    finally:
+        await model.aclose()

@@ -59,6 +59,10 @@ class Reply:
     thinking: str | None = None  # an Anthropic thinking block / a Responses reasoning item
     # The calls' ids as the server writes them (None: the field left out); default: fresh ones.
     call_ids: tuple[str | None, ...] | None = None
+    # Fields as a particular server writes them: `message_fields` go into a Chat Completions
+    # answer's message, `body_fields` into the answer's top level (a None value removes the key).
+    message_fields: dict[str, Any] = field(default_factory=dict)
+    body_fields: dict[str, Any] = field(default_factory=dict)
 
 
 def _call_ids(reply: Reply, prefix: str, ids: Callable[[], int]) -> list[dict[str, str]]:
@@ -185,6 +189,7 @@ def _chat(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.thinking is not None:  # as DeepSeek, Kimi and vLLM's reasoning parsers send it
         message["reasoning_content"] = reply.thinking
+    message.update(reply.message_fields)
     if reply.calls:
         message["tool_calls"] = [
             {**ident, "type": "function", "function": {"name": n, "arguments": _args_text(a)}}
@@ -229,6 +234,12 @@ def _responses(reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, An
 
 
 WRITERS = {"anthropic": _anthropic, "chat": _chat, "responses": _responses}
+
+
+def _answer(dialect: Dialect, reply: Reply, model: str, ids: Callable[[], int]) -> dict[str, Any]:
+    body = WRITERS[dialect](reply, model, ids)
+    body.update(reply.body_fields)
+    return {k: v for k, v in body.items() if not (v is None and k in reply.body_fields)}
 
 
 def _error_body(dialect: Dialect, fault: Fault) -> dict[str, Any]:
@@ -282,7 +293,7 @@ class FakeLLM:
         except Exception as exc:  # reported to the test instead of vanishing in the server thread
             self.errors.append(repr(exc))
             return JSONResponse({"error": {"message": f"script failed: {exc!r}"}}, status_code=400)
-        return JSONResponse(WRITERS[self.dialect](reply, body.get("model", ""), lambda: next(self._ids)))
+        return JSONResponse(_answer(self.dialect, reply, body.get("model", ""), lambda: next(self._ids)))
 
     def __enter__(self) -> FakeLLM:
         app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["POST"])])
