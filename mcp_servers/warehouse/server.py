@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader
-from mcp_servers.warehouse.readonly_sql import STATEMENT_TIMEOUT_S, json_cell, run_readonly
+from mcp_servers.warehouse.readonly_sql import MAX_RESULT_CHARS, STATEMENT_TIMEOUT_S, json_cell, run_readonly
 from mcp_servers.warehouse.schema import TABLE_DOCS, TABLES, TODAY
 from mcp_servers.warehouse.seed import seed
 
@@ -24,6 +24,7 @@ MAX_ROWS = 1000
 MAX_SAMPLE = 50
 
 _MODELS = {model.__tablename__: model for model in TABLES}  # type: ignore[attr-defined]
+_TABLE_NAMES = frozenset(_MODELS)
 
 
 def _model(table: str) -> Any:
@@ -116,12 +117,14 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, LABEL)
     def run_query(sql: str, max_rows: int = DEFAULT_ROWS) -> str:
         """Run ONE read-only SQL query (SELECT, or WITH ... SELECT) and return its columns and rows.
-        Writes, several statements, PRAGMA/ATTACH and session commands are refused. Use the dialect
-        list_tables names (sqlite or postgresql). At most `max_rows` rows come back (1-1000, default
-        100); when the result has more, `truncated` is true: aggregate, filter or add LIMIT/OFFSET."""
+        Only the warehouse tables can be read; writes, several statements, PRAGMA/ATTACH, catalogs
+        and session commands are refused. Use the dialect list_tables names (sqlite or postgresql).
+        At most `max_rows` rows come back (1-1000, default 100) and about 28,000 characters of
+        rows (long text values are cut); when the result has more, `truncated` is true and `note`
+        says how many rows were left out: aggregate, filter or add LIMIT/OFFSET."""
         if not 1 <= max_rows <= MAX_ROWS:
             raise ToolError(f"max_rows must be between 1 and {MAX_ROWS}")
-        result = run_readonly(ctx.engine, sql, max_rows, timeout_s)
+        result = run_readonly(ctx.engine, sql, max_rows, timeout_s, _TABLE_NAMES)
         out: dict[str, Any] = {
             "columns": result.columns,
             "rows": result.rows,
@@ -129,9 +132,15 @@ def build(ctx: ServerContext) -> MCPServer:
             "truncated": result.truncated,
         }
         if result.truncated:
+            more = f"{result.more_rows}" if result.more_rows_exact else f"over {result.more_rows}"
+            limit = (
+                f"the result's size limit ({MAX_RESULT_CHARS} characters)"
+                if result.cut_by_size
+                else f"max_rows={max_rows} (it can go up to {MAX_ROWS})"
+            )
             out["note"] = (
-                f"only the first {max_rows} rows are shown; aggregate, filter, or page with LIMIT/OFFSET "
-                f"(max_rows can go up to {MAX_ROWS})"
+                f"{more} more rows not shown, past {limit}; aggregate, filter, select fewer columns, "
+                "or page with LIMIT/OFFSET"
             )
         return as_json(out)
 
