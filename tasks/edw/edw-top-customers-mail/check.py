@@ -18,7 +18,7 @@ def check(world: World) -> list[Criterion]:
            WHERE o.status = 'closed' AND o.order_date BETWEEN '2026-07-01' AND '2026-09-30'
            GROUP BY c.id, c.account_number, c.name ORDER BY revenue DESC LIMIT 5"""
     )
-    director = world.rows("mail_contact", title="Sales Director")[0]["email"]
+    director = world.rows("mail_contact", title="Sales Director")[0]["email"].lower()
     sent = world.sent_mail()
     mails = [
         m
@@ -35,11 +35,11 @@ def check(world: World) -> list[Criterion]:
     lines = mails[0]["body"].splitlines() if mails else []
     found = []
     for t in top:
-        at = next((i for i, line in enumerate(lines) if t["name"] in line), None)
+        at = next((i for i, line in enumerate(lines) if t["name"].lower() in line.lower()), None)
         ok = (
             at is not None
             and t["account_number"] in lines[at]
-            and any(abs(a - float(t["revenue"])) <= 0.01 for a in amounts(lines[at]))
+            and any(abs(a - float(t["revenue"])) <= 0.005 + 1e-9 for a in amounts(lines[at]))
         )
         found.append(at if ok else None)
     out.append(
@@ -50,6 +50,19 @@ def check(world: World) -> list[Criterion]:
             f"{[t['name'] for t, f in zip(top, found, strict=True) if f is None]}",
         )
     )
+    # only the five: no other customer named or numbered in the mail
+    body = mails[0]["body"] if mails else ""
+    top_numbers = {t["account_number"] for t in top}
+    others = sorted(
+        c["name"]
+        for c in world.rows("warehouse_customers")
+        if c["account_number"] not in top_numbers
+        and (
+            re.search(rf"\b{re.escape(c['account_number'])}\b", body)
+            or re.search(rf"\b{re.escape(c['name'])}\b", body, re.IGNORECASE)
+        )
+    )
+    out.append(Criterion.of("only the top five", not others, f"the mail also names {others}"))
     out.append(
         Criterion.of(
             "highest first",

@@ -90,3 +90,22 @@ MISSES: list[NearMiss] = [
         replace=(("1202152.9", "1202152.0"),),
     ),
 ]
+
+MISSES += [
+    # edw-top-customers-mail
+    NearMiss(
+        "edw-top-customers-mail",
+        "a sixth customer added to the top five",
+        replace=(
+            (
+                "5. Meridian Facilities (C1020): 535,249.20 USD",
+                "5. Meridian Facilities (C1020): 535,249.20 USD\\n6. Meridian Foods (C1069): 523,318.00 USD",
+            ),
+        ),
+    ),
+    NearMiss(
+        "edw-top-customers-mail",
+        "a revenue a cent off",
+        replace=(("783,855.20", "783,855.21"),),
+    ),
+]
