@@ -6,6 +6,7 @@ from tests.harness.near_misses import NearMiss
 
 LC = "ar-landmark-citations"
 DF = "ar-digest-fact-check"
+DS = "ar-delegation-survey-notes"
 QL_198 = (
     '[198, "RelayTune-Pro: Verifiable Code Language Models for Unit Test Generation", 2025, "NeurIPS", 2]'
 )
@@ -102,5 +103,31 @@ MISSES: list[NearMiss] = [
         "ar-speaker-brief",
         "the paragraph gives 41 papers (true 14)",
         replace=(("She has 14 papers", "She has 41 papers"),),
+    ),
+    # ar-delegation-survey-notes
+    NearMiss(
+        DS,
+        "a paper's Title cell is 'TBD'",
+        replace=(('[287, "SwarmScore: Process Metrics for Concurrent Sub-Agent Systems",', '[287, "TBD",'),),
+    ),
+    NearMiss(DS, "the wiki notes have no heading per paper", replace=(("## ", ""),)),
+    NearMiss(
+        DS,
+        "the wiki sections of two papers swap their methods",
+        replace=(
+            ("- Method: QuillMem", "- Method: @@"),
+            ("- Method: RelayVL", "- Method: QuillMem"),
+            ("- Method: @@", "- Method: RelayVL"),
+        ),
+    ),
+    NearMiss(
+        DS,
+        "a wiki section gives no headline result",
+        replace=(
+            (
+                "- Headline result: 74.5 on DelegationSuite against 72.4 for round-robin debate; 65.4 on OfficeBench-MA\\n",
+                "",
+            ),
+        ),
     ),
 ]
