@@ -7,6 +7,24 @@ from mcp_servers.mail.schema import sent_mail
 from mcp_servers.market.schema import NOW
 
 THRESHOLD = 3.0
+# the seeded watchlists (mcp_servers/market/seed.py): a removal leaves no trace in the final state
+SEEDED = {
+    "Core holdings": {"NOVA", "SEMI", "RTLX", "HRBR", "STRM"},
+    "Dividend ideas": {"TELX", "PETX", "REIT"},
+}
+
+
+def yields_named(body: str, symbols: set[str]) -> dict[str, float | None]:
+    """Each symbol's yield as the mail gives it: the first percentage after the symbol and
+    before the next symbol named."""
+    at = sorted((m.start(), m.end(), m[0]) for m in re.finditer(r"\b[A-Z]{3,5}\b", body) if m[0] in symbols)
+    out: dict[str, float | None] = {}
+    for k, (_, end, sym) in enumerate(at):
+        stop = at[k + 1][0] if k + 1 < len(at) else len(body)
+        pct = re.search(r"(\d+(?:\.\d+)?)\s*(?:%|percent)", body[end:stop])
+        if out.get(sym) is None:
+            out[sym] = float(pct[1]) if pct else None
+    return out
 
 
 def check(world: World) -> list[Criterion]:
@@ -28,8 +46,18 @@ def check(world: World) -> list[Criterion]:
         )
         or "yield" not in i["note"].lower()
     ]
-    # the seeded members of the list (a removal leaves no trace in the final state)
-    seeded = {i["symbol"] for i in items if i["added_at"] != NOW}
+    lists = {
+        w["name"]: {
+            r["symbol"]
+            for r in world.query(
+                """SELECT t.symbol FROM market_watchlist_items i JOIN market_tickers t ON t.id = i.ticker_id
+                   WHERE i.watchlist_id = :w""",
+                w=w["id"],
+            )
+        }
+        for w in world.query("SELECT id, name FROM market_watchlists")
+    }
+    others = {n: m for n, m in lists.items() if n != "Dividend ideas"}
     out = [
         Criterion.of("all high yielders held", high <= held, f"missing: {sorted(high - held)}"),
         Criterion.of(
@@ -40,15 +68,33 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("something added", bool(added), "no symbol was added"),
         Criterion.of("notes", not wrong_notes, f"added without a 'yield X%' note: {wrong_notes}"),
         Criterion.of(
-            "nothing removed", seeded >= {"TELX", "PETX", "REIT"}, f"seeded items left: {sorted(seeded)}"
+            "nothing removed",
+            held >= SEEDED["Dividend ideas"],
+            f"removed from 'Dividend ideas': {sorted(SEEDED['Dividend ideas'] - held)}",
+        ),
+        Criterion.of(
+            "other watchlists unchanged",
+            others == {n: m for n, m in SEEDED.items() if n != "Dividend ideas"},
+            f"the other watchlists are {others}",
         ),
     ]
+    yields = {
+        t["symbol"]: t["dividend_yield_pct"]
+        for t in world.query("SELECT symbol, dividend_yield_pct FROM market_tickers")
+    }
     mails = sent_mail(world.engine, to="kai.kaur@company.example", subject_contains="Dividend ideas")
-    body = mails[-1].body if mails else ""
-    unnamed = [i["symbol"] for i in added if i["symbol"] not in body]
+    wanted = {i["symbol"] for i in added}
+    told = [
+        m
+        for m in mails
+        if (given := yields_named(m.body, set(yields)))
+        and all(given.get(s) is not None and abs(given[s] - yields[s]) < 1e-6 for s in wanted)
+    ]
     out.append(
         Criterion.of(
-            "CFO told", bool(mails) and not unnamed, f"no mail to Kai naming every added symbol ({unnamed})"
+            "CFO told",
+            bool(told),
+            f"no mail to Kai giving each added symbol with its yield ({ {s: yields[s] for s in sorted(wanted)} })",
         )
     )
     return out
