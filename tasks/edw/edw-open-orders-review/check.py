@@ -40,18 +40,19 @@ def earliest(taken: list[tuple[datetime, datetime]]) -> datetime | None:
 
 
 def listed(order: dict[str, Any], lines: list[str]) -> bool:
-    """A line names the order, its customer and its amount (to the cent; '322,376.50' or '322376.5')."""
+    """A line names the order, its customer and its amount ('322,376.50', '322376.5', or rounded to
+    whole dollars, '322,377': the prompt asks for no precision)."""
     for line in lines:
-        if order["order_number"] in line and order["name"] in line:
+        if order["order_number"] in line and order["name"].lower() in line.lower():
             numbers = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", line)]
-            if any(abs(n - float(order["amount"])) <= 0.01 for n in numbers):
+            if any(abs(n - float(order["amount"])) <= 0.5 + 1e-9 for n in numbers):
                 return True
     return False
 
 
 def check(world: World) -> list[Criterion]:
     sales = {c["title"]: c["email"] for c in world.rows("mail_contact", department="Sales")}
-    guests = [sales["Sales Director"], sales["Sales Operations Analyst"]]
+    guests = [sales["Sales Director"].lower(), sales["Sales Operations Analyst"].lower()]
     events = world.query(
         """SELECT e.id, e.start, e."end" AS finish, e.description FROM calendar_event e
            JOIN calendar_calendar k ON k.id = e.calendar_id
@@ -63,9 +64,11 @@ def check(world: World) -> list[Criterion]:
     if len(events) != 1:
         return out
     event = events[0]
-    invited = {a["email"] for a in world.rows("calendar_attendee", event_id=event["id"])}
+    invited = {a["email"].lower() for a in world.rows("calendar_attendee", event_id=event["id"])} - {ME}
     out.append(
-        Criterion.of("attendees", set(guests) <= invited, f"invited {sorted(invited)}; expected {guests} too")
+        Criterion.of(
+            "attendees", set(guests) == invited, f"invited {sorted(invited)}; expected exactly {guests}"
+        )
     )
     start, finish = datetime.fromisoformat(event["start"]), datetime.fromisoformat(event["finish"])
     first = earliest(busy(world, [ME, *guests], event["id"]))
