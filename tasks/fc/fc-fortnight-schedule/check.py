@@ -9,6 +9,15 @@ HEADER = ["reference", "event date", "client", "menu", "guests", "status"]
 CHEF = "chef@aldermoor-catering.example"
 
 
+def whole(cell: object) -> int | None:
+    """A count as written in a cell (120, 120.0 or '120')."""
+    try:
+        x = float(str(cell).strip())
+    except ValueError:
+        return None
+    return int(x) if x == int(x) else None
+
+
 def check(world: World) -> list[Criterion]:
     found = world.query(
         """SELECT b.id AS book, s.id AS sheet FROM sheets_spreadsheet b JOIN sheets_sheet s ON s.spreadsheet_id = b.id
@@ -38,11 +47,11 @@ def check(world: World) -> list[Criterion]:
         w["reference"]
         for w in want
         if (r := details.get(w["reference"])) is None
-        or str(r[1]) != w["event_date"]
-        or str(r[2]) != w["client"]
-        or str(r[3]) != w["menu"]
-        or str(r[4]) != str(w["guests"])
-        or str(r[5]).replace(" ", "_").lower() != w["status"]
+        or str(r[1]).strip()[:10] != w["event_date"]
+        or str(r[2]).strip().lower() != w["client"].lower()
+        or str(r[3]).strip().lower() != w["menu"].lower()
+        or whole(r[4]) != w["guests"]
+        or str(r[5]).strip().replace(" ", "_").lower() != w["status"]
     ]
     shared = world.query(
         "SELECT role FROM sheets_permission WHERE spreadsheet_id = :b AND email = :e",

@@ -122,4 +122,30 @@ MISSES: list[NearMiss] = [
         "the quote mail gives the price per guest as 16.50 (true 6.50)",
         replace=(("Price per guest: 6.50 USD", "Price per guest: 16.50 USD"),),
     ),
+    # fc-fortnight-schedule
+    NearMiss(
+        "fc-fortnight-schedule",
+        "two orders on the same day are not in reference order",
+        replace=(
+            ('["CO-1068", "2026-12-02", "Thornbury Research Lab", "Indian Banquet", 45, "confirmed"]', "@@"),
+            (
+                '["CO-1075", "2026-12-02", "Meridian Rail Heritage Trust", "Graduation Garden Party", 20, "confirmed"]',
+                '["CO-1068", "2026-12-02", "Thornbury Research Lab", "Indian Banquet", 45, "confirmed"]',
+            ),
+            (
+                "@@",
+                '["CO-1075", "2026-12-02", "Meridian Rail Heritage Trust", "Graduation Garden Party", 20, "confirmed"]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "fc-fortnight-schedule",
+        "an order's guests are 210 (true 120)",
+        replace=(
+            (
+                '"Graduation Garden Party", 120, "in_preparation"',
+                '"Graduation Garden Party", 210, "in_preparation"',
+            ),
+        ),
+    ),
 ]
