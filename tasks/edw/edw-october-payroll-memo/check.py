@@ -45,7 +45,7 @@ def check(world: World) -> list[Criterion]:
             len(g) >= 4
             and g[0].lower() == w[0].lower()
             and all(
-                number(x) is not None and abs(number(x) - v) <= 0.05
+                number(x) is not None and abs(number(x) - v) <= 0.005 + 1e-9  # to the cent
                 for x, v in zip(g[1:4], w[1:], strict=True)
             )
         )

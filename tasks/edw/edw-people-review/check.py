@@ -1,5 +1,6 @@
 """People_Review_2026.docx: the department table and the promotions table; the mail to the HR Director."""
 
+import json
 import re
 from typing import Any
 
@@ -76,7 +77,10 @@ def check(world: World) -> list[Criterion]:
     if doc is None:
         return [Criterion("document", False, "People_Review_2026.docx is missing or unreadable")]
     tables = [[[c.text.strip() for c in row.cells] for row in t.rows] for t in doc.tables]
-    by_head = {tuple(h.lower() for h in t[0]): t for t in tables if t}
+    by_head: dict[tuple[str, ...], list[list[str]]] = {}
+    for t in tables:  # the first table with a header counts
+        if t:
+            by_head.setdefault(tuple(h.strip().lower() for h in t[0]), t)
     out = [
         Criterion.of(
             "title",
@@ -94,10 +98,11 @@ def check(world: World) -> list[Criterion]:
             name, want = department_row(world, code)
             ok = (
                 len(got) >= 9
-                and got[0] == name
+                and got[0].lower() == name.lower()
                 and all(
-                    # counts exact, salaries within a dollar
-                    number(g) is not None and abs(number(g) - w) <= (1 if i >= 5 else 0)
+                    # counts and the (whole-dollar) lowest and highest salaries exact, the average
+                    # rounded to whole dollars
+                    number(g) is not None and abs(number(g) - w) <= (0.5 + 1e-9 if i == 5 else 0)
                     for i, (g, w) in enumerate(zip(got[1:9], want, strict=True))
                 )
             )
@@ -115,22 +120,22 @@ def check(world: World) -> list[Criterion]:
             promo is not None
             and len(got) == len(want)
             and all(
-                g[:4] == [str(v) for v in w[:4]]
+                [v.lower() for v in g[:4]] == [str(v).lower() for v in w[:4]]
                 and number(g[4]) is not None
-                and abs(number(g[4]) - w[4]) <= 1
+                and number(g[4]) == w[4]
                 for g, w in zip(got, want, strict=True)
             ),
             f"promotions table should list {[w[0] for w in want]} in order; it lists {[g[0] for g in got]}",
         )
     )
-    director = world.rows("mail_contact", title="HR Director")[0]["email"]
+    director = world.rows("mail_contact", title="HR Director")[0]["email"].lower()
     sent = world.sent_mail()
     mailed = [
         m
         for m in sent
         if director in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "people review 2026"
-        and "People_Review_2026.docx" in m["attachments"]
+        and "People_Review_2026.docx" in {a.removeprefix("./") for a in json.loads(m["attachments"])}
     ]
     out.append(
         Criterion.of(
