@@ -45,7 +45,8 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("menu", o["menu_id"] == menu, f"menu {o['menu_id']}, expected menu {menu}"),
         Criterion.of(
             "contact and note",
-            o["contact_email"] == "events@aldermoor-univ.example" and "end-of-term" in o["notes"].lower(),
+            o["contact_email"] == "events@aldermoor-univ.example"
+            and "cs end-of-term party" in (o["notes"] or "").lower(),
             f"contact {o['contact_email']!r}, note {o['notes']!r}",
         ),
     ]

@@ -148,4 +148,15 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    # fc-cs-term-party
+    NearMiss(
+        "fc-cs-term-party",
+        "the order counts people in several courses more than once (95 guests, true 92)",
+        replace=(('"guests": 92,', '"guests": 95,'),),
+    ),
+    NearMiss(
+        "fc-cs-term-party",
+        "the order's note is not 'CS end-of-term party'",
+        replace=(('"notes": "CS end-of-term party"', '"notes": "end-of-term"'),),
+    ),
 ]
