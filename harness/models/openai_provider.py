@@ -39,6 +39,7 @@ from contracts.episode import Usage
 from contracts.errors import InputError
 from harness.models.base import (
     AssistantMessage,
+    ErrorKind,
     Message,
     ModelAPIError,
     ModelResponse,
@@ -55,6 +56,7 @@ from harness.models.provider_common import (
     answer_object,
     api_key,
     distinct_ids,
+    is_overflow,
     request_extras,
     split_options,
     status_error,
@@ -321,14 +323,26 @@ def responses_body(
     return body
 
 
+def failed_kind(code: str, message: str) -> ErrorKind:
+    """The error kind of a Responses answer with `status: failed`, by its `error.code`.
+
+    Only `server_error` and `rate_limit_exceeded` pass with time; every other code
+    (`invalid_prompt`, the policy codes, `invalid_image*`, …) fails the same way again. The API
+    has no context-length code (that is a 400), but a compatible server may say it here.
+    """
+    if is_overflow(code, message):
+        return "context_overflow"
+    if code in ("server_error", ""):  # no code at all: an unexplained fault on the server's side
+        return "server_error"
+    return "rate_limit" if code == "rate_limit_exceeded" else "bad_request"
+
+
 def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
     if data.get("status") == "failed":
         error = data.get("error") or {}
-        code = str(error.get("code") or "")
-        kind: Any = "rate_limit" if "rate_limit" in code else "server_error"
-        if "context" in code:
-            kind = "context_overflow"
-        raise ModelAPIError(kind, f"the response failed: {error.get('message') or code or 'no reason given'}")
+        code, text = str(error.get("code") or ""), str(error.get("message") or "")
+        reason = f"{text} [{code}]" if code and text else text or code or "no reason given"
+        raise ModelAPIError(failed_kind(code, text), f"the response failed: {reason}")
     output: list[dict[str, Any]] = [dict(item) for item in data.get("output") or []]
     functions = [item for item in output if item.get("type") == "function_call"]
     # Distinct call ids, written into the items kept for replay too, so they match the outputs.

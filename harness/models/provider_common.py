@@ -38,6 +38,11 @@ _OVERFLOW = re.compile(
 _NOT_TRANSIENT_429 = re.compile(r"quota|spend_limit|billing", re.IGNORECASE)
 
 
+def is_overflow(*texts: str) -> bool:
+    """Whether an error's message or code says the prompt exceeds the context window."""
+    return any(_OVERFLOW.search(t) for t in texts)
+
+
 def api_key(provider: str, env_name: str | None, default_env: str | None, fallback: str | None = None) -> str:
     """The API key from the environment variable named `env_name` (or `default_env`).
 
@@ -171,7 +176,7 @@ def status_error(
         kind = "timeout"
     elif status == 409 or status >= 500:
         kind = "server_error"
-    elif status in (400, 413, 422) and (_OVERFLOW.search(message) or _OVERFLOW.search(code)):
+    elif status in (400, 413, 422) and is_overflow(message, code):
         kind = "context_overflow"
     elif status == 402:
         kind = "other"
