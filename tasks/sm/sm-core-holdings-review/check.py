@@ -1,5 +1,7 @@
 """Holdings_Review.xlsx and .pptx: quote, Q3 results and latest headline of each Core holding; mailed."""
 
+import re
+
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
 
@@ -44,17 +46,33 @@ def near(a: object, b: float, tol: float) -> bool:
         return False
 
 
+# the market data's own rounding: close to the cent, YTD % to two decimals, P/E, revenue (USD m),
+# YoY % and surprise % to one
+TOL = {"close": 0.006, "ytd": 0.006, "pe": 0.051, "revenue": 0.051, "yoy": 0.051, "surprise": 0.051}
+
+
 def row_ok(row: tuple, e: dict) -> bool:
     return (
         len(row) >= 9
-        and near(row[2], e["close"], 0.006)
-        and near(row[3], e["ytd"], 0.02)
-        and near(row[4], e["pe"], 0.1)
-        and near(row[5], e["revenue"], 0.06)
-        and near(row[6], e["yoy"], 0.06)
-        and near(row[7], e["surprise"], 0.06)
+        and str(row[1] or "").strip().lower() == e["name"].lower()
+        and all(near(row[k], e[f], TOL[f]) for k, f in enumerate(TOL, start=2))
         and str(row[8]).strip().lower() == e["headline"].lower()
     )
+
+
+def numbers(text: str) -> list[float]:
+    """The numbers of a slide's text, signs dropped (+34.22% and 34.22 alike), 12,064.4 read as 12064.4."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
+
+
+def slide_ok(text: str, e: dict) -> list[str]:
+    """The figures a holding's slide lacks (compared as numbers: 419.3 is 419.30)."""
+    found = numbers(text)
+    lacking = [f for f in TOL if not any(near(x, abs(e[f]), TOL[f]) for x in found)]
+    if e["headline"].lower() not in text.lower():
+        lacking.append("headline")
+    return lacking
 
 
 def check(world: World) -> list[Criterion]:
@@ -93,12 +111,29 @@ def check(world: World) -> list[Criterion]:
             title = slide.shapes.title.text if slide.shapes.title is not None else ""
             body = " ".join(sh.text_frame.text for sh in slide.shapes if sh.has_text_frame)
             slides.append((title, body))
+
+        def holding(title: str, s: str, e: dict) -> bool:
+            return title.strip().startswith(s) and e["name"].lower() in title.lower()
+
+        out.append(
+            Criterion.of(
+                "title slide",
+                bool(slides)
+                and slides[0][0].strip() != ""
+                and not any(holding(slides[0][0], s, e) for s, e in want.items()),
+                "the deck must open with a title slide",
+            )
+        )
         for s, e in want.items():
-            mine = [b for t, b in slides if t.strip().startswith(s) and e["name"].lower() in t.lower()]
-            ok = bool(mine) and e["headline"].lower() in mine[0].lower() and f"{e['close']:.2f}" in mine[0]
+            mine = [b for t, b in slides if holding(t, s, e)]
+            lacking = slide_ok(mine[0], e) if mine else ["slide"]
             out.append(
                 Criterion.of(
-                    f"{s} slide", ok, f"no slide titled '{s} – {e['name']}' with the close and headline"
+                    f"{s} slide",
+                    not lacking,
+                    f"the slide titled '{s} – {e['name']}' lacks {lacking}"
+                    f" (close {e['close']:.2f}, YTD {e['ytd']:.2f}%, P/E {e['pe']:.1f}, revenue"
+                    f" {e['revenue']:.1f}, YoY {e['yoy']:.1f}%, surprise {e['surprise']:.1f}%, {e['headline']!r})",
                 )
             )
     mails = [

@@ -38,4 +38,28 @@ MISSES: list[NearMiss] = [
         "a note with a wrong yield",
         replace=(('"note": "yield 3.1%"', '"note": "yield 3.4%"'),),
     ),
+    # sm-core-holdings-review
+    NearMiss(
+        "sm-core-holdings-review",
+        "a YTD % a hundredth off in the workbook",
+        replace=(("419.3, 34.22,", "419.3, 34.23,"),),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
+        "a P/E a tenth off in the workbook",
+        replace=(("34.22, 45.5,", "34.22, 45.6,"),),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
+        "a slide with a wrong P/E",
+        replace=(("+6.36% year to date, P/E 29.9", "+6.36% year to date, P/E 92.9"),),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
+        "a slide without the Q3 results",
+        replace=(
+            ('"Q3 2026 revenue 20,273.4 million USD, +12.8% year over year", "Q3 EPS surprise -6.9%", ', ""),
+        ),
+    ),
+    NearMiss("sm-core-holdings-review", "no title slide", drop=("mcp__pptx__add_title_slide",)),
 ]
