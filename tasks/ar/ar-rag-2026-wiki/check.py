@@ -30,7 +30,7 @@ def check(world: World) -> list[Criterion]:
     for text in bullets:
         m = re.match(r"\s*(.+?)\s*\(([^,()]+),\s*(\d+) citations?\)\s*$", text)
         p = by_title.get(m.group(1).lower()) if m else None
-        if p and m.group(2).strip() == p["venue"] and int(m.group(3)) == p["citation_count"]:
+        if p and m.group(2).strip().lower() == p["venue"].lower() and int(m.group(3)) == p["citation_count"]:
             listed.append(p)
     counts = [p["citation_count"] for p in listed]
     return [

@@ -130,4 +130,47 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    # ar-rag-2026-wiki
+    NearMiss(
+        "ar-rag-2026-wiki",
+        "the most cited paper is listed last",
+        replace=(
+            (
+                "- NexusRAG: Calibrated Retrieval Over Long Documents for Long-Document Question Answering (arXiv, 1 citations)\\n",
+                "",
+            ),
+            (
+                "Fact Verification (ACL, 0 citations)",
+                "Fact Verification (ACL, 0 citations)\\n- NexusRAG: Calibrated Retrieval Over Long Documents for Long-Document Question Answering (arXiv, 1 citations)",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ar-rag-2026-wiki",
+        "a bullet gives the wrong venue",
+        replace=(
+            (
+                "DeltaCache: Evidence Compression at Scale (NAACL,",
+                "DeltaCache: Evidence Compression at Scale (ACL,",
+            ),
+        ),
+    ),
+    # ar-reading-list-additions
+    NearMiss(
+        "ar-reading-list-additions",
+        "a third paper is added as well",
+        extra=(
+            (
+                "mcp__scholar__add_to_reading_list",
+                {"name": "Delegation survey", "paper_id": 245, "note": "most cited of 2026"},
+            ),
+        ),
+    ),
+    NearMiss(
+        "ar-reading-list-additions",
+        "the mail to Emeka names only one of the two titles",
+        replace=(
+            ("- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)", "- and one more"),
+        ),
+    ),
 ]
