@@ -45,10 +45,36 @@ def row_ok(r: list[str], e: dict) -> bool:
         and e["name"].lower() in r[1].lower()
         and near(r[2], e["price0"], 0.006)
         and near(r[3], e["close"], 0.006)
-        and near(r[4], e["change"], 0.02)
-        and near(r[5], e["cap0"], 0.06)
-        and near(r[6], e["cap"], 0.06)
-        and near(r[7], e["yoy"], 0.06)
+        and near(r[4], e["change"], 0.006)
+        and near(r[5], e["cap0"], 0.051)
+        and near(r[6], e["cap"], 0.051)
+        and near(r[7], e["yoy"], 0.051)
+    )
+
+
+BEST = re.compile(r"\b(best|top|strongest|lead\w*|led|outperform\w*|highest|biggest gain\w*|winner)\b", re.I)
+WORST = re.compile(
+    r"\b(worst|weakest|bottom|lagg\w*|poorest|lowest|trail\w*|underperform\w*|loser|"
+    r"biggest (?:loss|loser|drop|fall|decline)\w*)\b",
+    re.I,
+)
+
+
+def mentions(text: str, symbol: str, name: str) -> bool:
+    """The company by its symbol, its name or its name's first word (Medexa, CareBridge)."""
+    return (
+        re.search(rf"\b{symbol}\b", text) is not None
+        or name.lower() in text.lower()
+        or re.search(rf"\b{re.escape(name.split()[0])}\b", text) is not None
+    )
+
+
+def names_as(text: str, keyword: re.Pattern, other: re.Pattern, company: tuple, rival: tuple) -> bool:
+    """A clause of the text calls the company the best (or worst) and says nothing of the rival."""
+    clauses = re.split(r"\n|;|(?<=[.!?])\s+|,\s+|\s+(?:and|while|whereas|but)\s+", text)
+    return any(
+        keyword.search(c) and not other.search(c) and mentions(c, *company) and not mentions(c, *rival)
+        for c in clauses
     )
 
 
@@ -81,13 +107,27 @@ def check(world: World) -> list[Criterion]:
     best = max(want, key=lambda s: want[s]["change"])
     worst = min(want, key=lambda s: want[s]["change"])
     takeaways = next((text for title, _, text in slides if title == "takeaways"), "")
-    lines = takeaways.lower().splitlines() or [""]
-    named = [ln for ln in lines if "best" in ln and best.lower() in ln] and [
-        ln for ln in lines if "worst" in ln and worst.lower() in ln
-    ]
+    b, w = (best, want[best]["name"]), (worst, want[worst]["name"])
     out.append(
         Criterion.of(
-            "takeaways", bool(named), f"the 'Takeaways' slide must name {best} as best and {worst} as worst"
+            "takeaways",
+            names_as(takeaways, BEST, WORST, b, w) and names_as(takeaways, WORST, BEST, w, b),
+            f"the 'Takeaways' slide must name {best} ({b[1]}) as the best performer and {worst} ({w[1]}) as"
+            " the worst",
+        )
+    )
+    titles = [title for title, _, _ in slides]
+    at_table = next((i for i, (title, t, _) in enumerate(slides) if title == "healthcare peers" and t), None)
+    out.append(
+        Criterion.of(
+            "slide order",
+            len(slides) >= 3
+            and not slides[0][1]
+            and titles[0] not in ("", "takeaways")
+            and at_table is not None
+            and 0 < at_table < len(slides) - 1
+            and titles[-1] == "takeaways",
+            f"the slides are {titles}; expected a title slide, the 'Healthcare peers' table, finally 'Takeaways'",
         )
     )
     mails = [

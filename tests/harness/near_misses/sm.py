@@ -62,4 +62,30 @@ MISSES: list[NearMiss] = [
         ),
     ),
     NearMiss("sm-core-holdings-review", "no title slide", drop=("mcp__pptx__add_title_slide",)),
+    # sm-healthcare-peers
+    NearMiss(
+        "sm-healthcare-peers",
+        "best and worst performer swapped",
+        replace=(
+            ("Best performer: MEDX", "Worst performer: MEDX"),
+            ("Worst performer: GENO", "Best performer: GENO"),
+        ),
+    ),
+    NearMiss(
+        "sm-healthcare-peers",
+        "best and worst on one line with the companies swapped",
+        replace=(
+            (
+                '"Best performer: MEDX (Medexa Therapeutics), +63.76% since the 2026 open", '
+                '"Worst performer: GENO (Genova Biosciences), -20.70% since the 2026 open"',
+                '"Best: GENO; worst: MEDX"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "sm-healthcare-peers",
+        "a Change % a hundredth off",
+        replace=(("227.09, 11.05,", "227.09, 11.06,"),),
+    ),
+    NearMiss("sm-healthcare-peers", "no title slide", drop=("mcp__pptx__add_title_slide",)),
 ]
