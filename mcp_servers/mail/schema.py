@@ -3,12 +3,18 @@
 Every message, received or sent, is one `mail_message` row; mail the user sends is in folder
 `sent` with `sender == ME`, its recipients in `to_addrs`/`cc_addrs` as lower-case addresses
 joined by ", ". `sent_mail` is the query a task check wants.
+
+`attachments` names the files (workspace paths); the bytes of each file attached to mail sent
+during the episode are kept, as they were when it was sent, in `mail_attachment`: a file changed
+after sending is not what the recipient got, so a check reads `sent_attachment`, not the
+workspace file.
 """
 
 from __future__ import annotations
 
 import json
 
+from sqlalchemy import Column, LargeBinary
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, col, select
 
@@ -64,7 +70,31 @@ class MailMessage(SQLModel, table=True):
         return list(json.loads(self.attachments or "[]"))
 
 
-TABLES = (MailContact, MailFolder, MailMessage)
+class MailAttachment(SQLModel, table=True):
+    """A file attached to mail sent during the episode: its bytes when the mail was sent."""
+
+    __tablename__ = "mail_attachment"
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: int = Field(foreign_key="mail_message.id", index=True)
+    name: str  # as in the message's `attachments` (a workspace path)
+    size: int
+    sha256: str
+    content: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+TABLES = (MailContact, MailFolder, MailMessage, MailAttachment)
+
+
+def sent_attachment(engine: Engine, message_id: int, name: str) -> bytes | None:
+    """The bytes of attachment `name` (a path as in `attachments`, "./" optional) of sent message
+    `message_id`, as they were when it was sent; None when it has no such attachment."""
+    wanted = name.removeprefix("./")
+    with Session(engine) as s:
+        rows = s.execute(select(MailAttachment).where(MailAttachment.message_id == message_id)).scalars()
+        for a in rows:
+            if a.name.removeprefix("./") == wanted:
+                return bytes(a.content)
+    return None
 
 
 def sent_mail(

@@ -2,11 +2,14 @@
 reply, forward, move, mark read, create folders (SPEC §5, workflow server).
 
 The user is `me@company.example`. Reading a message does not mark it read (reads change
-nothing); `mark_read` does. Attachments of outgoing mail are workspace files, checked to exist.
+nothing); `mark_read` does. Attachments of outgoing mail are workspace files, checked to exist
+and copied, bytes and hash, into `mail_attachment` when the mail is sent (the recipient has what
+was sent, whatever happens to the file afterwards).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -16,15 +19,28 @@ from sqlmodel import Session, col, func, or_, select
 
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern
 from mcp_servers.common.workspace import relative, resolve
-from mcp_servers.mail.schema import ME, ME_NAME, NOW, TABLES, TODAY, MailContact, MailFolder, MailMessage
+from mcp_servers.mail.schema import (
+    ME,
+    ME_NAME,
+    NOW,
+    TABLES,
+    TODAY,
+    MailAttachment,
+    MailContact,
+    MailFolder,
+    MailMessage,
+)
 from mcp_servers.mail.seed import DOMAIN, seed
 
 READ = "workflow-records-lookup"
 WRITE = "email-send"
 SNIPPET = 140
 MAX_RECIPIENTS = 50
+# Like a mail provider's limit: one message's attachments are copied into the database.
+MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
 _ADDRESS = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
 
 
@@ -76,7 +92,7 @@ def _new(
     cc: list[str],
     subject: str,
     body: str,
-    attachments: list[str],
+    attachments: list[tuple[str, bytes]],
     parent: MailMessage | None = None,
 ) -> MailMessage:
     if not to:
@@ -85,13 +101,20 @@ def _new(
         raise ToolError("subject must not be empty")
     m = MailMessage(
         folder="sent", sender=ME, sender_name=ME_NAME, to_addrs=", ".join(to), cc_addrs=", ".join(cc),
-        subject=subject.strip(), body=body, sent_at=NOW, is_read=True, attachments=json.dumps(attachments),
+        subject=subject.strip(), body=body, sent_at=NOW, is_read=True, attachments=json.dumps([name for name, _ in attachments]),
         in_reply_to=parent.id if parent else None, thread_id=parent.thread_id if parent else None,
     )  # fmt: skip
     s.add(m)
     s.flush()
     if m.thread_id is None:
         m.thread_id = m.id
+    for name, content in attachments:
+        s.add(
+            MailAttachment(
+                message_id=m.id, name=name, size=len(content), sha256=hashlib.sha256(content).hexdigest(),
+                content=content,
+            )
+        )  # fmt: skip
     s.commit()
     return m
 
@@ -107,13 +130,20 @@ def build(ctx: ServerContext) -> MCPServer:
         "list_messages; attachments you send are workspace files.",
     )
 
-    def attached(paths: list[str] | None) -> list[str]:
+    def attached(paths: list[str] | None) -> list[tuple[str, bytes]]:
+        """Each attachment's workspace path and its bytes now (what the recipient gets)."""
         out = []
+        total = 0
         for path in paths or []:
             real = resolve(ctx.workspace, path, must_exist=True)
             if not real.is_file():
                 raise ToolError(f"attachment {path!r} is a folder; attach files")
-            out.append(relative(ctx.workspace, real))
+            total += real.stat().st_size
+            if total > MAX_ATTACHMENT_BYTES:
+                raise ToolError(
+                    f"attachments over {MAX_ATTACHMENT_BYTES // 2**20} MB in all; send fewer or smaller files"
+                )
+            out.append((relative(ctx.workspace, real), real.read_bytes()))
         return out
 
     @reader(app, READ)
@@ -150,21 +180,25 @@ def build(ctx: ServerContext) -> MCPServer:
             if folder:
                 stmt = stmt.where(MailMessage.folder == _folder(s, folder))
             if sender:
-                like = f"%{sender.strip()}%"
+                like = like_pattern(sender.strip())
                 stmt = stmt.where(
-                    or_(col(MailMessage.sender).ilike(like), col(MailMessage.sender_name).ilike(like))
+                    or_(
+                        col(MailMessage.sender).ilike(like, escape=LIKE_ESCAPE),
+                        col(MailMessage.sender_name).ilike(like, escape=LIKE_ESCAPE),
+                    )
                 )
             if query:
-                like = f"%{query.strip()}%"
+                like = like_pattern(query.strip())
                 stmt = stmt.where(
-                    or_(col(MailMessage.subject).ilike(like), col(MailMessage.body).ilike(like))
+                    or_(
+                        col(MailMessage.subject).ilike(like, escape=LIKE_ESCAPE),
+                        col(MailMessage.body).ilike(like, escape=LIKE_ESCAPE),
+                    )
                 )
             if unread_only:
                 stmt = stmt.where(col(MailMessage.is_read).is_(False))
             if since:
-                if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", since):
-                    raise ToolError(f"since must be a date like 2026-11-01; got {since!r}")
-                stmt = stmt.where(MailMessage.sent_at >= since)
+                stmt = stmt.where(MailMessage.sent_at >= iso_date(since, "since"))
             return as_json(paginate(s, stmt, page, page_size, lambda row: _summary(row[0])))
 
     @reader(app, READ)
@@ -198,12 +232,12 @@ def build(ctx: ServerContext) -> MCPServer:
         with Session(ctx.engine) as s:
             stmt = select(MailContact).order_by(MailContact.department, MailContact.name)
             if query:
-                like = f"%{query.strip()}%"
+                like = like_pattern(query.strip())
                 stmt = stmt.where(
-                    or_(*(col(c).ilike(like) for c in (MailContact.name, MailContact.email,
-                                                       MailContact.department, MailContact.title)))
+                    or_(*(col(c).ilike(like, escape=LIKE_ESCAPE) for c in (MailContact.name, MailContact.email,
+                                                                          MailContact.department, MailContact.title)))
                 )  # fmt: skip
-            return as_json([c.model_dump(exclude={"id"}) for c in s.execute(stmt).scalars()])
+            return as_json([fields(c, exclude={"id"}) for c in s.execute(stmt).scalars()])
 
     @writer(app, WRITE)
     def send_message(
@@ -258,15 +292,25 @@ def build(ctx: ServerContext) -> MCPServer:
             )
             text = f"{body}\n\n{header}{original.body}" if body.strip() else header + original.body
             targets = _addresses(s, to, "to")
-            m = _new(
-                s,
-                targets,
-                _addresses(s, cc, "cc"),
-                subject,
-                text,
-                original.attachment_list(),
-                parent=original,
-            )
+            m = _new(s, targets, _addresses(s, cc, "cc"), subject, text, [], parent=original)
+            # The original's files as they were (seeded mail has names only, no stored bytes).
+            kept = {
+                a.name: a
+                for a in s.execute(
+                    select(MailAttachment).where(MailAttachment.message_id == original.id)
+                ).scalars()
+            }
+            m.attachments = original.attachments
+            for name in original.attachment_list():
+                if name in kept:
+                    a = kept[name]
+                    s.add(
+                        MailAttachment(
+                            message_id=m.id, name=name, size=a.size, sha256=a.sha256, content=a.content
+                        )
+                    )
+            s.add(m)
+            s.commit()
             return f"Forwarded message {message_id} as {m.id} to {m.to_addrs}."
 
     @writer(app, WRITE)
@@ -275,8 +319,10 @@ def build(ctx: ServerContext) -> MCPServer:
         with Session(ctx.engine) as s:
             m = _message(s, message_id)
             target = _folder(s, folder)
-            if target in ("sent", "drafts") and m.folder != target:
-                raise ToolError(f"only mail you wrote lives in {target!r}; choose another folder")
+            if target == "sent" and m.sender != ME:
+                raise ToolError("only mail you sent lives in 'sent'; choose another folder")
+            if target == "drafts" and m.folder != "drafts":
+                raise ToolError("'drafts' holds only unsent mail; choose another folder")
             m.folder = target
             s.add(m)
             s.commit()

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from mcp_servers.mail.schema import ME, MailMessage, sent_mail
+from mcp_servers.mail.schema import ME, MailMessage, sent_attachment, sent_mail
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
 
@@ -104,7 +104,11 @@ async def test_mail_bad_input_is_a_tool_error(world: World) -> None:
             ("send_message", {**send, "attachments": ["missing.pdf"]}, "no such file"),
             ("send_message", {**send, "attachments": ["dir"]}, "folder"),
             ("send_message", {**send, "to": "kai.kaur@company.example"}, "validation error"),
-            ("move_message", {"message_id": 1, "folder": "sent"}, "only mail you wrote"),
+            ("move_message", {"message_id": 1, "folder": "sent"}, "only mail you sent"),
+            ("move_message", {"message_id": 1, "folder": "drafts"}, "only unsent mail"),
+            ("list_messages", {"since": "20261101"}, "YYYY-MM-DD"),
+            ("list_messages", {"since": "2026-W45-1"}, "YYYY-MM-DD"),
+            ("list_messages", {"since": "2026-02-30"}, "not a calendar date"),
             ("create_folder", {"name": "inbox"}, "exists"),
             ("create_folder", {"name": "a/b"}, "without '/'"),
         ]:
@@ -128,3 +132,46 @@ async def test_mail_attachments_stay_in_the_workspace(world: World) -> None:
                 assert result.is_error and "refused" in text(result), (tool, bad, text(result))
     assert sent_mail(world.engine) == []
     assert MailMessage.__tablename__ == "mail_message"
+
+
+async def test_an_attachment_is_what_was_sent_not_the_file_now(world: World) -> None:
+    """Regression: an attachment was only a workspace path, so sending an empty report and
+    filling it afterwards passed a check that read the file."""
+    report = world.workspace / "Memo.docx"
+    report.write_bytes(b"empty")
+    async with serve("mail", world) as client:
+        send = {
+            "to": ["kai.kaur@company.example"],
+            "subject": "Memo",
+            "body": "B",
+            "attachments": ["Memo.docx"],
+        }
+        assert not (await client.call_tool("send_message", send)).is_error
+        report.write_bytes(b"filled in later")
+        [sent] = sent_mail(world.engine)
+        assert sent.attachment_list() == ["Memo.docx"]
+        assert sent_attachment(world.engine, sent.id, "./Memo.docx") == b"empty"
+        assert sent_attachment(world.engine, sent.id, "Other.docx") is None
+        fwd = {"message_id": sent.id, "to": ["jade.dubois@company.example"]}
+        assert not (await client.call_tool("forward_message", fwd)).is_error
+        [_, forwarded] = sent_mail(world.engine)
+        assert forwarded.attachment_list() == ["Memo.docx"]
+        assert sent_attachment(world.engine, forwarded.id, "Memo.docx") == b"empty"
+
+
+async def test_search_text_is_literal_and_own_mail_can_go_back_to_sent(world: World) -> None:
+    """Regression: '%' and '_' in a search were LIKE wildcards ('100%' matched everything with
+    '100'); own sent mail moved to archive could not be moved back to 'sent'."""
+    async with serve("mail", world) as client:
+        everything = as_data(await client.call_tool("list_messages", {"folder": None, "query": "%"}))
+        assert everything["total"] == 0, everything
+        assert as_data(await client.call_tool("list_messages", {"folder": None, "query": "_"}))["total"] == 0
+        send = {"to": ["kai.kaur@company.example"], "subject": "Margin 100%_x", "body": "B"}
+        await client.call_tool("send_message", send)
+        found = as_data(await client.call_tool("list_messages", {"folder": None, "query": "100%_"}))
+        assert [m["subject"] for m in found["items"]] == ["Margin 100%_x"]
+        mine = found["items"][0]["id"]
+        for folder in ("archive", "sent"):
+            moved = await client.call_tool("move_message", {"message_id": mine, "folder": folder})
+            assert not moved.is_error, text(moved)
+        assert as_data(await client.call_tool("read_message", {"message_id": mine}))["folder"] == "sent"
