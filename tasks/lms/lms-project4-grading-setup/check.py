@@ -71,9 +71,21 @@ def counts_said(body: str) -> set[int]:
 
 
 def said_time(body: str, hour: int) -> bool:
-    """The body names the session's start, as 13:00 or 1 pm / 1:00 pm."""
-    twelve = rf"{hour % 12 or 12}(:00)?\s*{'pm' if hour >= 12 else 'am'}"
-    return re.search(rf"\b0?{hour}:00\b|\b{twelve}\b", body.lower()) is not None
+    """The body gives the session's day (2026-11-23, 23 November, Monday) and, as the first time of
+    day it names, its start (13:00, 1 pm or 1:00 pm; not just the 13:00 that ends the session before)."""
+    text = body.lower()
+    day = re.search(r"2026-11-23|\b11/23\b|\b23(?:rd)? nov|\bnov(?:ember|\.)? 23\b|\bmonday\b", text)
+    first = re.search(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\b\.?)|\b(\d{1,2}):(\d{2})\b", text)
+    if day is None or first is None:
+        return False
+    if first.group(3):
+        h, m = (
+            int(first.group(1)) % 12 + (12 if first.group(3).startswith("p") else 0),
+            first.group(2) or "00",
+        )
+    else:
+        h, m = int(first.group(4)), first.group(5)
+    return (h, m) == (hour, "00")
 
 
 def check(world: World) -> list[Criterion]:
@@ -160,7 +172,7 @@ def check(world: World) -> list[Criterion]:
             Criterion.of(
                 f"{code} mail",
                 bool(told),
-                f"no mail to {ta} titled '{code} Project 4 grading' naming {len(rows)} submissions, {at} and "
+                f"no mail to {ta} titled '{code} Project 4 grading' naming {len(rows)} submissions, 2026-11-23 {at} and "
                 f"'{TITLE}' ({len(mails)} mails with that subject)",
             )
         )

@@ -175,3 +175,16 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    NearMiss(
+        "lms-project4-grading-setup",
+        "ENG150 mail gives the wrong day",
+        replace=(("Monday 2026-11-23 from 15:00", "Tuesday 2026-11-24 from 15:00"),),
+    ),
+    NearMiss(
+        "lms-project4-grading-setup",
+        "CS305 mail gives the CS201 session's time",
+        replace=(("from 11:00 to 13:00 in the Grading Lab", "from 09:00 to 11:00 in the Grading Lab"),),
+    ),
+]
