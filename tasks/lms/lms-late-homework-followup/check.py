@@ -57,7 +57,8 @@ def check(world: World) -> list[Criterion]:
     others = [
         m["to_addrs"]
         for m in sent
-        if {a for a in (m["to_addrs"] + ", " + m["cc_addrs"]).split(", ") if a} != {ta}
+        if {a for a in (m["to_addrs"] + ", " + m["cc_addrs"]).split(", ") if a} - {"me@company.example"}
+        != {ta}
     ]
     out = [
         Criterion.of(
