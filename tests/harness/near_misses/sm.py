@@ -88,4 +88,32 @@ MISSES: list[NearMiss] = [
         replace=(("227.09, 11.05,", "227.09, 11.06,"),),
     ),
     NearMiss("sm-healthcare-peers", "no title slide", drop=("mcp__pptx__add_title_slide",)),
+    # sm-harvest-foods-note
+    NearMiss(
+        "sm-harvest-foods-note",
+        "quarters oldest first",
+        replace=(
+            (
+                '["2026Q3", 6363.5, 1.14, 1.18, -3.4], ["2026Q2", 6480.7, 1.07, 0.99, 8.1], '
+                '["2026Q1", 6161.9, 0.92, 0.83, 10.8], ["2025Q4", 6743.4, 1.5, 1.57, -4.5]',
+                '["2025Q4", 6743.4, 1.5, 1.57, -4.5], ["2026Q1", 6161.9, 0.92, 0.83, 10.8], '
+                '["2026Q2", 6480.7, 1.07, 0.99, 8.1], ["2026Q3", 6363.5, 1.14, 1.18, -3.4]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "a surprise with the wrong sign",
+        replace=(("1.14, 1.18, -3.4]", "1.14, 1.18, 3.4]"),),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "a wrong dividend yield",
+        replace=(("dividend yield of 3.0%", "dividend yield of 3.1%"),),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "the deal's customer not named",
+        replace=(("to Aldermoor Catering", "to a caterer"),),
+    ),
 ]
