@@ -25,7 +25,7 @@ def build_plan(
     from harness.models.base import ModelSettings
     from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
-    from harness.models.registry import preflight
+    from harness.models.registry import endpoint_problem, preflight
     from harness.profiles import load_profiles
     from harness.runner import RunPlan
 
@@ -62,8 +62,11 @@ def build_plan(
             prices = prices or cfg.prices
             rate_limits = cfg.rate_limits()
     price_table = collect(load_prices, prices or DEFAULT_PRICES)
-    for model in dict.fromkeys(m for m, _ in matrix):
+    models = list(dict.fromkeys(m for m, _ in matrix))
+    for model in models:
         collect(preflight, model, base_url, api_key_env)
+    mixed = collect(endpoint_problem, models, base_url, api_key_env)
+    problems += [mixed] if mixed else []
     for variant in dict.fromkeys(v for _, v in matrix):
         if profile_set is not None:
             collect(profile_set.variant, variant)

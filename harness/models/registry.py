@@ -8,9 +8,10 @@ SDKs are imported here, lazily, only when such a model is asked for.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from contracts.errors import InputError
+from contracts.errors import InputError, Problem
 from harness.models.base import Model, ModelSettings
 
 if TYPE_CHECKING:
@@ -41,6 +42,22 @@ def preflight(name: str, base_url: str | None, api_key_env: str | None) -> None:
     module_name, _, factory = PROVIDERS[provider].partition(":")
     check: Any = getattr(importlib.import_module(module_name), factory.replace("make", "check", 1))
     check(model_id, base_url, api_key_env)
+
+
+def endpoint_problem(models: Iterable[str], base_url: str | None, api_key_env: str | None) -> Problem | None:
+    """One `--base-url` and one `--api-key-env` serve every real model of a run, so a run that
+    sets either may have models of one provider only: otherwise one provider's key would go to
+    another's host (an `anthropic:` key to an `openai-compatible:` server, say)."""
+    given = [name for name, value in (("--base-url", base_url), ("--api-key-env", api_key_env)) if value]
+    providers = sorted({p for p, _ in map(split_name, models) if p != "sim"})
+    if not given or len(providers) < 2:
+        return None
+    return Problem(
+        "/".join(given),
+        None,
+        f"applies to every model of a run, and this run mixes providers {', '.join(providers)} "
+        "(one's key would go to another's host): run each provider in its own command (same --store)",
+    )
 
 
 def split_name(name: str) -> tuple[str, str]:
