@@ -1,5 +1,7 @@
-"""Every upcoming confirmed booking of P00055 is in first class at the right fare; she got a mail with the
-total amount due."""
+"""Every upcoming confirmed booking of P00055 is still confirmed, in first class at the right fare; she got a
+mail with the references and the total amount due."""
+
+import re
 
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
@@ -7,6 +9,7 @@ from mcp_servers.railway.network import fare
 from mcp_servers.railway.schema import RAILCARDS
 
 PASSENGER = "P00055"
+UPCOMING = ["4HUEW9", "Y8JLYD", "FXRS9F"]  # her confirmed bookings from 2026-11-20 on, as seeded
 
 
 def _price(world: World, booking_id: int, seat_class: str, discount: float, seats: int) -> float:
@@ -31,11 +34,22 @@ def check(world: World) -> list[Criterion]:
     p = world.rows("railway_passenger", passenger_number=PASSENGER)[0]
     discount = RAILCARDS[p["railcard"]]
     bookings = world.query(
-        """SELECT id, reference, seat_class, seats, total_fare FROM railway_booking
-           WHERE passenger_id = :p AND status = 'confirmed' AND travel_date >= '2026-11-20' ORDER BY id""",
+        """SELECT id, reference, status, seat_class, seats, total_fare FROM railway_booking
+           WHERE passenger_id = :p AND (status = 'confirmed' AND travel_date >= '2026-11-20'
+                                        OR reference IN (:r1, :r2, :r3)) ORDER BY id""",
         p=p["id"],
+        **{f"r{i}": ref for i, ref in enumerate(UPCOMING, 1)},
     )
-    out = [Criterion.of("bookings kept", len(bookings) >= 1, "no confirmed upcoming booking is left")]
+    kept = sorted(b["reference"] for b in bookings if b["status"] == "confirmed")
+    out = [
+        Criterion.of(
+            "bookings kept",
+            kept == sorted(UPCOMING),
+            f"her upcoming confirmed bookings are {kept}; expected {sorted(UPCOMING)} (upgraded, not cancelled)",
+        ),
+        Criterion.of("railcard kept", p["railcard"] == "family", f"her railcard is now {p['railcard']}"),
+    ]
+    bookings = [b for b in bookings if b["status"] == "confirmed"]
     due = 0.0
     for b in bookings:
         first = _price(world, b["id"], "first", discount, b["seats"])
@@ -49,7 +63,8 @@ def check(world: World) -> list[Criterion]:
             )
         )
     mails = sent_mail(world.engine, to=p["email"], subject_contains="first-class upgrade")
-    told = [m for m in mails if f"{due:.2f}" in m.body and all(b["reference"] in m.body for b in bookings)]
+    amount = re.compile(rf"(?<![\d.,]){re.escape(f'{due:.2f}')}(?![\d]|[.,]\d)")
+    told = [m for m in mails if amount.search(m.body) and all(b["reference"] in m.body for b in bookings)]
     out.append(
         Criterion.of("mail", bool(told), f"no mail to {p['email']} with the references and {due:.2f} due")
     )

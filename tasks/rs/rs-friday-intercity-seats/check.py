@@ -1,5 +1,8 @@
 """Friday_InterCity_Seats.xlsx lists each line and direction's InterCity trains on 27 November with their
-seats; Bea got it by mail with the trains sold out in second class."""
+seats; Bea got it by mail, subject as asked, naming the trains sold out in second class and no others as
+sold out."""
+
+import re
 
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
@@ -11,6 +14,8 @@ SHEETS = {
     "Westway Eastbound": ("Westway Line", "Westhaven"),
     "Westway Westbound": ("Westway Line", "Eastcombe"),
 }
+TRAIN = re.compile(r"\b(?:IC|RE)\s?\d+\b", re.I)
+SOLD = re.compile(r"sold[\s-]*out|fully booked|no (?:second[- ]class )?seats", re.I)
 HEADER = ["train", "departs", "first available", "second available", "second occupancy %"]
 
 
@@ -50,6 +55,33 @@ def _sheet(ws, trains: list[dict]) -> tuple[bool, str]:
     return True, ""
 
 
+def _norm(train: str) -> str:
+    return re.sub(r"\s+", "", train).upper()
+
+
+def sold_out_claims(body: str) -> set[str]:
+    """The trains the mail calls sold out: those in a sentence that says so, or listed (as bullets)
+    below a line that says so and names no train."""
+    claimed: set[str] = set()
+    header = False
+    for line in body.splitlines():
+        if not line.strip():
+            header = False
+            continue
+        item = bool(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line))
+        header = header and item
+        for sentence in re.split(r"(?<=[.!?;])\s+", line):
+            trains = {_norm(t) for t in TRAIN.findall(sentence)}
+            if SOLD.search(sentence):
+                if trains:
+                    claimed |= trains
+                else:
+                    header = True
+            elif header:
+                claimed |= trains
+    return claimed
+
+
 def check(world: World) -> list[Criterion]:
     wb = world.xlsx("Friday_InterCity_Seats.xlsx")
     data = {sheet: expected(world, *where) for sheet, where in SHEETS.items()}
@@ -68,15 +100,29 @@ def check(world: World) -> list[Criterion]:
         m for m in sent_mail(world.engine, to="bea.costa@company.example")
         if "Friday_InterCity_Seats.xlsx" in {a.split("/")[-1] for a in m.attachment_list()}
     ]  # fmt: skip
-    named = [m for m in mails if all(t in m.body for t in sold)]
+    titled = [m for m in mails if "intercity seats on friday 27 november" in m.subject.lower()]
+    named = [
+        m
+        for m in mails
+        if {_norm(t) for t in sold} <= {_norm(t) for t in TRAIN.findall(m.body)}
+        and sold_out_claims(m.body) <= {_norm(t) for t in sold}
+    ]
     out.append(
         Criterion.of("mail with workbook", bool(mails), "no mail to Bea with Friday_InterCity_Seats.xlsx")
     )
     out.append(
         Criterion.of(
+            "mail subject",
+            bool(titled),
+            f"no mail with the workbook has the subject 'InterCity seats on Friday 27 November': "
+            f"{[m.subject for m in mails]}",
+        )
+    )
+    out.append(
+        Criterion.of(
             "sold-out trains",
             bool(named),
-            f"the mail should name the trains sold out in second class: {sold}",
+            f"the mail should name the trains sold out in second class, and only those as sold out: {sold}",
         )
     )
     return out

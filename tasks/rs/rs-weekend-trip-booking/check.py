@@ -1,5 +1,5 @@
-"""Jordan Lee is registered and booked to Riverton on Friday (first train after 19:00, first class if second
-is sold out) and back on Sunday (last train before 17:00); both trains are on the Personal calendar."""
+"""Jordan Lee is registered (no railcard) and booked to Riverton on Friday (first train after 19:00, first class if second
+is sold out) and back on Sunday (last train before 17:00); both trains are on the Personal calendar; nothing else is booked."""
 
 from datetime import date
 
@@ -61,13 +61,27 @@ def check(world: World) -> list[Criterion]:
     )
     want_out = [{"seat_class": cls, "seats": 1, "number": friday.train.number}]
     want_back = [{"seat_class": "second", "seats": 1, "number": sunday.train.number}]
+    me = world.rows("railway_passenger", email=ME)
+    booked = world.query(
+        """SELECT b.reference, b.travel_date FROM railway_booking b JOIN railway_passenger p ON p.id = b.passenger_id
+           WHERE p.email = :me AND b.status = 'confirmed'""",
+        me=ME,
+    )
     return [
+        Criterion.of("registered", len(me) == 1, f"{ME} is not a passenger"),
         Criterion.of(
-            "registered", len(world.rows("railway_passenger", email=ME)) == 1, f"{ME} is not a passenger"
+            "name and railcard",
+            [(" ".join(r["name"].split()).lower(), r["railcard"]) for r in me] == [("jordan lee", "none")],
+            f"registered as {[(r['name'], r['railcard']) for r in me]}; expected Jordan Lee without a railcard",
         ),
         Criterion.of("friday booking", out_b == want_out, f"Friday bookings {out_b}; expected {want_out}"),
         Criterion.of(
             "sunday booking", back_b == want_back, f"Sunday bookings {back_b}; expected {want_back}"
+        ),
+        Criterion.of(
+            "nothing else booked",
+            len(booked) == 2,
+            f"{len(booked)} confirmed bookings: {[(b['reference'], b['travel_date']) for b in booked]}; expected 2",
         ),
         Criterion.of(
             "friday on calendar",

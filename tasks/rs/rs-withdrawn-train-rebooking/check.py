@@ -1,5 +1,7 @@
 """The three RE 608 bookings are cancelled (refunded) and rebooked on RE 607; each passenger got a mail with
-the new departure, and RE608_Rebooking.xlsx records the changes."""
+the new departure and the refund, and RE608_Rebooking.xlsx records the changes, one row per booking."""
+
+import re
 
 from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
@@ -17,6 +19,17 @@ HEADER = [
     "new train",
     "new departure",
 ]
+
+
+NUMBER = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
+
+
+def states_refund(body: str, amount: float) -> bool:
+    """`amount` (to the cent) stands in a sentence that speaks of the refund."""
+    sentences = [s for line in body.splitlines() for s in re.split(r"(?<=[.!?])\s+", line)]
+    return any(
+        "refund" in s.lower() and any(close_enough(n, amount) for n in NUMBER.findall(s)) for s in sentences
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -66,16 +79,24 @@ def check(world: World) -> list[Criterion]:
         out.append(
             Criterion.of(f"{ref} mail", bool(told), f"no mail to {b['email']} with RE 607 and {departs}")
         )
+        out.append(
+            Criterion.of(
+                f"{ref} refund in mail",
+                any(states_refund(m.body, b["total_fare"]) for m in mails),
+                f"no mail to {b['email']} gives the refund of {b['total_fare']:.2f}",
+            )
+        )
     wb = world.xlsx("RE608_Rebooking.xlsx")
     if wb is None or "Rebooked" not in wb.sheetnames:
         out.append(Criterion("workbook", False, "RE608_Rebooking.xlsx with a sheet Rebooked is missing"))
         return out
     rows = [r for r in wb["Rebooked"].iter_rows(values_only=True) if any(v is not None for v in r)]
     header = [str(v).strip().lower() for v in rows[0][:9]] if rows else []
+    refs = [str(r[0]).strip() for r in rows[1:]]
     body = {str(r[0]).strip(): r for r in rows[1:]}
     bad = [
         ref for ref, b, departs in expected
-        if ref not in body
+        if refs.count(ref) != 1
         or str(body[ref][1]).strip() != b["name"]
         or str(body[ref][2]).strip() != b["origin"]
         or str(body[ref][3]).strip() != b["dest"]
@@ -86,5 +107,11 @@ def check(world: World) -> list[Criterion]:
         or str(body[ref][8]).strip()[:5] != departs
     ]  # fmt: skip
     out.append(Criterion.of("workbook header", header == HEADER, f"header is {rows[:1]}"))
-    out.append(Criterion.of("workbook rows", not bad and len(body) == 3, f"rows wrong or missing for {bad}"))
+    out.append(
+        Criterion.of(
+            "workbook rows",
+            not bad and len(refs) == 3,
+            f"rows wrong, missing or repeated for {bad} ({len(refs)} rows)",
+        )
+    )
     return out

@@ -1,6 +1,8 @@
-"""Each traveller is registered and booked out (latest journey arriving by 10:30) and back (first after
-17:30) in second class; each has a calendar event for the outbound journey and a mail with the trains."""
+"""Each traveller is registered (name as listed, no railcard) and booked out (latest journey arriving by
+10:30) and back (first after 17:30) in second class; each has a calendar event for the outbound journey,
+titled with their name, and a mail with the trains and their departure times."""
 
+import re
 from datetime import date
 
 from sqlmodel import Session
@@ -11,12 +13,22 @@ from mcp_servers.railway import lookup as find
 from mcp_servers.railway.network import Leg, connections, to_hhmm
 
 DAY = "2026-12-03"
-HOMES = {  # as workshop_travel.csv (task setup) lists them
-    "kenji.andersen@company.example": "Northam",
-    "maya.wagner@company.example": "Westhaven",
-    "chen.jensen@company.example": "Southport Harbour",
-    "omar.kowalski@company.example": "Harrowgate Junction",
+HOMES = {  # as workshop_travel.csv (task setup) lists them: email -> (name, home station)
+    "kenji.andersen@company.example": ("Kenji Andersen", "Northam"),
+    "maya.wagner@company.example": ("Maya Wagner", "Westhaven"),
+    "chen.jensen@company.example": ("Chen Jensen", "Southport Harbour"),
+    "omar.kowalski@company.example": ("Omar Kowalski", "Harrowgate Junction"),
 }
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _says_time(body: str, hhmm: str) -> bool:
+    """The time stands in the text as HH:MM (or H:MM before 10:00)."""
+    variants = {hhmm, hhmm.lstrip("0") if not hhmm.startswith("00") else hhmm}
+    return any(re.search(rf"(?<![\d:]){re.escape(v)}(?![\d]|:\d)", body) for v in variants)
 
 
 def _plan(world: World, home: str) -> tuple[list[Leg], list[Leg]]:
@@ -52,13 +64,21 @@ def _booked(world: World, email: str, origin: str, dest: str) -> list[list[str]]
 
 def check(world: World) -> list[Criterion]:
     out = []
-    for email, home in HOMES.items():
-        name = email.split(".")[0].title()
+    for email, (full_name, home) in HOMES.items():
+        name = full_name.split()[0]
         there, back = _plan(world, home)
         want_out, want_back = [lg.train.number for lg in there], [lg.train.number for lg in back]
         registered = world.rows("railway_passenger", email=email)
         out.append(
             Criterion.of(f"{name} registered", len(registered) == 1, f"{email} is not a railway passenger")
+        )
+        out.append(
+            Criterion.of(
+                f"{name} name and railcard",
+                [(_squash(r["name"]), r["railcard"]) for r in registered] == [(full_name.lower(), "none")],
+                f"{email} is registered as {[(r['name'], r['railcard']) for r in registered]}; "
+                f"expected {full_name} without a railcard",
+            )
         )
         got_out, got_back = _booked(world, email, home, "Thornbury"), _booked(world, email, "Thornbury", home)
         out.append(
@@ -80,16 +100,31 @@ def check(world: World) -> list[Criterion]:
             start=start,
             end=end,
         )
-        titled = [e for e in events if e["title"].lower().startswith("train to thornbury workshop")]
+        title = f"Train to Thornbury workshop ({full_name})"
+        titled = [e for e in events if _squash(e["title"]) == title.lower()]
         out.append(
-            Criterion.of(f"{name} calendar", bool(titled), f"no Work event for {email} from {start} to {end}")
+            Criterion.of(
+                f"{name} calendar",
+                bool(titled),
+                f"no Work event '{title}' for {email} from {start} to {end} "
+                f"(found {[e['title'] for e in events]})",
+            )
         )
         mails = sent_mail(world.engine, to=email, subject_contains="thornbury workshop")
-        trains = want_out + want_back
+        legs = [*there, *back]
+        trains = [lg.train.number for lg in legs]
+        times = [to_hhmm(lg.departs) for lg in legs]
         told = [
             m
             for m in mails
             if all(t.lower().replace(" ", "") in m.body.lower().replace(" ", "") for t in trains)
+            and all(_says_time(m.body, t) for t in times)
         ]
-        out.append(Criterion.of(f"{name} mail", bool(told), f"no mail to {email} naming the trains {trains}"))
+        out.append(
+            Criterion.of(
+                f"{name} mail",
+                bool(told),
+                f"no mail to {email} naming the trains {trains} and their departures {times}",
+            )
+        )
     return out

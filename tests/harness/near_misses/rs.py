@@ -4,4 +4,144 @@ from __future__ import annotations
 
 from tests.harness.near_misses import NearMiss
 
-MISSES: list[NearMiss] = []
+UPGRADE_FXRS9F = (
+    '{"tool": "mcp__railway__change_seat_class", "arguments": {"reference": "FXRS9F", "seat_class": "first"}}'
+)
+
+MISSES: list[NearMiss] = [
+    # rs-first-class-upgrade
+    NearMiss(
+        "rs-first-class-upgrade",
+        "one upcoming booking cancelled instead of upgraded (the mail matches the two left)",
+        replace=(
+            (
+                UPGRADE_FXRS9F,
+                '{"tool": "mcp__railway__cancel_booking", "arguments": {"reference": "FXRS9F"}}',
+            ),
+            ("Your bookings 4HUEW9, Y8JLYD, FXRS9F", "Your bookings 4HUEW9, Y8JLYD"),
+            ("costs 72.17 in total", "costs 20.90 in total"),
+        ),
+    ),
+    NearMiss(
+        "rs-first-class-upgrade",
+        "the mail's amount is 172.17 (true 72.17), which contains the right one",
+        replace=(("costs 72.17 in total", "costs 172.17 in total"),),
+    ),
+    # rs-friday-intercity-seats
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "IC 101 Second Available 140 (true 139)",
+        replace=(('["IC 101", "06:00", 28, 139, 53.7]', '["IC 101", "06:00", 28, 140, 53.7]'),),
+    ),
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "IC 101 Second Occupancy 55.9% (true 53.7%)",
+        replace=(('["IC 101", "06:00", 28, 139, 53.7]', '["IC 101", "06:00", 28, 139, 55.9]'),),
+    ),
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "the mail calls a train with seats left sold out too",
+        replace=(("IC 306, IC 313. First", "IC 306, IC 313, IC 303. First"),),
+    ),
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "the mail's subject is not the one asked for",
+        replace=(('"subject": "InterCity seats on Friday 27 November"', '"subject": "Seats"'),),
+    ),
+    # rs-highland-pocket-timetable
+    NearMiss(
+        "rs-highland-pocket-timetable",
+        "IC 702's departure at Glenmoor wrong (12:41 for 12:14)",
+        replace=(('["Glenmoor", "08:40", "12:14", "16:40"]', '["Glenmoor", "08:40", "12:41", "16:40"]'),),
+    ),
+    # rs-weekend-trip-booking
+    NearMiss(
+        "rs-weekend-trip-booking",
+        "registered with a senior railcard although the prompt says none",
+        replace=(('"railcard": "none"', '"railcard": "senior"'),),
+    ),
+    NearMiss(
+        "rs-weekend-trip-booking",
+        "registered under a wrong name",
+        replace=(('"name": "Jordan Lee"', '"name": "Jordan"'),),
+    ),
+    NearMiss(
+        "rs-weekend-trip-booking",
+        "an extra booking on Saturday besides the two trips",
+        extra=(
+            (
+                "mcp__railway__book_journey",
+                {
+                    "passenger": "me@company.example",
+                    "origin": "Riverton",
+                    "destination": "Aldermoor Central",
+                    "travel_date": "2026-11-28",
+                    "trains": ["RE 115"],
+                    "seat_class": "second",
+                },
+            ),
+        ),
+    ),
+    # rs-withdrawn-train-rebooking
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "the mails do not mention the refund",
+        replace=(
+            ("Booking AEQU9Y is cancelled with a full refund of 6.30;", "Booking AEQU9Y is cancelled;"),
+            ("Booking 5M6XY5 is cancelled with a full refund of 14.80;", "Booking 5M6XY5 is cancelled;"),
+            ("Booking BBJF3G is cancelled with a full refund of 6.58;", "Booking BBJF3G is cancelled;"),
+        ),
+    ),
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "a mail gives a wrong refund (6.80 for 6.30)",
+        replace=(("full refund of 6.30", "full refund of 6.80"),),
+    ),
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "a wrong duplicate AEQU9Y row before the right one in the workbook",
+        replace=(
+            (
+                '["AEQU9Y", "Yara Moreau"',
+                '["AEQU9Y", "Yara Moreau", "Orchard Hill", "Elmstead", "second", 1, 0, "RE 608", "16:38"], '
+                '["AEQU9Y", "Yara Moreau"',
+            ),
+        ),
+    ),
+    # rs-workshop-travel
+    NearMiss(
+        "rs-workshop-travel",
+        "a traveller registered with a youth railcard although none holds one",
+        replace=(
+            (
+                '"name": "Kenji Andersen", "email": "kenji.andersen@company.example", "railcard": "none"',
+                '"name": "Kenji Andersen", "email": "kenji.andersen@company.example", "railcard": "youth"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "rs-workshop-travel",
+        "a traveller registered under a wrong name",
+        replace=(('"name": "Maya Wagner"', '"name": "M. Wagner"'),),
+    ),
+    NearMiss(
+        "rs-workshop-travel",
+        "a calendar event titled without the traveller's name",
+        replace=(
+            (
+                '"title": "Train to Thornbury workshop (Kenji Andersen)"',
+                '"title": "Train to Thornbury workshop"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "rs-workshop-travel",
+        "a mail gives a wrong return time (18:20 for 18:02)",
+        replace=(
+            (
+                "Return from Thornbury: IC 313 at 18:02, arriving 19:37",
+                "Return from Thornbury: IC 313 at 18:20, arriving 19:37",
+            ),
+        ),
+    ),
+]
