@@ -116,4 +116,44 @@ MISSES: list[NearMiss] = [
         "the deal's customer not named",
         replace=(("to Aldermoor Catering", "to a caterer"),),
     ),
+    # sm-biggest-decliner-alert
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "the second-worst holding's change in the body",
+        replace=(("-0.70% on the day", "-0.63% on the day"),),
+    ),
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "an older headline instead of the most recent one",
+        replace=(
+            (
+                "Latest news (2026-10-27): Novatech Systems beats Q3 estimates",
+                "Latest news (2026-07-27): Novatech Systems misses Q2 estimates",
+            ),
+        ),
+    ),
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "a subject naming every holding",
+        replace=(
+            ("Core holdings: NOVA fell -0.70% today", "Core holdings today: NOVA, SEMI, RTLX, HRBR, STRM"),
+        ),
+    ),
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "the review booked half an hour later than the first free slot",
+        replace=(
+            (
+                '"start": "2026-11-23T09:00", "end": "2026-11-23T09:30"',
+                '"start": "2026-11-23T09:30", "end": "2026-11-23T10:00"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "Kai not invited to the review",
+        replace=(
+            ('"attendees": ["kai.kaur@company.example"], "description"', '"attendees": [], "description"'),
+        ),
+    ),
 ]
