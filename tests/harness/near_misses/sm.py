@@ -156,4 +156,35 @@ MISSES: list[NearMiss] = [
             ('"attendees": ["kai.kaur@company.example"], "description"', '"attendees": [], "description"'),
         ),
     ),
+    # sm-energy-drawdown
+    NearMiss(
+        "sm-energy-drawdown",
+        "a max drawdown a hundredth off",
+        replace=(('"2026-10-19", -33.71]', '"2026-10-19", -33.72]'),),
+    ),
+    NearMiss(
+        "sm-energy-drawdown",
+        "a max drawdown given as a positive number",
+        replace=(('"2026-06-26", -56.55]', '"2026-06-26", 56.55]'),),
+    ),
+    NearMiss(
+        "sm-energy-drawdown",
+        "the invite pairs two symbols with each other's drawdowns",
+        replace=(("SOLR -56.55%; PETX -33.71%", "SOLR -33.71%; PETX -56.55%"),),
+    ),
+    NearMiss(
+        "sm-energy-drawdown",
+        "a wrong high date",
+        replace=(('106.03, "2026-01-21"', '106.03, "2026-01-20"'),),
+    ),
+    NearMiss(
+        "sm-energy-drawdown",
+        "Lara not invited",
+        replace=(
+            (
+                '"attendees": ["kai.kaur@company.example", "lara.varga@company.example"]',
+                '"attendees": ["kai.kaur@company.example"]',
+            ),
+        ),
+    ),
 ]
