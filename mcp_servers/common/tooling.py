@@ -6,6 +6,7 @@ it, so a write tool can never carry a read-only label (and the other way round).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -19,6 +20,10 @@ from mcp.types import ToolAnnotations
 from contracts.labels import label_mode
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The range of a database integer (SQLite INTEGER, PostgreSQL BIGINT): an id argument past it
+# cannot name a row, and the driver would fail with an overflow instead of "no such row".
+INT_RANGE = (-(2**63), 2**63 - 1)
 
 LABEL_META_KEY = "label"
 BOOKKEEPING_META_KEY = "bookkeeping"
@@ -67,7 +72,7 @@ def tool(
         annotations = ToolAnnotations(
             readOnlyHint=read_only, destructiveHint=None if read_only else destructive, openWorldHint=False
         )
-        _register(app, fn, name, annotations, meta)
+        _register(app, fn, _ints_in_range(fn), name, annotations, meta)
         return fn
 
     return decorate
@@ -80,14 +85,50 @@ def tool(
 _TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
 
 
+def _out_of_range(value: Any) -> bool:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not INT_RANGE[0] <= value <= INT_RANGE[1]
+    if isinstance(value, list | tuple):
+        return any(_out_of_range(v) for v in value)
+    if isinstance(value, dict):
+        return any(_out_of_range(v) for v in value.values())
+    return False
+
+
+def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, refusing integer arguments a database cannot hold with a ToolError that says so."""
+
+    def check(kwargs: dict[str, Any]) -> None:
+        for key, value in kwargs.items():
+            if _out_of_range(value):
+                raise ToolError(f"{key}: a number past {INT_RANGE[1]} names nothing here; check the value")
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+            check(kwargs)
+            return await fn(*args, **kwargs)
+
+        return guarded_async
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        check(kwargs)
+        return fn(*args, **kwargs)
+
+    return guarded
+
+
 def _register(
     app: MCPServer,
+    original: Callable[..., Any],
     fn: Callable[..., Any],
     name: str | None,
     annotations: ToolAnnotations,
     meta: dict[str, Any],
 ) -> None:
-    key = (fn.__code__, name)
+    key = (original.__code__, name)
     cached = _TOOL_CACHE.get(key)
     tools = getattr(getattr(app, "_tool_manager", None), "_tools", None)
     if cached is None or not isinstance(tools, dict):

@@ -10,6 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.values import numeric_id
 from mcp_servers.kitchen.schema import TODAY, KitchenCateringOrder, KitchenMenu, KitchenRecipe
 
 COURSES = ("starter", "soup", "salad", "main", "side", "dessert")
@@ -28,8 +29,8 @@ TRANSITIONS = {
 
 def recipe(s: Session, key: str | int) -> KitchenRecipe:
     k = str(key).strip()
-    if k.isdigit():
-        found = s.get(KitchenRecipe, int(k))
+    if (n := numeric_id(k)) is not None:
+        found = s.get(KitchenRecipe, n)
     else:
         found = s.execute(
             select(KitchenRecipe).where(func.lower(KitchenRecipe.name) == k.lower())
@@ -41,9 +42,10 @@ def recipe(s: Session, key: str | int) -> KitchenRecipe:
 
 def menu(s: Session, key: str) -> KitchenMenu:
     k = key.strip()
+    n = numeric_id(k)
     stmt = (
-        select(KitchenMenu).where(KitchenMenu.id == int(k))
-        if k.isdigit()
+        select(KitchenMenu).where(KitchenMenu.id == n)
+        if n is not None
         else select(KitchenMenu).where(func.lower(KitchenMenu.name) == k.lower())
     )
     found = s.execute(stmt).scalar_one_or_none()

@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.values import numeric_id
 from mcp_servers.lms.schema import (
     TABLES,
     TODAY,
@@ -31,8 +32,8 @@ WRITE = "record-update"
 
 def _course(s: Session, course: str) -> LmsCourse:
     stmt = select(LmsCourse).where(LmsCourse.code == course.strip().upper())
-    if course.strip().isdigit():
-        stmt = select(LmsCourse).where(LmsCourse.id == int(course))
+    if (n := numeric_id(course)) is not None:
+        stmt = select(LmsCourse).where(LmsCourse.id == n)
     found = s.execute(stmt).scalar_one_or_none()
     if found is None:
         raise ToolError(f"no course {course!r}; list_courses shows the codes (e.g. CS101)")
@@ -41,8 +42,8 @@ def _course(s: Session, course: str) -> LmsCourse:
 
 def _student(s: Session, student: str) -> LmsStudent:
     key = student.strip()
-    if key.isdigit():
-        stmt = select(LmsStudent).where(LmsStudent.id == int(key))
+    if (n := numeric_id(key)) is not None:
+        stmt = select(LmsStudent).where(LmsStudent.id == n)
     elif "@" in key:
         stmt = select(LmsStudent).where(LmsStudent.email == key.lower())
     else:

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.values import numeric_id
 from mcp_servers.railway.network import Call, TrainRun, to_minutes
 from mcp_servers.railway.schema import (
     SEAT_CLASSES,
@@ -93,8 +94,8 @@ def train(s: Session, number: str) -> RailTrain:
 def passenger(s: Session, key: str) -> RailPassenger:
     """A passenger by number (P00012), id or e-mail."""
     k = key.strip()
-    if k.isdigit():
-        stmt = select(RailPassenger).where(RailPassenger.id == int(k))
+    if (n := numeric_id(k)) is not None:
+        stmt = select(RailPassenger).where(RailPassenger.id == n)
     elif "@" in k:
         stmt = select(RailPassenger).where(RailPassenger.email == k.lower())
     else:

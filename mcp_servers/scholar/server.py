@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.values import numeric_id
 from mcp_servers.scholar.schema import (
     TABLES,
     TODAY,
@@ -47,8 +48,8 @@ def _paper(s: Session, paper_id: int) -> ScholarPaper:
 
 def _author(s: Session, author: str) -> ScholarAuthor:
     key = author.strip()
-    if key.isdigit():
-        found = s.get(ScholarAuthor, int(key))
+    if (n := numeric_id(key)) is not None:
+        found = s.get(ScholarAuthor, n)
         if found:
             return found
         raise ToolError(f"no author with id {key}")

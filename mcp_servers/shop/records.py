@@ -8,6 +8,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.tooling import ToolError, fields
+from mcp_servers.common.values import numeric_id
 from mcp_servers.shop.schema import (
     TODAY,
     ShopCoupon,
@@ -23,9 +24,10 @@ from mcp_servers.shop.schema import (
 
 def product(s: Session, sku: str) -> ShopProduct:
     key = sku.strip().upper()
+    n = numeric_id(key)
     stmt = (
-        select(ShopProduct).where(ShopProduct.id == int(key))
-        if key.isdigit()
+        select(ShopProduct).where(ShopProduct.id == n)
+        if n is not None
         else select(ShopProduct).where(ShopProduct.sku == key)
     )
     found = s.execute(stmt).scalar_one_or_none()
@@ -41,8 +43,8 @@ def stock(s: Session, product_id: int | None) -> ShopStock:
 
 def customer(s: Session, key: str) -> ShopCustomer:
     k = key.strip()
-    if k.isdigit():
-        stmt = select(ShopCustomer).where(ShopCustomer.id == int(k))
+    if (n := numeric_id(k)) is not None:
+        stmt = select(ShopCustomer).where(ShopCustomer.id == n)
     elif "@" in k:
         stmt = select(ShopCustomer).where(ShopCustomer.email == k.lower())
     else:

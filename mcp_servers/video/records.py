@@ -9,13 +9,14 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.values import numeric_id
 from mcp_servers.video.schema import VideoChannel, VideoComment, VideoPlaylist, VideoPlaylistItem, VideoVideo
 
 
 def channel(s: Session, key: str) -> VideoChannel:
     k = key.strip()
-    if k.isdigit():
-        stmt = select(VideoChannel).where(VideoChannel.id == int(k))
+    if (n := numeric_id(k)) is not None:
+        stmt = select(VideoChannel).where(VideoChannel.id == n)
     else:
         handle = k if k.startswith("@") else f"@{k}"
         stmt = select(VideoChannel).where(
