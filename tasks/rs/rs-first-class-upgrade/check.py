@@ -62,10 +62,14 @@ def check(world: World) -> list[Criterion]:
                 f"{b['reference']} is {b['seat_class']} at {b['total_fare']} (first class costs {first})",
             )
         )
-    mails = sent_mail(world.engine, to=p["email"], subject_contains="first-class upgrade")
+    mails = sent_mail(world.engine, to=p["email"], subject_contains="Your first-class upgrade")
     amount = re.compile(rf"(?<![\d.,]){re.escape(f'{due:.2f}')}(?![\d]|[.,]\d)")
     told = [m for m in mails if amount.search(m.body) and all(b["reference"] in m.body for b in bookings)]
     out.append(
-        Criterion.of("mail", bool(told), f"no mail to {p['email']} with the references and {due:.2f} due")
+        Criterion.of(
+            "mail",
+            bool(told),
+            f"no mail 'Your first-class upgrade' to {p['email']} with the references and {due:.2f} due",
+        )
     )
     return out

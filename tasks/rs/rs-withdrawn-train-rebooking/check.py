@@ -74,16 +74,22 @@ def check(world: World) -> list[Criterion]:
                 f"{ref} rebooked", len(new) == 1, f"{len(new)} matching RE 607 bookings for {b['name']}"
             )
         )
-        mails = sent_mail(world.engine, to=b["email"], subject_contains=ref)
+        mails = sent_mail(
+            world.engine, to=b["email"], subject_contains=f"Your journey on 5 December: booking {ref}"
+        )
         told = [m for m in mails if "RE 607" in m.body and departs in m.body]
         out.append(
-            Criterion.of(f"{ref} mail", bool(told), f"no mail to {b['email']} with RE 607 and {departs}")
+            Criterion.of(
+                f"{ref} mail",
+                bool(told),
+                f"no mail 'Your journey on 5 December: booking {ref}' to {b['email']} with RE 607 and {departs}",
+            )
         )
         out.append(
             Criterion.of(
                 f"{ref} refund in mail",
                 any(states_refund(m.body, b["total_fare"]) for m in mails),
-                f"no mail to {b['email']} gives the refund of {b['total_fare']:.2f}",
+                f"no mail 'Your journey on 5 December: booking {ref}' to {b['email']} gives the refund of {b['total_fare']:.2f}",
             )
         )
     wb = world.xlsx("RE608_Rebooking.xlsx")

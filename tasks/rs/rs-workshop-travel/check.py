@@ -110,7 +110,7 @@ def check(world: World) -> list[Criterion]:
                 f"(found {[e['title'] for e in events]})",
             )
         )
-        mails = sent_mail(world.engine, to=email, subject_contains="thornbury workshop")
+        mails = sent_mail(world.engine, to=email, subject_contains="Your trains for the Thornbury workshop")
         legs = [*there, *back]
         trains = [lg.train.number for lg in legs]
         times = [to_hhmm(lg.departs) for lg in legs]
@@ -124,7 +124,7 @@ def check(world: World) -> list[Criterion]:
             Criterion.of(
                 f"{name} mail",
                 bool(told),
-                f"no mail to {email} naming the trains {trains} and their departures {times}",
+                f"no mail 'Your trains for the Thornbury workshop' to {email} naming the trains {trains} and their departures {times}",
             )
         )
     return out

@@ -53,7 +53,11 @@ def check(world: World) -> list[Criterion]:
         today=TODAY,
         p=p["id"],
     )
-    mails = sent_mail(world.engine, to="victor.moreau@company.example", subject_contains="best of 2026")
+    mails = sent_mail(
+        world.engine,
+        to="victor.moreau@company.example",
+        subject_contains="Fit with Leo: Best of 2026 playlist",
+    )
     told = [m for m in mails if names_id(m.body, p["id"]) and states_count(m.body, len(wanted), "videos?")]
     return [
         Criterion.of("one playlist", len(lists) == 1, f"{len(lists)} playlists titled 'Best of 2026'"),
@@ -67,6 +71,6 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "mail",
             bool(told),
-            f"no mail to Victor naming playlist {p['id']} and saying it holds {len(wanted)} videos",
+            f"no mail 'Fit with Leo: Best of 2026 playlist' to Victor naming playlist {p['id']} and saying it holds {len(wanted)} videos",
         ),
     ]

@@ -149,13 +149,13 @@ def check(world: World) -> list[Criterion]:
         (v["video_key"], v["title"], sum(1 for c in today.values() if c["video_id"] == v["id"]))
         for v in videos
     ]
-    mails = sent_mail(world.engine, to=NADIA, subject_contains="spam sweep")
+    mails = sent_mail(world.engine, to=NADIA, subject_contains="Spam sweep on Tech Unboxed")
     totals = [m for m in mails if states_total(m.body, len(today))]
     out.append(
         Criterion.of(
             "mail total",
             bool(totals),
-            f"no 'Spam sweep' mail to Nadia giving the total of {len(today)} comments ({len(mails)} found)",
+            f"no 'Spam sweep on Tech Unboxed' mail to Nadia giving the total of {len(today)} comments ({len(mails)} found)",
         )
     )
     gaps = [counts_missing(m.body, per_video) for m in mails] or [

@@ -113,12 +113,12 @@ def check(world: World) -> list[Criterion]:
                 f"<question>' under their video's heading: {sorted(set(expected) - listed)}",
             )
         )
-    mails = sent_mail(world.engine, to="victor.moreau@company.example", subject_contains="Q&A backlog")
+    mails = sent_mail(world.engine, to="victor.moreau@company.example", subject_contains=PAGE)
     out.append(
         Criterion.of(
             "mail",
             any(states_count(m.body, len(expected), "questions?") for m in mails),
-            f"no 'Q&A backlog' mail to Victor saying {len(expected)} questions ({len(mails)} found)",
+            f"no '{PAGE}' mail to Victor saying {len(expected)} questions ({len(mails)} found)",
         )
     )
     return out

@@ -108,6 +108,13 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "a mail's subject is not the one asked for",
+        replace=(
+            ('"subject": "Your journey on 5 December: booking AEQU9Y"', '"subject": "Booking AEQU9Y moved"'),
+        ),
+    ),
     # rs-workshop-travel
     NearMiss(
         "rs-workshop-travel",
@@ -133,6 +140,11 @@ MISSES: list[NearMiss] = [
                 '"title": "Train to Thornbury workshop"',
             ),
         ),
+    ),
+    NearMiss(
+        "rs-workshop-travel",
+        "a mail's subject is not the one asked for",
+        replace=(('"subject": "Your trains for the Thornbury workshop"', '"subject": "Thornbury workshop"'),),
     ),
     NearMiss(
         "rs-workshop-travel",

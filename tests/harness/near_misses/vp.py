@@ -102,6 +102,11 @@ MISSES: list[NearMiss] = [
         "a video also added to the channel's other playlist 'Start Here'",
         extra=(("mcp__video__add_to_playlist", {"playlist_id": 8, "video_id": "QHknsqwMWJK"}),),
     ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "the mail's subject is not the one asked for",
+        replace=(('"subject": "Fit with Leo: Best of 2026 playlist"', '"subject": "Best of 2026"'),),
+    ),
     # vp-spam-sweep
     NearMiss(
         "vp-spam-sweep",
