@@ -106,6 +106,7 @@ def _new(
     )  # fmt: skip
     s.add(m)
     s.flush()
+    assert m.id is not None  # flushed
     if m.thread_id is None:
         m.thread_id = m.id
     for name, content in attachments:
@@ -301,6 +302,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 ).scalars()
             }
             m.attachments = original.attachments
+            assert m.id is not None
             for name in original.attachment_list():
                 if name in kept:
                     a = kept[name]
