@@ -14,8 +14,10 @@ Tool-call ids are made distinct when parsing (a missing one invented, a repeated
 
 `openai-compatible:MODEL` is Chat Completions at `--base-url` (vLLM, Ollama, llama.cpp, SGLang,
 DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
-or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` field a
-server returns (DeepSeek, Kimi, vLLM reasoning parsers) is kept and sent back with its turn.
+or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` or
+`reasoning` field a server returns (DeepSeek, Kimi, vLLM reasoning parsers) is kept and sent
+back with its turn, under the same name. DeepSeek's `prompt_cache_hit_tokens` counts as cached
+input when `prompt_tokens_details.cached_tokens` is absent.
 
 Tool arguments that are not a JSON object become `ToolCall(arguments=None, raw_arguments=…)`:
 the runtime answers with a tool error and the episode goes on. Chat Completions has no error
@@ -68,6 +70,9 @@ OPTIONS = {"api": ("chat", "responses")}
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 COMPATIBLE_KEY = "EMPTY"
 CHAT_STATE, RESPONSES_STATE = "openai_chat", "openai_responses"
+# A compatible server's reasoning text on the assistant message: `reasoning_content` (DeepSeek,
+# Kimi, older vLLM reasoning parsers) or `reasoning` (vLLM since late 2025, OpenRouter).
+REASONING_FIELDS = ("reasoning_content", "reasoning")
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-(5|[6-9]|\d{2,}))", re.IGNORECASE)
 
 
@@ -186,8 +191,7 @@ def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> lis
                     for c in m.tool_calls
                 ]  # fmt: skip
             state = (m.provider_state or {}).get(CHAT_STATE) or {}
-            if state.get("reasoning_content"):
-                item["reasoning_content"] = state["reasoning_content"]
+            item.update({k: state[k] for k in REASONING_FIELDS if state.get(k)})
             out.append(item)
     return out
 
@@ -235,12 +239,14 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
         _tool_call(ident, (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
         for c, ident in zip(wire_calls, ids, strict=True)
     )
-    reasoning = msg.get("reasoning_content")
-    state = {CHAT_STATE: {"reasoning_content": reasoning}} if reasoning else None
+    # kept under the field it came in, and sent back so
+    reasoning = {k: msg[k] for k in REASONING_FIELDS if isinstance(msg.get(k), str) and msg[k]}
+    state = {CHAT_STATE: reasoning} if reasoning else None
     u = data.get("usage") or {}
+    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
     usage = _usage(
         u.get("prompt_tokens"),
-        (u.get("prompt_tokens_details") or {}).get("cached_tokens"),
+        cached if cached is not None else u.get("prompt_cache_hit_tokens"),  # DeepSeek's name
         u.get("completion_tokens"),
         (u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
     )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
+from contracts.episode import Usage
 from harness.models.base import ModelAPIError
-from tests.models.episodes import KEY, KEY_ENV, ROUTES, one_call
+from tests.models.episodes import KEY, KEY_ENV, ROUTES, delegation_script, one_call, run_episode
 from tests.models.fake_llm import FakeLLM, Reply, Script, Seen
 
 
@@ -49,3 +53,33 @@ async def test_failed_response_is_retried_only_for_server_and_rate_limit_errors(
         await one_call(fake, ROUTES["openai-responses"])
     assert exc.value.kind == kind and exc.value.retryable == (code in ("server_error", "rate_limit_exceeded"))
     assert exc.value.message == f"the response failed: it went wrong [{code}]"
+
+
+@pytest.mark.parametrize(
+    ("details", "cached"),
+    [(None, 600), ({"cached_tokens": 0}, 0)],  # DeepSeek's field counts only where OpenAI's is absent
+)
+async def test_deepseek_cache_hits_count_as_cached_input(details: dict[str, int] | None, cached: int) -> None:
+    usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020,
+             "prompt_cache_hit_tokens": 600, "prompt_cache_miss_tokens": 400, "prompt_tokens_details": details}  # fmt: skip
+    with FakeLLM("chat", answer(Reply(text="ok", body_fields={"usage": usage}))) as fake:
+        response = await one_call(fake, ROUTES["openai-compatible"])
+    assert response.usage == Usage(input_tokens=1000, cached_input_tokens=cached, output_tokens=20)
+
+
+async def test_vllms_reasoning_field_is_kept_and_sent_back_like_reasoning_content(tmp_path: Path) -> None:
+    route = ROUTES["openai-compatible"]
+    script = delegation_script(route.subagent_type)
+
+    def scripted(seen: Seen) -> Reply:
+        reply = script(seen)
+        if seen.is_main and seen.turn == 0:  # as vLLM's reasoning parsers write it now
+            return dataclasses.replace(reply, thinking=None, message_fields={"reasoning": "two look-ups"})
+        return reply
+
+    with FakeLLM("chat", scripted) as fake:
+        record, _ = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done", record.reason
+    replayed = fake.seen(main=True)[1].body["messages"][2]
+    assert replayed["role"] == "assistant" and replayed["reasoning"] == "two look-ups"
+    assert "reasoning_content" not in replayed  # under the name it came in
