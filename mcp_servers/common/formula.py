@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 # get(sheet or None for the formula's own sheet, row, col) -> the stored value (a formula is text)
@@ -195,9 +196,31 @@ def _number(value: Any) -> float:
     if isinstance(value, int | float):
         return float(value)
     try:
-        return float(str(value).strip())
+        number = float(str(value).strip())
     except ValueError:
         raise FormulaError("#VALUE!") from None
+    if not math.isfinite(number):  # the text "nan" or "inf" is text, not a number
+        raise FormulaError("#VALUE!")
+    return number
+
+
+def _round(x: float, places: float) -> float:
+    """ROUND as Sheets: half away from zero on the decimal the cell shows (0.285 -> 0.29, though
+    the binary float is 0.28499...); `places` is truncated, negative rounds left of the point."""
+    if not math.isfinite(x) or not math.isfinite(places):
+        raise FormulaError("#NUM!")
+    # A double has no digit past the 324th decimal and none above 1e309: clamping changes nothing.
+    digits = max(-400, min(400, int(places)))
+    d = Decimal(repr(x))
+    exponent = d.as_tuple().exponent
+    if isinstance(exponent, int) and exponent >= -digits:
+        return x  # no digits past the ones kept
+    with localcontext() as ctx:
+        ctx.prec = len(d.as_tuple().digits) + 5
+        rounded = float(d.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    if not math.isfinite(rounded):
+        raise FormulaError("#NUM!")
+    return rounded
 
 
 def _text(value: Any) -> str:
@@ -342,6 +365,8 @@ class _Eval:
             return err
         except RecursionError:
             return FormulaError("#ERROR!")
+        except (ArithmeticError, ValueError):  # an overflow nothing above foresaw: this cell only
+            return FormulaError("#NUM!")
 
     def value(self, node: Any) -> Any:
         kind = node[0]
@@ -450,10 +475,8 @@ class _Eval:
             return _text(v).upper() if name == "UPPER" else _text(v).lower()
         if name == "ROUND" and n in (1, 2):
             x = _number(self.value(args[0]))
-            places = int(_number(self.value(args[1]))) if n == 2 else 0
-            scaled = abs(x) * 10**places
-            rounded = math.floor(scaled + 0.5) / 10**places  # half away from zero, as Sheets
-            return math.copysign(rounded, x)
+            places = _number(self.value(args[1])) if n == 2 else 0.0
+            return _round(x, places)
         known = {"SUM", "AVERAGE", "MIN", "MAX", "COUNT", "COUNTA", "IFERROR", "IF", "AND", "OR"}
         if name in known | one | {"CONCATENATE", "ROUND"}:
             raise FormulaError("#N/A")  # a known function with the wrong number of arguments

@@ -41,6 +41,15 @@ def book_of(cells: dict[tuple[str, int, int], Any]) -> Book:
         ("=COUNTA(A1:C2)", 4),  # 2, 4, "apples", 10
         ("=ROUND(2.345, 2)", 2.35),
         ("=ROUND(-2.5)", -3),  # half away from zero
+        # Regressions: ROUND used binary floats (0.285 -> 0.28) and overflowed, failing the whole read.
+        ("=ROUND(0.285, 2)", 0.29),
+        ("=ROUND(-0.285, 2)", -0.29),
+        ("=ROUND(1234.5, -2)", 1200),
+        ("=ROUND(1, 400)", 1),
+        ("=ROUND(1, -400)", 0),
+        ('=ROUND(1, "nan")', "#VALUE!"),  # text that is not a number
+        ("=ROUND(1E300, 300)", 1e300),
+        ("=ROUND(1E308*10, 2)", "#NUM!"),
         ("=ABS(-A1)", 2),
         ('=IF(A1>1, "big", "small")', "big"),
         ("=IF(A1>5, 1)", False),
