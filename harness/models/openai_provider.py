@@ -147,6 +147,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     """(arguments, raw text when they are not a JSON object)."""
     if isinstance(raw, dict):
         return raw, None
+    if raw is None:
+        return {}, None  # `arguments` left out or null: a call without arguments
     text = raw if isinstance(raw, str) else json.dumps(raw)
     if not text.strip():
         return {}, None  # a call without arguments, as some servers write it

@@ -83,3 +83,16 @@ async def test_vllms_reasoning_field_is_kept_and_sent_back_like_reasoning_conten
     replayed = fake.seen(main=True)[1].body["messages"][2]
     assert replayed["role"] == "assistant" and replayed["reasoning"] == "two look-ups"
     assert "reasoning_content" not in replayed  # under the name it came in
+
+
+async def test_chat_tool_call_without_arguments_or_with_null_ones_has_no_arguments() -> None:
+    calls = [
+        {"id": "c1", "type": "function", "function": {"name": "mcp__local__todo_read"}},
+        {"id": "c2", "type": "function", "function": {"name": "mcp__local__todo_read", "arguments": None}},
+    ]
+    with FakeLLM("chat", answer(Reply(message_fields={"tool_calls": calls}))) as fake:
+        response = await one_call(fake, ROUTES["openai-compatible"])
+    assert [(c.id, c.arguments, c.raw_arguments) for c in response.message.tool_calls] == [
+        ("c1", {}, None),
+        ("c2", {}, None),
+    ]

@@ -116,6 +116,7 @@ def test_chat_messages_and_error_results() -> None:
         ("{not json", None, "{not json"),
         ("[1, 2]", None, "[1, 2]"),
         ({"a": 1}, {"a": 1}, None),
+        (None, {}, None),  # `arguments` left out or null
     ],
 )
 def test_tool_arguments_that_are_not_an_object_are_kept_raw(
