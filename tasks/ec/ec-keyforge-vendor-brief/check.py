@@ -80,7 +80,10 @@ def check(world: World) -> list[Criterion]:
                 else "no table with the columns " + ", ".join(HEADER),
             )
         )
-    heading = next((i for i, t in enumerate(texts) if t.strip().lower() == "products to discuss"), None)
+    heading = next(
+        (i for i, t in enumerate(texts) if t.strip().rstrip(":").strip().lower() == "products to discuss"),
+        None,
+    )
     tail = texts[heading + 1 :] if heading is not None else []
     listed = [t for t in tail if any(s in t for s, _, _ in weak) or any(s in t for s in strong)]
     missing = [s for s, name, rating in weak if not any(bullet_ok(t, s, name, rating) for t in tail)]
