@@ -15,7 +15,7 @@ def states_count(text: str, n: int, noun: str) -> bool:
     somewhere in the text ('15 videos' and '2026-05' do not count)."""
     num = rf"(?:{n}|{WORDS[n]})" if n < len(WORDS) else str(n)
     before = rf"(?<![\w.,-]){num}\s+(?:[a-z][\w'-]*\s+){{0,3}}{noun}\b"
-    after = rf"\b{noun}(?:\s+[a-z]+){{0,2}}\s*(?:\([^)]*\))?\s*(?:[:=]|\bis\b)?\s*{num}(?![\w,]|\.\d)"
+    after = rf"\b{noun}(?:(?:\s+[a-z]+){{0,3}}\s*(?:[:=]|\bis\b|\bwas\b|\bof\b))?\s*{num}(?![\w,]|\.\d)"
     return bool(re.search(before, text, re.I) or re.search(after, text, re.I))
 
 

@@ -40,7 +40,7 @@ def states_total(text: str, n: int) -> bool:
     num = rf"(?:{n}|{WORDS[n]})" if n < len(WORDS) else str(n)
     noun = r"(?:comments?|total)"
     before = rf"(?<![\w.,-]){num}\s+(?:[a-z][\w'-]*\s+){{0,3}}{noun}\b"
-    after = rf"\b{noun}(?:\s+[a-z]+){{0,2}}\s*[:=]?\s*{num}(?![\w,]|\.\d)"
+    after = rf"\b{noun}(?:(?:\s+[a-z]+){{0,3}}\s*(?:[:=]|\bis\b|\bwas\b|\bof\b))?\s*{num}(?![\w,]|\.\d)"
     return bool(re.search(before, text, re.I) or re.search(after, text, re.I))
 
 

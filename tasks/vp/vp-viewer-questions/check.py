@@ -39,17 +39,17 @@ def states_count(text: str, n: int, noun: str) -> bool:
     """`n` stands as a count of `noun` ('10 questions', 'ten open viewer questions', 'questions: 10')."""
     num = rf"(?:{n}|{WORDS[n]})" if n < len(WORDS) else str(n)
     before = rf"(?<![\w.,-]){num}\s+(?:[a-z][\w'-]*\s+){{0,3}}{noun}\b"
-    after = rf"\b{noun}(?:\s+[a-z]+){{0,2}}\s*[:=]?\s*{num}(?![\w,]|\.\d)"
+    after = rf"\b{noun}(?:(?:\s+[a-z]+){{0,3}}\s*(?:[:=]|\bis\b|\bwas\b|\bof\b))?\s*{num}(?![\w,]|\.\d)"
     return bool(re.search(before, text, re.I) or re.search(after, text, re.I))
 
 
 def _bullet_ok(text: str, cid: int, c: dict) -> bool:
     """'<comment id> | <author handle> | <question text>' for comment `cid`."""
-    parts = [p.strip() for p in text.split("|", 2)]
+    parts = [p.strip().strip("*`_").strip() for p in text.split("|", 2)]
     return (
         len(parts) == 3
         and parts[0] == str(cid)
-        and parts[1] == c["author_handle"]
+        and parts[1].lstrip("@") == c["author_handle"].lstrip("@")
         and parts[2].strip("\"'“”") == c["body"]
     )
 
