@@ -12,15 +12,49 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from openpyxl import Workbook, load_workbook
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string, range_boundaries
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.utils.cell import (
+    column_index_from_string,
+    coordinate_from_string,
+    get_column_letter,
+    range_boundaries,
+)
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import compute_grid
+from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
+# One read_sheet call returns at most this many rows and columns (the rest is said, not dropped
+# silently): the harness caps a tool result at 32 KB anyway.
 MAX_READ_ROWS = 500
+MAX_READ_COLS = 100
+# Excel's rules for a sheet name.
+MAX_SHEET_NAME = 31
+_SHEET_NAME_FORBIDDEN = set("/\\?*[]:")
+
+
+def _sheet_name(name: str) -> str:
+    """`name` when Excel accepts it as a sheet name, else a ToolError saying why."""
+    if not name.strip():
+        raise ToolError("a sheet name must not be empty")
+    if len(name) > MAX_SHEET_NAME:
+        raise ToolError(
+            f"sheet name {name!r} is {len(name)} characters; Excel allows at most {MAX_SHEET_NAME}"
+        )
+    bad = sorted(_SHEET_NAME_FORBIDDEN & set(name))
+    if bad or name.startswith("'") or name.endswith("'") or ILLEGAL_CHARACTERS_RE.search(name):
+        raise ToolError(
+            f"sheet name {name!r} is not allowed: no / \\ ? * [ ] : or control characters, "
+            "and no ' at either end"
+        )
+    return name
+
+
+def _same_name(wb: Any, sheet: str) -> str | None:
+    """The existing sheet whose name equals `sheet` ignoring case (Excel treats them as one)."""
+    return next((n for n in wb.sheetnames if n.lower() == sheet.lower()), None)
 
 
 def _sheet(wb: Any, sheet: str | None) -> Any:
@@ -33,10 +67,31 @@ def _sheet(wb: Any, sheet: str | None) -> Any:
 
 def _anchor(cell: str) -> tuple[int, int]:
     try:
-        col, row = coordinate_from_string(cell.upper())
-        return row, column_index_from_string(col)
+        col, row = coordinate_from_string(cell.strip().upper())
+        r, c = row, column_index_from_string(col)
     except (CellCoordinatesException, ValueError):
         raise ToolError(f"{cell!r} is not a cell reference like A1") from None
+    if not (1 <= r <= MAX_ROWS and 1 <= c <= MAX_COLS):
+        raise ToolError(f"{cell!r} is outside a sheet (columns A to XFD, rows 1 to {MAX_ROWS})")
+    return r, c
+
+
+def _fits(rows: list[list[Cell]], r0: int, c0: int) -> None:
+    """Refuse a block of rows that would go past the sheet's last row or column, or that holds
+    text an xlsx file cannot (control characters), naming the first offending cell."""
+    width = max((len(r) for r in rows), default=0)
+    if rows and (r0 + len(rows) - 1 > MAX_ROWS or c0 + width - 1 > MAX_COLS):
+        raise ToolError(
+            f"the rows would go past the sheet's end (column XFD, row {MAX_ROWS}); start higher or left"
+        )
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            if isinstance(value, str) and ILLEGAL_CHARACTERS_RE.search(value):
+                where = f"{get_column_letter(c0 + j)}{r0 + i}"
+                raise ToolError(
+                    f"cell {where} holds a control character an xlsx file cannot store; "
+                    "remove it (tabs and line breaks are fine)"
+                )
 
 
 def _cells(wb: Any, title: str) -> dict[tuple[int, int], Any]:
@@ -72,7 +127,8 @@ def build(ctx: ServerContext) -> MCPServer:
         render: Literal["value", "formula"] = "value",
     ) -> str:
         """Cell values of a sheet (or a range like A1:D20) as rows; formulas are computed
-        (render="value") or shown as written (render="formula")."""
+        (render="value") or shown as written (render="formula"). At most 500 rows and 100
+        columns come back; when there are more, `more` says so and which range to read next."""
         wb = files.open(files.path(path, True))
         ws = _sheet(wb, sheet)
         if cell_range:
@@ -85,22 +141,41 @@ def build(ctx: ServerContext) -> MCPServer:
         # Whole columns ("B:D") or rows ("2:5") are open on one side: they end where the data does.
         min_col, min_row = min_col or 1, min_row or 1
         max_col, max_row = max_col or ws.max_column, max_row or ws.max_row
-        max_row = min(max_row, min_row + MAX_READ_ROWS - 1)
+        more: dict[str, Any] = {}
+        if max_row - min_row + 1 > MAX_READ_ROWS:
+            last = min_row + MAX_READ_ROWS - 1
+            more["rows"] = max_row - last
+            more["next_rows"] = (
+                f"{get_column_letter(min_col)}{last + 1}:{get_column_letter(max_col)}{max_row}"
+            )
+            max_row = last
+        if max_col - min_col + 1 > MAX_READ_COLS:
+            last = min_col + MAX_READ_COLS - 1
+            more["columns"] = max_col - last
+            more["next_columns"] = (
+                f"{get_column_letter(last + 1)}{min_row}:{get_column_letter(max_col)}{max_row}"
+            )
+            max_col = last
         rows = ws.iter_rows(
             min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
         )
         grid = [list(r) for r in rows]
         if render == "value":
             compute_grid(grid, (ws.title, min_row, min_col), wb.sheetnames, lambda t: _cells(wb, t))
-        return as_json({"sheet": ws.title, "rows": grid})
+        out: dict[str, Any] = {"sheet": ws.title, "rows": grid}
+        if more:
+            out["more"] = more
+        return as_json(out)
 
     @writer(app, "spreadsheet-build")
     def create_workbook(path: str, sheets: list[str] | None = None, overwrite: bool = False) -> str:
         """Create a workbook with the named sheets (default one sheet 'Sheet1')."""
         real = files.path(path, False)
-        names = sheets or ["Sheet1"]
-        if len(set(names)) != len(names) or any(not n.strip() or len(n) > 31 for n in names):
-            raise ToolError("sheet names must be distinct, non-empty and at most 31 characters")
+        names = [_sheet_name(n) for n in sheets or ["Sheet1"]]
+        if len({n.lower() for n in names}) != len(names):
+            raise ToolError(
+                "sheet names must be distinct, ignoring case (Excel treats 'Data' and 'data' as one)"
+            )
         with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it")
@@ -118,8 +193,12 @@ def build(ctx: ServerContext) -> MCPServer:
         real = files.path(path, True)
         with files.lock(real):
             wb = files.open(real)
-            if sheet in wb.sheetnames:
-                raise ToolError(f"sheet {sheet!r} exists")
+            existing = _same_name(wb, _sheet_name(sheet))
+            if existing is not None:
+                raise ToolError(
+                    f"sheet {existing!r} exists"
+                    + ("" if existing == sheet else " (Excel ignores case in sheet names)")
+                )
             wb.create_sheet(sheet)
             wb.save(real)
         return f"Added sheet {sheet!r} to {path}."
@@ -143,8 +222,13 @@ def build(ctx: ServerContext) -> MCPServer:
         The sheet is created when missing."""
         real = files.path(path, True)
         r0, c0 = _anchor(start_cell)
+        _fits(rows, r0, c0)
         with files.lock(real):
             wb = files.open(real)
+            if sheet not in wb.sheetnames:
+                existing = _same_name(wb, _sheet_name(sheet))
+                if existing is not None:
+                    raise ToolError(f"no sheet {sheet!r}, but there is {existing!r}: use that name")
             ws = wb[sheet] if sheet in wb.sheetnames else wb.create_sheet(sheet)
             for i, row in enumerate(rows):
                 for j, value in enumerate(row):
@@ -159,6 +243,7 @@ def build(ctx: ServerContext) -> MCPServer:
         with files.lock(real):
             wb = files.open(real)
             ws = _sheet(wb, sheet)
+            _fits(rows, ws.max_row + 1, 1)
             for row in rows:
                 ws.append(row)
             wb.save(real)

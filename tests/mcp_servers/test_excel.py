@@ -71,3 +71,57 @@ async def test_excel_errors_are_actionable(world: World) -> None:
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, text(result))
+
+
+async def test_bad_sheet_names_cells_and_text_are_refused_with_a_reason(world: World) -> None:
+    """Regressions: names Excel refuses, control characters and columns past XFD failed with a bare
+    error; add_sheet of 'data' beside 'Data' silently made 'data1'."""
+    async with serve("excel", world) as client:
+        assert not (
+            await client.call_tool("create_workbook", {"path": "B.xlsx", "sheets": ["Data"]})
+        ).is_error
+        book = {"path": "B.xlsx"}
+        for tool, args, expected in [
+            ("create_workbook", {"path": "C.xlsx", "sheets": ["a/b"]}, "not allowed"),
+            ("create_workbook", {"path": "C.xlsx", "sheets": ["x" * 32]}, "at most 31"),
+            ("create_workbook", {"path": "C.xlsx", "sheets": ["Data", "DATA"]}, "ignoring case"),
+            ("add_sheet", {**book, "sheet": "Q1?"}, "not allowed"),
+            ("add_sheet", {**book, "sheet": "[x]"}, "not allowed"),
+            ("add_sheet", {**book, "sheet": "data"}, "ignores case"),
+            ("write_range", {**book, "sheet": "DATA", "rows": [[1]]}, "there is 'Data'"),
+            ("write_range", {**book, "sheet": "Data", "rows": [["a\x07b"]], "start_cell": "C3"}, "cell C3"),
+            (
+                "write_range",
+                {**book, "sheet": "Data", "rows": [[1]], "start_cell": "XFE1"},
+                "outside a sheet",
+            ),
+            (
+                "write_range",
+                {**book, "sheet": "Data", "rows": [[1, 2]], "start_cell": "XFD1"},
+                "past the sheet",
+            ),
+            ("append_rows", {**book, "sheet": "Data", "rows": [["\x00"]]}, "control character"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+        assert load_workbook(world.workspace / "B.xlsx").sheetnames == ["Data"]
+
+
+async def test_a_long_sheet_is_read_in_parts_and_says_so(world: World) -> None:
+    """Regression: read_sheet cut a sheet at 500 rows without saying so."""
+    async with serve("excel", world) as client:
+        await client.call_tool("create_workbook", {"path": "L.xlsx", "sheets": ["S"]})
+        rows = [[i] + [0] * 104 for i in range(1, 621)]
+        assert not (
+            await client.call_tool("write_range", {"path": "L.xlsx", "sheet": "S", "rows": rows})
+        ).is_error
+        got = as_data(await client.call_tool("read_sheet", {"path": "L.xlsx"}))
+        assert len(got["rows"]) == 500 and len(got["rows"][0]) == 100
+        assert got["more"] == {
+            "rows": 120,
+            "next_rows": "A501:DA620",
+            "columns": 5,
+            "next_columns": "CW1:DA500",
+        }
+        rest = as_data(await client.call_tool("read_sheet", {"path": "L.xlsx", "cell_range": "A501:A620"}))
+        assert rest["rows"][-1] == [620] and "more" not in rest
