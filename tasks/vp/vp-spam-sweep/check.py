@@ -119,7 +119,7 @@ def check(world: World) -> list[Criterion]:
             if i in today
             and (
                 str(r[0]).strip() != keys[today[i]["video_id"]]
-                or str(r[2]).strip() != today[i]["author_handle"]
+                or str(r[2]).strip().lstrip("@") != today[i]["author_handle"].lstrip("@")
                 or str(r[3]).strip() != today[i]["body"]
             )
         ]
