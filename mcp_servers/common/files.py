@@ -21,6 +21,11 @@ from mcp_servers.common.workspace import relative, resolve
 
 Cell = str | int | float | bool | None
 
+XML_TEXT_ERROR = (
+    "the text holds a control character (or a NUL) that a document file cannot store; "
+    "remove it (tabs and line breaks are fine)"
+)
+
 # What the office libraries raise on a file that is not what its name says (zip containers).
 OPEN_ERRORS: tuple[type[BaseException], ...] = (zipfile.BadZipFile, KeyError, ValueError, OSError)
 
@@ -55,11 +60,17 @@ class OfficeFiles:
 
     @contextmanager
     def editing(self, path: str) -> Iterator[Any]:
-        """Open an existing file under its lock, yield it, save it."""
+        """Open an existing file under its lock, yield it, save it. Text an XML file cannot hold
+        (control characters) is a tool error, and the file is left as it was."""
         real = self.path(path, True)
         with self.lock(real):
             obj = self.open(real)
-            yield obj
+            try:
+                yield obj
+            except ValueError as exc:
+                if "XML compatible" not in str(exc):
+                    raise
+                raise ToolError(XML_TEXT_ERROR) from None
             obj.save(str(real))
 
     def listing(self) -> list[dict[str, Any]]:

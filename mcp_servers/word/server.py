@@ -16,7 +16,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from mcp.server.mcpserver import MCPServer
 
-from mcp_servers.common.files import Cell, OfficeFiles, cell_text
+from mcp_servers.common.files import XML_TEXT_ERROR, Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -89,8 +89,11 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add to it")
             document = docx.Document()
             if title and title.strip():
-                document.core_properties.title = title.strip()
-                document.add_heading(title.strip(), level=0)
+                try:
+                    document.core_properties.title = title.strip()
+                    document.add_heading(title.strip(), level=0)
+                except ValueError:
+                    raise ToolError(XML_TEXT_ERROR) from None
             real.parent.mkdir(parents=True, exist_ok=True)
             document.save(str(real))
         return f"Created {path}" + (f" titled {title.strip()!r}." if title and title.strip() else ".")

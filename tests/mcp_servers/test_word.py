@@ -80,3 +80,20 @@ async def test_word_errors_are_actionable(world: World) -> None:
             assert result.is_error and expected in text(result), (tool, text(result))
         # A refused edit leaves the file as it was.
         assert [p.text for p in docx.Document(str(world.workspace / "a.docx")).paragraphs] == []
+
+
+async def test_control_characters_are_a_tool_error_and_leave_the_file(world: World) -> None:
+    """Regression: a control character in text failed with a bare 'Error executing tool'."""
+    async with serve("word", world) as client:
+        assert not (await client.call_tool("create_document", {"path": "M.docx"})).is_error
+        before = (world.workspace / "M.docx").read_bytes()
+        for tool, args in [
+            ("add_paragraph", {"path": "M.docx", "text": "a\x07b"}),
+            ("add_heading", {"path": "M.docx", "text": "x\x00"}),
+            ("add_table", {"path": "M.docx", "rows": [["a", "\x1b"]]}),
+            ("create_document", {"path": "N.docx", "title": "T\x01"}),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and "control character" in text(result), (tool, text(result))
+        assert (world.workspace / "M.docx").read_bytes() == before
+        assert not (world.workspace / "N.docx").exists()
