@@ -51,6 +51,7 @@ from harness.models.provider_common import (
     split_options,
     status_error,
     unreadable,
+    warn_no_usage,
 )
 
 PROVIDER = "anthropic"
@@ -194,6 +195,7 @@ class AnthropicModel:
         self.model_id = model_id
         self.key_env = key_env
         self._sdk = anthropic
+        self._said_no_usage = False  # a server that reports no usage is told about once
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -225,7 +227,11 @@ class AnthropicModel:
         except json.JSONDecodeError as exc:
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
-        message, usage, stop = from_wire(answer_object(result, self.name))
+        data = answer_object(result, self.name)
+        if not data.get("usage") and not self._said_no_usage:
+            self._said_no_usage = True
+            warn_no_usage(self.name)
+        message, usage, stop = from_wire(data)
         if stop == "model_context_window_exceeded":
             raise ModelAPIError("context_overflow", f"{self.name}: the context window is full")
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)

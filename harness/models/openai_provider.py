@@ -63,6 +63,7 @@ from harness.models.provider_common import (
     split_options,
     status_error,
     unreadable,
+    warn_no_usage,
 )
 
 Api = Literal["chat", "responses"]
@@ -390,6 +391,7 @@ class OpenAIModel:
         self.name = f"{provider}:{model_id}"
         self.provider, self.model, self.api, self.key_env = provider, model, api, key_env
         self._sdk = openai
+        self._said_no_usage = False  # a server that reports no usage is told about once
         self.client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url or None,
@@ -430,6 +432,9 @@ class OpenAIModel:
         except json.JSONDecodeError as exc:
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
+        if not data.get("usage") and not self._said_no_usage:
+            self._said_no_usage = True
+            warn_no_usage(self.name)
         parse = responses_from_wire if self.api == "responses" else chat_from_wire
         message, usage, stop = parse(data)
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)

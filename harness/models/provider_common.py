@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import logging
 import os
 import re
 import time
@@ -20,6 +21,8 @@ from urllib.parse import parse_qsl
 from contracts.errors import InputError
 from harness.models.base import ErrorKind, ModelAPIError
 from harness.models.registry import PROVIDERS
+
+log = logging.getLogger("harness.models")
 
 # A whole model call; long reasoning answers take minutes, so this is generous (the SDKs'
 # own default is 10 minutes too). Connecting should be quick: a dead host fails fast.
@@ -208,6 +211,16 @@ def answer_object(result: Any, name: str) -> dict[str, Any]:
         return data
     text = result if isinstance(result, str) else json.dumps(result)
     raise unreadable(name, f"the body is not a JSON object: {text.strip()[:200]!r}")
+
+
+def warn_no_usage(name: str) -> None:
+    """Say (once per model and run: the caller keeps the flag) that a server's answers carry no
+    `usage`: their tokens count as 0, so the run's token and cost figures undercount."""
+    log.warning(
+        "%s: the server's answer has no usage; its calls count 0 tokens and cost 0, "
+        "so this run's token and cost figures undercount (said once per model)",
+        name,
+    )
 
 
 def elapsed(t0: float) -> float:

@@ -16,7 +16,7 @@ from typing import Any
 from contracts.episode import EpisodeRecord
 from harness.budgets import Budgets
 from harness.catalog import load_tasks
-from harness.models.base import Message, ModelResponse, ModelSettings, UserMessage
+from harness.models.base import Message, Model, ModelResponse, ModelSettings, UserMessage
 from harness.models.pricing import load_prices
 from harness.models.registry import PROVIDERS, split_name
 from harness.profiles import load_profiles
@@ -120,14 +120,20 @@ async def run_episode(
     return record, events
 
 
+def make_model(fake: FakeLLM, route: Route, settings: ModelSettings | None = None) -> Model:
+    """The route's model, made by its provider's factory for the fake server."""
+    provider, model_id = split_name(route.model)
+    module, _, factory = PROVIDERS[provider].partition(":")
+    make = getattr(importlib.import_module(module), factory)
+    return make(model_id, settings or ModelSettings(), fake.url, KEY_ENV)  # type: ignore[no-any-return]
+
+
 async def one_call(
     fake: FakeLLM, route: Route, messages: Sequence[Message] = (), settings: ModelSettings | None = None
 ) -> ModelResponse:
     """One model call through the provider's factory and its real SDK; raises its `ModelAPIError`."""
-    provider, model_id = split_name(route.model)
-    module, _, factory = PROVIDERS[provider].partition(":")
     settings = settings or ModelSettings()
-    model = getattr(importlib.import_module(module), factory)(model_id, settings, fake.url, KEY_ENV)
+    model = make_model(fake, route, settings)
     try:
         return await model.generate(messages or [UserMessage(content="go")], [], settings)  # type: ignore[no-any-return]
     finally:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from contracts.episode import Usage
-from harness.models.base import ModelAPIError
-from tests.models.episodes import KEY, KEY_ENV, ROUTES, delegation_script, one_call, run_episode
+from harness.models.base import ModelAPIError, ModelSettings, UserMessage
+from tests.models.episodes import KEY, KEY_ENV, ROUTES, delegation_script, make_model, one_call, run_episode
 from tests.models.fake_llm import FakeLLM, Reply, Script, Seen
 
 
@@ -96,3 +96,21 @@ async def test_chat_tool_call_without_arguments_or_with_null_ones_has_no_argumen
         ("c1", {}, None),
         ("c2", {}, None),
     ]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai-compatible", "openai-responses"])
+async def test_an_answer_without_usage_counts_zero_and_says_so_once(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, answer(Reply(text="ok", body_fields={"usage": None}))) as fake:
+        model = make_model(fake, route)
+        try:
+            for _ in range(2):
+                response = await model.generate([UserMessage(content="go")], [], ModelSettings())
+                assert response.usage == Usage() and response.message.content == "ok"
+        finally:
+            await model.aclose()
+    (warning,) = [r for r in caplog.records if r.name == "harness.models"]
+    assert warning.levelname == "WARNING" and route.model in warning.getMessage()
+    assert "no usage" in warning.getMessage() and "count 0 tokens" in warning.getMessage()
