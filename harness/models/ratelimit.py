@@ -10,6 +10,7 @@ window lives in a named actor, so every worker draws from the same budget.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,7 +19,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.models.base import Message, Model, ModelResponse, ModelSettings, ToolSpec
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    Model,
+    ModelResponse,
+    ModelSettings,
+    ToolCall,
+    ToolSpec,
+)
 
 WINDOW_S = 60.0
 
@@ -67,8 +76,22 @@ class Window:
         booking[1] = float(tokens)
 
 
-def estimate_tokens(messages: Sequence[Message]) -> int:
-    return sum(len(getattr(m, "content", "")) for m in messages) // 4 + 1
+def estimate_tokens(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:
+    """A call's input tokens before it is made, as ⌊characters / 4⌋ + 1 of all it sends: the
+    messages' text, the tool calls' names and arguments, replayed provider state (reasoning),
+    and the tool schemas (several thousand tokens on their own in a task with many tools)."""
+    chars = sum(len(t.name) + len(t.description) + len(json.dumps(t.input_schema)) for t in tools)
+    for m in messages:
+        chars += len(m.content)
+        if isinstance(m, AssistantMessage):
+            chars += sum(len(c.name) + len(_arguments(c)) for c in m.tool_calls)
+            if m.provider_state:
+                chars += len(json.dumps(m.provider_state))
+    return chars // 4 + 1
+
+
+def _arguments(call: ToolCall) -> str:
+    return json.dumps(call.arguments) if call.arguments is not None else call.raw_arguments or ""
 
 
 class LocalWindow:
@@ -134,7 +157,8 @@ class RateLimitedModel:
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
-        wait, handle = await self.window.reserve(estimate_tokens(messages) + settings.max_output_tokens // 4)
+        estimate = estimate_tokens(messages, tools) + settings.max_output_tokens // 4
+        wait, handle = await self.window.reserve(estimate)
         if wait > 0:
             await self.sleep(wait)
         response = await self.inner.generate(messages, tools, settings)

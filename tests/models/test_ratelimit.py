@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from contracts.episode import Usage
-from harness.models.base import ModelSettings, UserMessage
-from harness.models.ratelimit import LocalWindow, RateLimitedModel, RateLimits, Window
+from harness.models.base import AssistantMessage, ModelSettings, ToolCall, ToolMessage, ToolSpec, UserMessage
+from harness.models.ratelimit import LocalWindow, RateLimitedModel, RateLimits, Window, estimate_tokens
 from harness.models.scripted import ScriptedModel, say
 
 
@@ -53,3 +54,36 @@ async def test_the_limited_model_waits_for_room() -> None:
     await model.generate([UserMessage(content="x")], [], ModelSettings(max_output_tokens=4))
     assert inner.calls == 2
     assert len(slept) == 1 and 59.0 < slept[0] <= 60.0  # the second call waited for the minute to pass
+
+
+TOOL = ToolSpec(name="find", description="Find rows.", input_schema={"type": "object"})
+CONTEXT = [
+    UserMessage(content="a" * 20),
+    AssistantMessage(
+        content="ok",
+        tool_calls=(ToolCall(id="c1", name="find", arguments={"q": "x"}),),
+        provider_state={"s": "t"},
+    ),
+    ToolMessage(tool_call_id="c1", name="find", content="result"),
+]
+
+
+def test_the_token_estimate_counts_tool_schemas_call_arguments_and_replayed_state() -> None:
+    # schema 4 + 10 + len('{"type": "object"}') 18 = 32; text 20 + 2 + 6 = 28;
+    # the call: "find" 4 + len('{"q": "x"}') 10 = 14; state len('{"s": "t"}') 10 -> 84 chars
+    assert estimate_tokens(CONTEXT, [TOOL]) == 84 // 4 + 1 == 22
+    assert estimate_tokens(CONTEXT) == (84 - 32) // 4 + 1
+
+
+async def test_the_limited_model_books_the_tools_too() -> None:
+    booked: list[int] = []
+
+    class Recording(LocalWindow):
+        async def reserve(self, tokens: int) -> tuple[float, Any]:
+            booked.append(tokens)
+            return await super().reserve(tokens)
+
+    inner = ScriptedModel(lambda m, t: say("hi"), usage=Usage(input_tokens=5, output_tokens=5))
+    model = RateLimitedModel(inner, Recording(RateLimits(tpm=10_000)))
+    await model.generate(CONTEXT, [TOOL], ModelSettings(max_output_tokens=40))
+    assert booked == [22 + 40 // 4]
