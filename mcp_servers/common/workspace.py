@@ -1,7 +1,7 @@
 """Workspace confinement: every path a tool takes resolves inside the episode workspace.
 
-Refused: absolute paths, `..` segments, NUL bytes, and anything whose real path (after
-following symlinks) lies outside the workspace. The error is a tool error the model can act on.
+Refused: absolute paths, `..` segments, NUL bytes, names longer than a file system allows,
+and anything whose real path (after following symlinks) lies outside the workspace. The error is a tool error the model can act on.
 """
 
 from __future__ import annotations
@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from mcp.server.mcpserver.exceptions import ToolError
+
+# The longest file or folder name (one path component) common file systems take, in bytes.
+MAX_NAME_BYTES = 255
 
 
 def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
@@ -22,6 +25,10 @@ def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
         raise ToolError(f"absolute path {path!r} refused: give a path relative to the workspace")
     if ".." in pure.parts:
         raise ToolError(f"path {path!r} refused: '..' may not leave the workspace")
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in pure.parts):
+        raise ToolError(
+            f"a file or folder name in {path[:60] + '...'!r} is too long (at most {MAX_NAME_BYTES} bytes)"
+        )
     root = workspace.resolve()
     real = (root / pure).resolve()
     if real != root and not real.is_relative_to(root):

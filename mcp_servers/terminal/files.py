@@ -8,9 +8,11 @@ still resolve inside the workspace.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
@@ -24,9 +26,11 @@ BINARY_SNIFF_BYTES = 8192
 
 
 def entry(workspace: Path, path: str) -> Path:
-    """`path` with its folder resolved inside the workspace and its last component kept as is."""
-    resolve(workspace, path)  # the usual refusals ('..', absolute, NUL, escaping symlinks)
+    """`path` with its folder resolved inside the workspace and its last component kept as is
+    (a symlink there may point anywhere: it is the link that is named, not its target)."""
     pure = PurePosixPath(path.replace("\\", "/"))
+    if not path.strip() or "\x00" in path or pure.is_absolute() or path.startswith("~") or ".." in pure.parts:
+        resolve(workspace, path)  # raises the usual refusal
     parent = resolve(workspace, str(pure.parent))
     return parent / pure.name if pure.name not in ("", ".") else parent
 
@@ -41,21 +45,75 @@ def show(workspace: Path, real: Path) -> str:
     return relative(workspace, real) if inside(workspace, real) else str(real)
 
 
-def read_text(real: Path, shown: str) -> str:
-    """The text of a file, or a ToolError for folders, binaries and huge files."""
+def _text_file(real: Path, shown: str) -> int:
+    """The size of a readable text file, or a ToolError for missing files, folders and binaries."""
     if not real.exists():
         raise ToolError(f"{shown}: no such file")
     if real.is_dir():
         raise ToolError(f"{shown}: is a directory (use ls or find)")
     size = real.stat().st_size
+    with real.open("rb") as f:
+        if b"\x00" in f.read(BINARY_SNIFF_BYTES):
+            raise ToolError(
+                f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
+            )
+    return size
+
+
+def read_text(real: Path, shown: str) -> str:
+    """The text of a file, or a ToolError for folders, binaries and huge files."""
+    size = _text_file(real, shown)
     if size > MAX_FILE_BYTES:
         raise ToolError(f"{shown}: {size} bytes is too large to read whole; use head or tail")
-    data = real.read_bytes()
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise ToolError(
-            f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
-        )
-    return data.decode("utf-8", errors="replace")
+    return real.read_bytes().decode("utf-8", errors="replace")
+
+
+def head_lines(real: Path, shown: str, n: int) -> list[str]:
+    """The first `n` lines of a text file of any size, reading no more than the output needs."""
+    _text_file(real, shown)
+    out: list[str] = []
+    chars = 0
+    with real.open("r", encoding="utf-8", errors="replace", newline="") as f:
+        while len(out) < n and chars <= MAX_OUTPUT_CHARS:
+            line = f.readline(MAX_OUTPUT_CHARS + 1)
+            if not line:
+                break
+            out.append(line.rstrip("\r\n"))
+            chars += len(line)
+    return out
+
+
+def tail_lines(real: Path, shown: str, n: int) -> list[str]:
+    """The last `n` lines of a text file of any size, read backwards from its end in blocks
+    (at most MAX_FILE_BYTES of it)."""
+    size = _text_file(real, shown)
+    if n == 0:
+        return []
+    data = b""
+    with real.open("rb") as f:
+        pos = size
+        while pos > 0 and data.count(b"\n") <= n and size - pos < MAX_FILE_BYTES:
+            step = min(65536, pos)
+            pos -= step
+            f.seek(pos)
+            data = f.read(step) + data
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if pos > 0 and len(lines) > n:  # the first line read may be the end of a longer one
+        lines = lines[1:]
+    return lines[-n:]
+
+
+@contextmanager
+def os_errors(shown: str) -> Iterator[None]:
+    """OS errors of a file operation as tool errors that name the path and the reason."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ToolError(f"{shown}: a file or folder name is too long (at most 255 bytes)") from None
+        if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+            raise ToolError(f"{shown}: a part of this path is a file, not a folder") from None
+        raise ToolError(f"{shown}: {exc.strerror or exc}") from None
 
 
 def clip(text: str) -> str:

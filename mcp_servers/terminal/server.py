@@ -22,7 +22,18 @@ from mcp.server.mcpserver import MCPServer
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, reader, writer
 from mcp_servers.common.workspace import resolve
-from mcp_servers.terminal.files import clip, entry, inside, long_line, read_text, show, walk
+from mcp_servers.terminal.files import (
+    clip,
+    entry,
+    head_lines,
+    inside,
+    long_line,
+    os_errors,
+    read_text,
+    show,
+    tail_lines,
+    walk,
+)
 
 READ = "workspace-inspection"
 WRITE = "file-build"
@@ -79,18 +90,17 @@ def build(ctx: ServerContext) -> MCPServer:
 
     @reader(app, READ)
     def head(path: str, n: int = 10) -> str:
-        """The first n lines of a text file (like `head -n N`)."""
+        """The first n lines of a text file (like `head -n N`); works on files of any size."""
         if n < 0:
             raise ToolError("n must be 0 or more")
-        return clip("\n".join(read_text(real(path), path).splitlines()[:n]))
+        return clip("\n".join(head_lines(real(path), path, n)))
 
     @reader(app, READ)
     def tail(path: str, n: int = 10) -> str:
-        """The last n lines of a text file (like `tail -n N`)."""
+        """The last n lines of a text file (like `tail -n N`); works on files of any size."""
         if n < 0:
             raise ToolError("n must be 0 or more")
-        lines = read_text(real(path), path).splitlines()
-        return clip("\n".join(lines[len(lines) - n :] if n else []))
+        return clip("\n".join(tail_lines(real(path), path, n)))
 
     @reader(app, READ)
     def grep(
@@ -196,7 +206,8 @@ def build(ctx: ServerContext) -> MCPServer:
             raise ToolError(f"{path}: the parent folder does not exist; pass parents=true")
         if target.exists() and not target.is_dir():
             raise ToolError(f"{path}: exists and is not a folder")
-        target.mkdir(parents=parents, exist_ok=parents)
+        with os_errors(path):
+            target.mkdir(parents=parents, exist_ok=parents)
         return f"Created folder {shown(target)}."
 
     def destination(src: Path, dst: str) -> Path:
@@ -204,6 +215,8 @@ def build(ctx: ServerContext) -> MCPServer:
         target = entry(root, dst)
         if target.is_dir() and not target.is_symlink():
             target = target / src.name
+        elif dst.replace("\\", "/").endswith("/"):
+            raise ToolError(f"{dst}: no such folder to put it in; mkdir it first")
         if not target.parent.is_dir():
             raise ToolError(f"{dst}: no such folder to put it in; mkdir it first")
         if target.is_dir() and not src.is_dir():
@@ -222,10 +235,13 @@ def build(ctx: ServerContext) -> MCPServer:
         target = destination(source, dst)
         if target.exists() and target.is_dir():
             raise ToolError(f"{shown(target)}: already exists")
-        if source.is_dir():
-            shutil.copytree(source, target, symlinks=True)  # links are copied as links, never followed
-        else:
-            shutil.copy2(source, target)
+        if target.exists() and target.samefile(source):
+            raise ToolError(f"{src} and {dst} are the same file")
+        with os_errors(dst):
+            if source.is_dir():
+                shutil.copytree(source, target, symlinks=True)  # links are copied as links, never followed
+            else:
+                shutil.copy2(source, target)
         return f"Copied {src} to {shown(target)}."
 
     @writer(app, WRITE, destructive=True)
@@ -240,7 +256,8 @@ def build(ctx: ServerContext) -> MCPServer:
         target = destination(source, dst)
         if target.exists() and target.is_dir():
             raise ToolError(f"{shown(target)}: already exists")
-        source.rename(target)
+        with os_errors(dst):
+            source.rename(target)
         return f"Moved {src} to {shown(target)}."
 
     @writer(app, WRITE, destructive=True)
@@ -253,11 +270,13 @@ def build(ctx: ServerContext) -> MCPServer:
         if target == root:
             raise ToolError("refusing to remove the workspace itself")
         if target.is_symlink() or target.is_file():
-            target.unlink()
+            with os_errors(path):
+                target.unlink()
         elif target.is_dir():
             if not recursive:
                 raise ToolError(f"{path}: is a directory; pass recursive=true to remove it and its contents")
-            shutil.rmtree(target)  # does not follow symlinks inside
+            with os_errors(path):
+                shutil.rmtree(target)  # does not follow symlinks inside
         else:
             raise ToolError(f"{path}: no such file or directory")
         return f"Removed {path}."
@@ -269,7 +288,7 @@ def build(ctx: ServerContext) -> MCPServer:
         target = real(path, must_exist=False)
         if target.is_dir():
             raise ToolError(f"{path}: is a directory")
-        with locks[target]:
+        with locks[target], os_errors(path):
             target.parent.mkdir(parents=True, exist_ok=True)
             with target.open("a" if append else "w", encoding="utf-8") as f:
                 f.write(content)

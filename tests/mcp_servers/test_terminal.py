@@ -201,3 +201,56 @@ async def test_a_backtracking_pattern_is_stopped_and_the_process_keeps_running(
         background.cancel()
     assert result.is_error and "took longer than 0.3 s" in text(result), text(result)
     assert ticks > 0, "the event loop was held during the search"
+
+
+async def test_file_errors_say_what_is_wrong(world: World) -> None:
+    """Regressions: cp onto itself, a name over 255 bytes and writing below a file failed with a
+    bare 'Error executing tool'; mv into a missing folder ('dst/') renamed the file instead."""
+    (world.workspace / "a.txt").write_text("a\n")
+    async with serve("terminal", world) as client:
+        for tool, args, expected in [
+            ("cp", {"src": "a.txt", "dst": "a.txt"}, "same file"),
+            ("cp", {"src": "a.txt", "dst": "."}, "same file"),
+            ("write_file", {"path": "x" * 300 + ".txt", "content": "c"}, "too long"),
+            ("mkdir", {"path": "y" * 300}, "too long"),
+            ("write_file", {"path": "a.txt/b.txt", "content": "c"}, "is a file"),
+            ("mkdir", {"path": "a.txt/sub", "parents": True}, "is a file"),
+            ("mv", {"src": "a.txt", "dst": "missing/"}, "no such folder"),
+            ("cp", {"src": "a.txt", "dst": "missing/"}, "no such folder"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+    assert sorted(p.name for p in world.workspace.iterdir()) == ["a.txt"]
+    assert (world.workspace / "a.txt").read_text() == "a\n"
+
+
+async def test_head_and_tail_read_files_too_big_for_cat(world: World) -> None:
+    """Regression: head and tail read the whole file, so on a file over 5 MB they refused and
+    told the model to use head or tail."""
+    lines = [f"line {i} " + "x" * 60 for i in range(1, 100_001)]  # ~7 MB
+    (world.workspace / "big.log").write_text("\n".join(lines) + "\n")
+    async with serve("terminal", world) as client:
+        assert (await client.call_tool("cat", {"path": "big.log"})).is_error
+        head = text(await client.call_tool("head", {"path": "big.log", "n": 3}))
+        assert head.splitlines() == lines[:3]
+        tail = text(await client.call_tool("tail", {"path": "big.log", "n": 2}))
+        assert tail.splitlines() == lines[-2:]
+
+
+async def test_a_symlink_pointing_outside_can_be_removed_or_moved(world: World) -> None:
+    """Regression: rm and mv of a link whose target is outside the workspace were refused, so a
+    stray link could never be cleaned up; the target itself is never touched."""
+    outside = world.workspace.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    (world.workspace / "out1").symlink_to(outside / "keep.txt")
+    (world.workspace / "out2").symlink_to(outside, target_is_directory=True)
+    (world.workspace / "sub").mkdir()
+    async with serve("terminal", world) as client:
+        removed = await client.call_tool("rm", {"path": "out1"})
+        assert not removed.is_error, text(removed)
+        moved = await client.call_tool("mv", {"src": "out2", "dst": "sub/link"})
+        assert not moved.is_error, text(moved)
+        assert (await client.call_tool("cat", {"path": "sub/link/keep.txt"})).is_error  # still refused
+    assert not (world.workspace / "out1").is_symlink() and (world.workspace / "sub" / "link").is_symlink()
+    assert (outside / "keep.txt").read_text() == "keep"
