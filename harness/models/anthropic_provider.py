@@ -47,6 +47,7 @@ from harness.models.provider_common import (
     answer_object,
     api_key,
     distinct_ids,
+    merged,
     request_extras,
     split_options,
     status_error,
@@ -139,8 +140,7 @@ def request_body(
     elif effort:
         body["thinking"] = {"type": "adaptive"}
         body["output_config"] = {"effort": effort}
-    body.update(request_extras(settings.extra, PROVIDER))
-    return body
+    return merged(body, request_extras(settings.extra, PROVIDER))
 
 
 # -- responses -----------------------------------------------------------------------------------

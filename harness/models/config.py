@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from contracts.errors import Problem
 from contracts.yamlio import load_yaml_model
 from harness.models.base import ModelSettings
-from harness.models.provider_common import ENV_NAME
+from harness.models.provider_common import ENV_NAME, merged
 from harness.models.ratelimit import RateLimits
 
 BASE_URL = r"^https?://"
@@ -76,7 +76,7 @@ class ModelConfig(_Strict):
             return self
         extra = dict(self.settings.extra)
         for name, section in self.providers.items():
-            extra[name] = {**(extra.get(name) or {}), **section.extra}
+            extra[name] = merged(extra.get(name) or {}, section.extra)
         return self.model_copy(update={"settings": self.settings.model_copy(update={"extra": extra})})
 
     def rate_limits(self) -> dict[str, RateLimits]:

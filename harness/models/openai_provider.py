@@ -59,6 +59,7 @@ from harness.models.provider_common import (
     api_key,
     distinct_ids,
     is_overflow,
+    merged,
     request_extras,
     split_options,
     status_error,
@@ -220,8 +221,7 @@ def chat_body(
     body["max_completion_tokens" if provider == "openai" else "max_tokens"] = settings.max_output_tokens
     if settings.reasoning_effort:
         body["reasoning_effort"] = settings.reasoning_effort
-    body.update(request_extras(settings.extra, provider))
-    return body
+    return merged(body, request_extras(settings.extra, provider))
 
 
 def _content_text(content: Any) -> str:
@@ -328,8 +328,7 @@ def responses_body(
         body["reasoning"] = {"effort": settings.reasoning_effort}
     if provider == "openai" and (reasoning or settings.reasoning_effort):
         body["include"] = ["reasoning.encrypted_content"]
-    body.update(request_extras(settings.extra, provider))
-    return body
+    return merged(body, request_extras(settings.extra, provider))
 
 
 def failed_kind(code: str, message: str) -> ErrorKind:

@@ -91,8 +91,19 @@ def request_extras(extra: Mapping[str, Any], provider: str) -> dict[str, Any]:
     after a provider (`anthropic`, `openai`, `openai-compatible`) holds fields for it alone.
     """
     common = {k: v for k, v in extra.items() if k not in PROVIDERS}
-    own = extra.get(provider) or {}
-    return {**common, **own}
+    return merged(common, extra.get(provider) or {})
+
+
+def merged(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `top`'s fields on top, key by key into nested objects: extras that add
+    `reasoning: {summary: auto}` keep the `reasoning.effort` mseval set."""
+    out = dict(base)
+    for key, value in top.items():
+        below = out.get(key)
+        if isinstance(below, Mapping) and isinstance(value, Mapping):
+            value = merged(below, value)
+        out[key] = value
+    return out
 
 
 def distinct_ids(ids: Sequence[object], prefix: str) -> list[str]:

@@ -114,3 +114,17 @@ async def test_an_answer_without_usage_counts_zero_and_says_so_once(
     (warning,) = [r for r in caplog.records if r.name == "harness.models"]
     assert warning.levelname == "WARNING" and route.model in warning.getMessage()
     assert "no usage" in warning.getMessage() and "count 0 tokens" in warning.getMessage()
+
+
+async def test_extras_merge_into_nested_request_fields_key_by_key() -> None:
+    extra = {
+        "reasoning": {"summary": "auto"},  # beside the effort mseval sets
+        "chat_template_kwargs": {"enable_thinking": False},
+        "openai": {"chat_template_kwargs": {"thinking_budget": 64}},  # the provider's own, on top
+    }
+    settings = ModelSettings(reasoning_effort="high", extra=extra)
+    with FakeLLM("responses", answer(Reply(text="ok"))) as fake:
+        await one_call(fake, ROUTES["openai-responses"], settings=settings)
+    body = fake.requests[0].body
+    assert body["reasoning"] == {"effort": "high", "summary": "auto"}
+    assert body["chat_template_kwargs"] == {"enable_thinking": False, "thinking_budget": 64}

@@ -72,3 +72,18 @@ def test_bad_files_name_the_file_and_line(tmp_path: Path, text: str, line: int, 
         load_model_config(path)
     (problem,) = exc.value.problems
     assert problem.file == str(path) and problem.line == line and message in problem.message
+
+
+def test_a_provider_section_merges_into_nested_settings_extras_key_by_key(tmp_path: Path) -> None:
+    text = """\
+settings:
+  extra:
+    openai-compatible: {chat_template_kwargs: {enable_thinking: false}}
+providers:
+  openai-compatible:
+    extra: {chat_template_kwargs: {thinking_budget: 64}}
+"""
+    cfg = load_model_config(write(tmp_path, text))
+    assert request_extras(cfg.settings.extra, "openai-compatible") == {
+        "chat_template_kwargs": {"enable_thinking": False, "thinking_budget": 64}
+    }
