@@ -27,7 +27,8 @@ from mcp_servers.calendar.schema import (
 from mcp_servers.calendar.seed import seed
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, iso_datetime, like_pattern
 
 READ = "workflow-records-lookup"
 WRITE = "calendar-write"
@@ -36,20 +37,26 @@ MAX_SLOT_RANGE_DAYS = 62
 _ADDRESS = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
 
 
+# Dates a calendar takes: far enough for any plan, and a day can always be added to them.
+MIN_YEAR, MAX_YEAR = 1900, 9998
+
+
 def _when(value: str, field: str, *, end_of_day: bool = False, need_time: bool = False) -> datetime:
-    """Parse a local ISO date or datetime; a bare date is 00:00 (or the next midnight with end_of_day)."""
+    """Parse a local date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM); a bare date is 00:00 (or
+    the next midnight with end_of_day). Compact and week forms (20261203, 2026-W49-4) and time
+    zones are refused: times are local."""
     raw = value.strip()
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
-            if need_time:
-                raise ToolError(f"{field}: give a date and time like 2026-12-03T14:00, not only {raw!r}")
-            d = date.fromisoformat(raw)
-            return datetime.combine(d + timedelta(days=1 if end_of_day else 0), time())
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        raise ToolError(f"{field}: {value!r} is not an ISO date-time like 2026-12-03T14:00") from None
-    if parsed.tzinfo is not None:
-        raise ToolError(f"{field}: give local time without a zone or offset, e.g. 2026-12-03T14:00")
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", raw):
+        if need_time:
+            raise ToolError(f"{field}: give a date and time like 2026-12-03T14:00, not only {raw!r}")
+        day = date.fromisoformat(iso_date(raw, field))
+        if not MIN_YEAR <= day.year <= MAX_YEAR:
+            raise ToolError(f"{field}: {value!r} is out of range; use a year from {MIN_YEAR} to {MAX_YEAR}")
+        return datetime.combine(day + timedelta(days=1 if end_of_day else 0), time())
+    else:
+        parsed = iso_datetime(raw, field)
+    if not MIN_YEAR <= parsed.year <= MAX_YEAR:
+        raise ToolError(f"{field}: {value!r} is out of range; use a year from {MIN_YEAR} to {MAX_YEAR}")
     return parsed.replace(second=0, microsecond=0)
 
 
@@ -58,8 +65,11 @@ def _iso(dt: datetime) -> str:
 
 
 def _clock(value: str, field: str) -> time:
+    raw = value.strip()
+    if not re.fullmatch(r"[0-9]{2}:[0-9]{2}", raw):
+        raise ToolError(f"{field}: {value!r} is not a local time like 09:00 (HH:MM, no zone)")
     try:
-        return time.fromisoformat(value)
+        return time.fromisoformat(raw)
     except ValueError:
         raise ToolError(f"{field}: {value!r} is not a time like 09:00") from None
 
@@ -179,7 +189,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """The calendars: name, owner, description. Your own (owner me@company.example) can be edited."""
         with Session(ctx.engine) as s:
             rows = s.execute(select(CalendarCalendar).order_by(col(CalendarCalendar.id))).scalars()
-            return as_json([c.model_dump(exclude={"id"}) for c in rows])
+            return as_json([fields(c, exclude={"id"}) for c in rows])
 
     @reader(app, READ)
     def list_events(
@@ -214,9 +224,12 @@ def build(ctx: ServerContext) -> MCPServer:
                 )
                 stmt = stmt.where(col(CalendarEvent.id).in_(ids))
             if query:
-                like = f"%{query.strip()}%"
+                like = like_pattern(query.strip())
                 stmt = stmt.where(
-                    or_(col(CalendarEvent.title).ilike(like), col(CalendarEvent.description).ilike(like))
+                    or_(
+                        col(CalendarEvent.title).ilike(like, escape=LIKE_ESCAPE),
+                        col(CalendarEvent.description).ilike(like, escape=LIKE_ESCAPE),
+                    )
                 )
             return as_json(paginate(s, stmt, page, page_size, lambda row: _view(s, row[0])))
 
@@ -262,7 +275,7 @@ def build(ctx: ServerContext) -> MCPServer:
         busy = sorted((datetime.fromisoformat(a), datetime.fromisoformat(b)) for a, b in taken)
         slots: list[dict[str, Any]] = []
         day = lo.date()
-        while day <= hi.date() and len(slots) < MAX_SLOTS:
+        while day <= hi.date():  # at most MAX_SLOT_RANGE_DAYS days
             if include_weekends or day.weekday() < 5:
                 cursor = max(datetime.combine(day, opens), lo)
                 stop = min(datetime.combine(day, closes), hi)
@@ -275,9 +288,17 @@ def build(ctx: ServerContext) -> MCPServer:
                 if stop - cursor >= need:
                     slots.append({"start": _iso(cursor), "end": _iso(stop)})
             day += timedelta(days=1)
-        return as_json(
-            {"attendees": people, "duration_minutes": duration_minutes, "slots": slots[:MAX_SLOTS]}
-        )
+        out: dict[str, Any] = {
+            "attendees": people,
+            "duration_minutes": duration_minutes,
+            "slots": slots[:MAX_SLOTS],
+        }
+        if len(slots) > MAX_SLOTS:
+            out["more"] = (
+                f"{len(slots) - MAX_SLOTS} more free windows from {slots[MAX_SLOTS]['start']} on; "
+                "search again from there"
+            )
+        return as_json(out)
 
     @writer(app, WRITE)
     def create_event(

@@ -63,8 +63,8 @@ def iso_datetime(value: str, name: str = "time") -> datetime:
     text = value.strip()
     if not _DATETIME.fullmatch(text):
         raise ToolError(
-            f"{name} must be a local date and time written YYYY-MM-DDTHH:MM, e.g. 2026-12-01T14:30, "
-            f"without a time zone; got {value!r}"
+            f"{name}: {value!r} is not an ISO date-time like 2026-12-01T14:30 (local time "
+            "YYYY-MM-DDTHH:MM, without a zone or offset)"
         )
     try:
         return datetime.fromisoformat(text.replace(" ", "T"))

@@ -166,3 +166,42 @@ async def test_calendar_bad_input_is_a_tool_error(world: World) -> None:
         bad = await client.call_tool("update_event", {"event_id": mine["id"], "end": "2026-01-01T00:00"})
         assert bad.is_error and "after start" in text(bad)
         assert as_data(await client.call_tool("get_event", {"event_id": mine["id"]}))["end"] == mine["end"]
+
+
+async def test_dates_far_ahead_zones_and_compact_forms_are_tool_errors(world: World) -> None:
+    """Regressions: 9999-12-31 as an end overflowed and a day_start with a zone compared aware
+    and naive times (bare errors); 20261203 was taken as a date."""
+    async with serve("calendar", world) as client:
+        slots = {"attendees": [ME], "start": "2026-12-01", "end": "2026-12-02"}
+        for tool, args, expected in [
+            ("list_events", {"start": "2026-12-01", "end": "9999-12-31"}, "out of range"),
+            ("list_events", {"start": "20261201", "end": "2026-12-02"}, "not an ISO date-time"),
+            ("list_events", {"start": "2026-W49-1", "end": "2026-12-02"}, "not an ISO date-time"),
+            ("find_free_slots", {**slots, "day_start": "09:00+02:00"}, "no zone"),
+            ("find_free_slots", {**slots, "day_end": "1700"}, "HH:MM"),
+            (
+                "create_event",
+                {"title": "T", "start": "9999-12-31T10:00", "end": "9999-12-31T11:00"},
+                "out of range",
+            ),
+            (
+                "create_event",
+                {"title": "T", "start": "20261202T1000", "end": "2026-12-02T11:00"},
+                "ISO date-time",
+            ),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+
+
+async def test_free_slots_say_when_more_exist(world: World) -> None:
+    """Regression: find_free_slots stopped at 60 windows without saying more existed."""
+    async with serve("calendar", world) as client:
+        found = as_data(
+            await client.call_tool(
+                "find_free_slots",
+                {"attendees": [ME], "start": "2026-12-01", "end": "2027-01-31", "duration_minutes": 5,
+                 "include_weekends": True},
+            )
+        )  # fmt: skip
+        assert len(found["slots"]) == 60 and "more free windows from" in found["more"], found.get("more")
