@@ -3,7 +3,6 @@ announcements, enrollment changes and new assignments (SPEC §5, scenario LMS)."
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -11,8 +10,8 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
-from mcp_servers.common.values import numeric_id
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import finite, iso_date, numeric_id, one_of
 from mcp_servers.lms.schema import (
     TABLES,
     TODAY,
@@ -28,6 +27,9 @@ from mcp_servers.lms.seed import seed
 
 READ = "course-records-lookup"
 WRITE = "record-update"
+ROLES = ("student", "ta")
+ENROLLMENT_STATUSES = ("active", "dropped", "waitlisted")
+SUBMISSION_STATUSES = ("submitted", "late", "missing")
 
 
 def _course(s: Session, course: str) -> LmsCourse:
@@ -73,8 +75,9 @@ def build(ctx: ServerContext) -> MCPServer:
         with session() as s:
             stmt = select(LmsCourse).order_by(LmsCourse.code)
             if term:
-                stmt = stmt.where(LmsCourse.term == term)
-            return as_json([c.model_dump() for c in s.execute(stmt).scalars()])
+                terms = s.execute(select(LmsCourse.term).distinct().order_by(LmsCourse.term)).scalars().all()
+                stmt = stmt.where(LmsCourse.term == one_of(term.strip().lower(), terms, "term"))
+            return as_json([fields(c) for c in s.execute(stmt).scalars()])
 
     @reader(app, READ)
     def get_course(course: str) -> str:
@@ -89,9 +92,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 )
             ).all()
             assignments = s.execute(select(LmsAssignment).where(LmsAssignment.course_id == c.id)).all()
-            return as_json(
-                {**c.model_dump(), "active_students": len(active), "assignments": len(assignments)}
-            )
+            return as_json({**fields(c), "active_students": len(active), "assignments": len(assignments)})
 
     @reader(app, READ)
     def list_enrollments(
@@ -112,9 +113,9 @@ def build(ctx: ServerContext) -> MCPServer:
                 .order_by(LmsStudent.student_number)
             )
             if role:
-                stmt = stmt.where(LmsEnrollment.role == role)
+                stmt = stmt.where(LmsEnrollment.role == one_of(role, ROLES, "role"))
             if status:
-                stmt = stmt.where(LmsEnrollment.status == status)
+                stmt = stmt.where(LmsEnrollment.status == one_of(status, ENROLLMENT_STATUSES, "status"))
 
             def render(row: Any) -> dict[str, Any]:
                 e, st = row
@@ -137,7 +138,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 .order_by(LmsCourse.code)
             ).all()
             courses = [{"course": c.code, "role": e.role, "status": e.status} for e, c in rows]
-            return as_json({**st.model_dump(), "enrollments": courses})
+            return as_json({**fields(st), "enrollments": courses})
 
     @reader(app, READ)
     def list_assignments(course: str) -> str:
@@ -147,7 +148,7 @@ def build(ctx: ServerContext) -> MCPServer:
             rows = s.execute(
                 select(LmsAssignment).where(LmsAssignment.course_id == c.id).order_by(LmsAssignment.due_date)
             )
-            return as_json([a.model_dump() for a in rows.scalars()])
+            return as_json([fields(a) for a in rows.scalars()])
 
     @reader(app, READ)
     def list_submissions(
@@ -163,7 +164,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 .order_by(LmsStudent.student_number)
             )
             if status:
-                stmt = stmt.where(LmsSubmission.status == status)
+                stmt = stmt.where(LmsSubmission.status == one_of(status, SUBMISSION_STATUSES, "status"))
 
             def render(row: Any) -> dict[str, Any]:
                 sub, st = row
@@ -218,7 +219,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 .where(LmsAnnouncement.course_id == c.id)
                 .order_by(col(LmsAnnouncement.id).desc())
             )
-            return as_json([a.model_dump() for a in rows.scalars()])
+            return as_json([fields(a) for a in rows.scalars()])
 
     @writer(app, WRITE)
     def set_grade(assignment_id: int, student: str, score: float, comment: str = "") -> str:
@@ -271,7 +272,7 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, WRITE)
     def update_enrollment(course: str, student: str, status: str) -> str:
         """Change a student's enrollment status in a course: active | dropped | waitlisted."""
-        if status not in {"active", "dropped", "waitlisted"}:
+        if status not in ENROLLMENT_STATUSES:
             raise ToolError("status must be active, dropped or waitlisted")
         with session() as s:
             c = _course(s, course)
@@ -293,11 +294,8 @@ def build(ctx: ServerContext) -> MCPServer:
         """Create an assignment (kind: homework|quiz|project|exam; due_date YYYY-MM-DD)."""
         if kind not in {"homework", "quiz", "project", "exam"}:
             raise ToolError("kind must be homework, quiz, project or exam")
-        try:
-            date.fromisoformat(due_date)
-        except ValueError:
-            raise ToolError(f"due_date {due_date!r} is not YYYY-MM-DD") from None
-        if points_possible <= 0:
+        due_date = iso_date(due_date, "due_date")
+        if finite(points_possible, "points_possible") <= 0:
             raise ToolError("points_possible must be positive")
         with session() as s:
             c = _course(s, course)

@@ -68,3 +68,24 @@ async def test_bad_input_is_a_tool_error(world: World) -> None:
             result = await client.call_tool(tool, args)
             assert result.is_error, tool
             assert expected in text(result), text(result)
+
+
+async def test_unknown_filter_values_and_odd_numbers_are_refused(world: World) -> None:
+    """Regressions: an unknown status/role/term filtered everything out and looked like an empty
+    result; points 'nan'/'inf' and a compact due date were stored as given."""
+    async with serve("lms", world) as client:
+        for tool, args, expected in [
+            ("list_enrollments", {"course": "CS101", "status": "enrolled"}, "active, dropped, waitlisted"),
+            ("list_enrollments", {"course": "CS101", "role": "teacher"}, "student, ta"),
+            ("list_submissions", {"assignment_id": 1, "status": "done"}, "submitted, late, missing"),
+            ("list_courses", {"term": "fall-2026"}, "2026-fall"),
+            ("create_assignment", {"course": "CS101", "title": "T", "kind": "quiz", "due_date": "2026-12-10",
+                                   "points_possible": "nan"}, "finite"),
+            ("create_assignment", {"course": "CS101", "title": "T", "kind": "quiz", "due_date": "2026-12-10",
+                                   "points_possible": "inf"}, "finite"),
+            ("create_assignment", {"course": "CS101", "title": "T", "kind": "quiz", "due_date": "20261210",
+                                   "points_possible": 10}, "YYYY-MM-DD"),
+        ]:  # fmt: skip
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+        assert as_data(await client.call_tool("list_courses", {"term": "2026-fall"}))
