@@ -4,8 +4,11 @@ Mapping, both ways:
 - system messages → `system`; user text → user text blocks; assistant text and tool calls →
   `text` + `tool_use` blocks; tool results → `tool_result` blocks (`is_error` set) in one user
   message per step; consecutive same-role messages are merged, as the API requires.
-- A response with `thinking`/`redacted_thinking` blocks keeps its whole content in
-  `provider_state["anthropic"]`, sent back unchanged on the next call (signatures intact) but
+- The text of a response is its text blocks in order: adjacent ones run on (a passage split at
+  its citations), passages parted by a tool call or thinking are separated by a blank line.
+- A response with `thinking`/`redacted_thinking` blocks, or with text after a tool call, keeps
+  its whole content in `provider_state["anthropic"]`, sent back unchanged on the next call
+  (signatures intact, blocks in their order) but
   for `tool_use` ids, made distinct when parsing (a missing one invented, a repeated one
   suffixed) so that they match the `tool_result` blocks.
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
@@ -177,11 +180,33 @@ def from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None
     # Distinct ids, written into the blocks kept for replay too, so they match the results.
     for block, ident in zip(uses, distinct_ids([b.get("id") for b in uses], "toolu_"), strict=True):
         block["id"] = ident
-    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
     calls = tuple(_tool_call(b) for b in uses)
-    state = {STATE_KEY: {"content": blocks}} if any(b.get("type") in THINKING_TYPES for b in blocks) else None
-    message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
+    # Kept whole when rebuilding the turn (its text, then its calls) would lose something: the
+    # thinking blocks, or text written after a tool call.
+    types = [b.get("type") for b in blocks]
+    after_call = "tool_use" in types and "text" in types[types.index("tool_use") :]
+    keep = after_call or any(t in THINKING_TYPES for t in types)
+    state = {STATE_KEY: {"content": blocks}} if keep else None
+    message = AssistantMessage(content=_text(blocks), tool_calls=calls, provider_state=state)
     return message, usage_from_wire(data.get("usage")), data.get("stop_reason")
+
+
+def _text(blocks: list[dict[str, Any]]) -> str:
+    """The answer's text in order: adjacent text blocks run on (the API splits a passage at its
+    citations); passages parted by a tool call or thinking are separated by a blank line."""
+    passages: list[str] = []
+    run_on = False
+    for block in blocks:
+        if block.get("type") != "text":
+            run_on = False
+            continue
+        piece = str(block.get("text") or "")
+        if run_on:
+            passages[-1] += piece
+        else:
+            passages.append(piece)
+        run_on = True
+    return "\n\n".join(p for p in passages if p)
 
 
 # -- the model -----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from contracts.episode import Usage
+from harness.models import anthropic_provider as ap
 from harness.models.base import ModelAPIError, ModelSettings, UserMessage
 from tests.models.episodes import KEY, KEY_ENV, ROUTES, delegation_script, make_model, one_call, run_episode
 from tests.models.fake_llm import FakeLLM, Reply, Script, Seen
@@ -128,3 +129,31 @@ async def test_extras_merge_into_nested_request_fields_key_by_key() -> None:
     body = fake.requests[0].body
     assert body["reasoning"] == {"effort": "high", "summary": "auto"}
     assert body["chat_template_kwargs"] == {"enable_thinking": False, "thinking_budget": 64}
+
+
+async def test_anthropic_text_blocks_keep_their_separation_and_order() -> None:
+    content = [
+        {"type": "text", "text": "The open assignment is "},
+        {"type": "text", "text": "Project 1", "citations": [{"type": "char_location", "cited_text": "Project 1",
+                                                             "document_index": 0, "start_char_index": 0,
+                                                             "end_char_index": 9}]},
+        {"type": "text", "text": ". Let me check its due date."},
+        {"type": "tool_use", "id": "toolu_1", "name": "mcp__lms__get_course", "input": {"course": "CS101"}},
+        {"type": "text", "text": "Then the reminder."},
+    ]  # fmt: skip
+    with FakeLLM("anthropic", answer(Reply(body_fields={"content": content}))) as fake:
+        response = await one_call(fake, ROUTES["anthropic"])
+    message = response.message
+    assert (
+        message.content
+        == "The open assignment is Project 1. Let me check its due date.\n\nThen the reminder."
+    )
+    # replayed as it came: the text after the call stays after it
+    _, wire = ap.to_wire([UserMessage(content="go"), message])
+    assert [(b["type"], b.get("text")) for b in wire[1]["content"]] == [
+        ("text", "The open assignment is "),
+        ("text", "Project 1"),
+        ("text", ". Let me check its due date."),
+        ("tool_use", None),
+        ("text", "Then the reminder."),
+    ]
