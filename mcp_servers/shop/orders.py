@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import date
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -22,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.spec import ServerContext
 from mcp_servers.common.tooling import ToolError, writer
+from mcp_servers.common.values import finite, iso_date
 from mcp_servers.shop import records
 from mcp_servers.shop.schema import (
     NOW,
@@ -76,10 +76,7 @@ def _adjust_stock(s: Session, product_id: int, delta: int, sku: str) -> None:
 
 
 def _check_date(value: str, name: str) -> None:
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        raise ToolError(f"{name} must be a date YYYY-MM-DD, got {value!r}") from None
+    iso_date(value, name)
 
 
 def register_writes(app: MCPServer, ctx: ServerContext) -> None:
@@ -201,7 +198,7 @@ def register_writes(app: MCPServer, ctx: ServerContext) -> None:
     def issue_refund(order_number: str, amount: float, reason: str) -> str:
         """Refund part or all of a paid, shipped or delivered order. The amount (EUR) must be positive
         and at most what was paid minus what was already refunded; a full refund marks it `refunded`."""
-        amount = round(amount, 2)
+        amount = round(finite(amount, "amount"), 2)
         if amount <= 0:
             raise ToolError("amount must be positive")
         if not reason.strip():
@@ -274,6 +271,8 @@ def register_writes(app: MCPServer, ctx: ServerContext) -> None:
             raise ToolError(
                 "code must be 3-20 characters of A-Z, 0-9 and '-', starting with a letter or digit"
             )
+        finite(value, "value")
+        finite(min_order_total, "min_order_total")
         if kind == "percent" and not 0 < value <= 100:
             raise ToolError("a percent coupon's value must be between 1 and 100")
         if value <= 0:

@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader
+from mcp_servers.common.values import LIKE_ESCAPE, finite, iso_date, like_pattern, one_of
 from mcp_servers.shop import records
 from mcp_servers.shop.orders import register_writes
 from mcp_servers.shop.schema import (
@@ -34,11 +35,7 @@ READ = "commerce-records-lookup"
 
 
 def _date(value: str | None, name: str) -> str | None:
-    if value is None:
-        return None
-    if len(value) != 10 or value[4] != "-" or value[7] != "-":
-        raise ToolError(f"{name} must be a date YYYY-MM-DD, got {value!r}")
-    return value
+    return None if value is None else iso_date(value, name)
 
 
 def build(ctx: ServerContext) -> MCPServer:
@@ -77,20 +74,27 @@ def build(ctx: ServerContext) -> MCPServer:
                 .outerjoin(r, r.c.product_id == ShopProduct.id)
             )
             if query:
-                like = f"%{query.strip().lower()}%"
+                like = like_pattern(query.strip().lower())
                 stmt = stmt.where(
                     or_(
-                        func.lower(ShopProduct.name).like(like),
-                        func.lower(ShopProduct.brand).like(like),
-                        func.lower(ShopProduct.sku).like(like),
+                        func.lower(ShopProduct.name).like(like, escape=LIKE_ESCAPE),
+                        func.lower(ShopProduct.brand).like(like, escape=LIKE_ESCAPE),
+                        func.lower(ShopProduct.sku).like(like, escape=LIKE_ESCAPE),
                     )
                 )
             if category:
-                stmt = stmt.where(func.lower(ShopProduct.category) == category.strip().lower())
+                known = s.execute(
+                    select(ShopProduct.category).distinct().order_by(ShopProduct.category)
+                ).scalars()
+                by_lower = {c.lower(): c for c in known}
+                wanted = by_lower.get(category.strip().lower())
+                stmt = stmt.where(
+                    ShopProduct.category == one_of(wanted or category, by_lower.values(), "category")
+                )
             if min_price is not None:
-                stmt = stmt.where(col(ShopProduct.price) >= min_price)
+                stmt = stmt.where(col(ShopProduct.price) >= finite(min_price, "min_price"))
             if max_price is not None:
-                stmt = stmt.where(col(ShopProduct.price) <= max_price)
+                stmt = stmt.where(col(ShopProduct.price) <= finite(max_price, "max_price"))
             if in_stock_only:
                 stmt = stmt.where(col(ShopStock.on_hand) > 0)
             orderings: dict[str, list[Any]] = {
@@ -161,14 +165,14 @@ def build(ctx: ServerContext) -> MCPServer:
         if not query.strip():
             raise ToolError("query must not be empty")
         with Session(ctx.engine) as s:
-            like = f"%{query.strip().lower()}%"
+            like = like_pattern(query.strip().lower())
             stmt = (
                 select(ShopCustomer)
                 .where(
                     or_(
-                        func.lower(ShopCustomer.name).like(like),
-                        func.lower(ShopCustomer.email).like(like),
-                        func.lower(ShopCustomer.customer_number).like(like),
+                        func.lower(ShopCustomer.name).like(like, escape=LIKE_ESCAPE),
+                        func.lower(ShopCustomer.email).like(like, escape=LIKE_ESCAPE),
+                        func.lower(ShopCustomer.customer_number).like(like, escape=LIKE_ESCAPE),
                     )
                 )
                 .order_by(col(ShopCustomer.customer_number))

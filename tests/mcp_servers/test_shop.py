@@ -278,3 +278,34 @@ async def test_concurrent_orders_never_oversell(world: World) -> None:
         assert sorted(r.is_error for r in results) == [False, True, True, True]
         assert all("stock" in text(r) for r in results if r.is_error)
         assert (await call(client, "get_product", sku=p["sku"]))["stock"]["on_hand"] == 0
+
+
+async def test_nan_amounts_wildcards_categories_and_dates_are_refused(world: World) -> None:
+    """Regressions: a refund or coupon of 'nan' was stored (nan fails every comparison); '%' in a
+    search matched every product; an unknown category or a compact date_from gave wrong results."""
+    async with serve("shop", world) as client:
+        number = await first_order(client, "delivered")
+        coupon = {
+            "code": "NANX",
+            "kind": "fixed",
+            "value": 5,
+            "valid_from": "2026-12-01",
+            "valid_until": "2027-01-31",
+        }
+        for tool, args, expected in [
+            ("issue_refund", {"order_number": number, "amount": "nan", "reason": "x"}, "finite"),
+            ("issue_refund", {"order_number": number, "amount": "inf", "reason": "x"}, "finite"),
+            ("create_coupon", {**coupon, "value": "nan"}, "finite"),
+            ("create_coupon", {**coupon, "min_order_total": "inf"}, "finite"),
+            ("create_coupon", {**coupon, "valid_from": "20261201"}, "YYYY-MM-DD"),
+            ("search_products", {"category": "Gadgets"}, "Audio"),
+            ("search_products", {"min_price": "nan"}, "finite"),
+            ("list_orders", {"date_from": "20260101"}, "YYYY-MM-DD"),
+            ("list_orders", {"date_from": "2026-02-30"}, "not a calendar date"),
+        ]:  # fmt: skip
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+        assert (await call(client, "get_order", order_number=number))["refunds"] == []
+        assert as_data(await client.call_tool("search_products", {"query": "%"}))["total"] == 0
+        audio = as_data(await client.call_tool("search_products", {"category": "audio"}))
+        assert audio["total"] > 0
