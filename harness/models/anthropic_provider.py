@@ -8,9 +8,9 @@ Mapping, both ways:
   its citations), passages parted by a tool call or thinking are separated by a blank line.
 - A response with `thinking`/`redacted_thinking` blocks, or with text after a tool call, keeps
   its whole content in `provider_state["anthropic"]`, sent back unchanged on the next call
-  (signatures intact, blocks in their order) but
-  for `tool_use` ids, made distinct when parsing (a missing one invented, a repeated one
-  suffixed) so that they match the `tool_result` blocks.
+  (signatures intact, blocks in their order) but for `tool_use` ids, made distinct when
+  parsing (a missing one invented, a repeated one suffixed) so that they match the
+  `tool_result` blocks.
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
   `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
   the cache reads, `cache_write_input_tokens` the cache creation (of which
