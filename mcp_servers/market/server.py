@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern
 from mcp_servers.market.schema import (
     NOW,
     TABLES,
@@ -63,9 +64,7 @@ def _commit(s: Session, conflict: str) -> None:
 
 
 def _date(value: str | None, name: str) -> str | None:
-    if value is not None and (len(value) != 10 or value[4] != "-" or value[7] != "-"):
-        raise ToolError(f"{name} must be a date YYYY-MM-DD, got {value!r}")
-    return value
+    return None if value is None else iso_date(value, name)
 
 
 def _bucket(day: str, interval: str) -> str:
@@ -259,9 +258,12 @@ def build(ctx: ServerContext) -> MCPServer:
             if symbol:
                 stmt = stmt.where(MarketNews.ticker_id == _ticker(s, symbol).id)
             if query:
-                like = f"%{query.strip().lower()}%"
+                like = like_pattern(query.strip().lower())
                 stmt = stmt.where(
-                    or_(func.lower(MarketNews.headline).like(like), func.lower(MarketNews.summary).like(like))
+                    or_(
+                        func.lower(MarketNews.headline).like(like, escape=LIKE_ESCAPE),
+                        func.lower(MarketNews.summary).like(like, escape=LIKE_ESCAPE),
+                    )
                 )
             if sentiment:
                 stmt = stmt.where(MarketNews.sentiment == sentiment)

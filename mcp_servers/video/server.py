@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern
 from mcp_servers.video import records
 from mcp_servers.video.schema import (
     STATS_FROM,
@@ -33,10 +34,8 @@ METRICS = ("views", "watch_time_minutes", "likes", "comments", "shares", "subscr
 
 
 def _range(start_date: str | None, end_date: str | None) -> tuple[str, str]:
-    start, end = start_date or STATS_FROM, end_date or STATS_TO
-    for name, value in (("start_date", start), ("end_date", end)):
-        if len(value) != 10 or value[4] != "-" or value[7] != "-":
-            raise ToolError(f"{name} must be a date YYYY-MM-DD, got {value!r}")
+    start = iso_date(start_date, "start_date") if start_date else STATS_FROM
+    end = iso_date(end_date, "end_date") if end_date else STATS_TO
     if end < start:
         raise ToolError("end_date is before start_date")
     if end < STATS_FROM or start > STATS_TO:
@@ -106,10 +105,11 @@ def build(ctx: ServerContext) -> MCPServer:
                 VideoChannel, col(VideoChannel.id) == VideoVideo.channel_id
             )
             if query:
-                like = f"%{query.strip().lower()}%"
+                like = like_pattern(query.strip().lower())
                 stmt = stmt.where(
                     or_(
-                        func.lower(VideoVideo.title).like(like), func.lower(VideoVideo.description).like(like)
+                        func.lower(VideoVideo.title).like(like, escape=LIKE_ESCAPE),
+                        func.lower(VideoVideo.description).like(like, escape=LIKE_ESCAPE),
                     )
                 )
             if channel:
@@ -119,9 +119,12 @@ def build(ctx: ServerContext) -> MCPServer:
             if visibility:
                 stmt = stmt.where(VideoVideo.visibility == visibility)
             if published_after:
-                stmt = stmt.where(col(VideoVideo.published_at) >= published_after)
+                stmt = stmt.where(
+                    col(VideoVideo.published_at) >= iso_date(published_after, "published_after")
+                )
             if published_before:
-                stmt = stmt.where(col(VideoVideo.published_at) < published_before + "T99")
+                before = iso_date(published_before, "published_before")
+                stmt = stmt.where(col(VideoVideo.published_at) < before + "T99")
             order = {
                 "newest": col(VideoVideo.published_at).desc(), "oldest": col(VideoVideo.published_at),
                 "most_viewed": col(VideoVideo.view_count).desc(), "most_liked": col(VideoVideo.like_count).desc(),

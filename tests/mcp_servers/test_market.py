@@ -167,3 +167,11 @@ async def test_bad_input_is_a_tool_error(world: World) -> None:
             ("search_news", {"page": 0}, "page starts at 1"),
         ]:
             assert expected in await error(client, tool, **args), (tool, args)
+
+
+async def test_news_search_text_is_literal_and_dates_are_checked(world: World) -> None:
+    """Regression: '%' in a query was a LIKE wildcard and matched every headline."""
+    async with serve("market", world) as client:
+        assert as_data(await client.call_tool("search_news", {"query": "%_%"}))["total"] == 0
+        result = await client.call_tool("search_news", {"date_from": "2026-13-01"})
+        assert result.is_error and "not a calendar date" in text(result), text(result)

@@ -246,3 +246,19 @@ async def test_bad_input_is_a_tool_error(world: World) -> None:
             ("create_playlist", {"channel": "@codecraft", "title": ""}, "title"),
         ]:
             assert expected in await error(client, tool, **args), (tool, args)
+
+
+async def test_search_text_is_literal_and_dates_are_checked(world: World) -> None:
+    """Regressions: '%' or '_' in a query were LIKE wildcards (matched everything); a start_date
+    like 2026-1x-01 or 20261001 passed a shape check and compared as text."""
+    async with serve("video", world) as client:
+        assert as_data(await client.call_tool("search_videos", {"query": "%"}))["total"] == 0
+        assert as_data(await client.call_tool("search_videos", {"query": "_"}))["total"] == 0
+        some = as_data(await client.call_tool("search_videos", {"page_size": 1}))["items"][0]
+        for tool, args in [
+            ("get_video_stats", {"video_id": some["video_id"], "start_date": "2026-1x-01"}),
+            ("get_video_stats", {"video_id": some["video_id"], "start_date": "20261001"}),
+            ("search_videos", {"published_after": "2026-W40-1"}),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and "YYYY-MM-DD" in text(result), (tool, args, text(result))
