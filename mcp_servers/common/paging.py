@@ -8,21 +8,22 @@ from typing import Any, TypeVar
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.tooling import ToolError, fields
 
 MAX_PAGE_SIZE = 50
 T = TypeVar("T")
 
 
 def paginate(session: Session, stmt: Any, page: int, page_size: int, render: Any = None) -> dict[str, Any]:
-    """Run `stmt` for one page; `render` turns each row into a dict (default: the model's dump)."""
+    """Run `stmt` for one page; `render` turns each row into a dict (default: the row's columns in
+    declaration order)."""
     if page < 1:
         raise ToolError("page starts at 1")
     if not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ToolError(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
     total = session.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
     rows = session.execute(stmt.limit(page_size).offset((page - 1) * page_size)).all()
-    render = render or (lambda row: row[0].model_dump())
+    render = render or (lambda row: fields(row[0]))
     pages = max(1, -(-total // page_size))
     return {"page": page, "pages": pages, "total": total, "items": [render(r) for r in rows]}
 

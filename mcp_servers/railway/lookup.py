@@ -5,13 +5,14 @@ Every miss is a ToolError that says which tool lists the valid values.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any, NamedTuple
 
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.values import numeric_id
+from mcp_servers.common.values import iso_date, numeric_id
 from mcp_servers.railway.network import Call, TrainRun, to_minutes
 from mcp_servers.railway.schema import (
     SEAT_CLASSES,
@@ -36,11 +37,8 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 
 def parse_date(value: str, *, future: bool = False) -> date:
-    """An ISO date; with `future`, today or later."""
-    try:
-        day = date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolError(f"date {value!r} is not YYYY-MM-DD") from None
+    """A date written YYYY-MM-DD; with `future`, today or later."""
+    day = date.fromisoformat(iso_date(value, "date"))
     if future and day < date.fromisoformat(TODAY):
         raise ToolError(f"{day.isoformat()} is in the past; today is {TODAY}")
     return day
@@ -80,11 +78,13 @@ def station(s: Session, key: str) -> RailStation:
 
 
 def train(s: Session, number: str) -> RailTrain:
-    """A train by number ("IC 105", "ic105") or bare number ("105")."""
-    digits = "".join(ch for ch in number if ch.isdigit())
-    if digits:
+    """A train by number ("IC 105", "ic105") or bare number ("105"); a kind given must match."""
+    m = re.fullmatch(r"\s*([A-Za-z]*)\s*([0-9]+)\s*", number)
+    if m:
+        kind, digits = m.group(1).upper(), m.group(2)
         for t in s.execute(select(RailTrain)).scalars():
-            if t.number.split()[-1] == digits:
+            parts = t.number.split()
+            if parts[-1] == digits and (not kind or parts[0].upper() == kind):
                 return t
     raise ToolError(
         f"no train {number!r}; find_connections or station_departures give train numbers like 'IC 105'"

@@ -7,6 +7,7 @@ booking the last seats of one train cannot both succeed.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import date
 from typing import Any
@@ -17,7 +18,8 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, one_of
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway import seats as seating
 from mcp_servers.railway.network import (
@@ -43,6 +45,7 @@ from mcp_servers.railway.schema import (
 from mcp_servers.railway.seed import seed
 
 BOOKING_STATUSES = ("confirmed", "cancelled", "completed")
+_ADDRESS = re.compile(r"[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}")
 
 READ = "railway-schedule-lookup"
 WRITE = "record-update"
@@ -64,20 +67,27 @@ def build(ctx: ServerContext) -> MCPServer:
         with session() as s:
             stmt = select(RailStation).order_by(RailStation.name)
             if query.strip():
-                q = f"%{query.strip().lower()}%"
+                q = like_pattern(query.strip().lower())
                 stmt = stmt.where(
-                    or_(func.lower(RailStation.name).like(q), func.lower(RailStation.code).like(q))
+                    or_(
+                        func.lower(RailStation.name).like(q, escape=LIKE_ESCAPE),
+                        func.lower(RailStation.code).like(q, escape=LIKE_ESCAPE),
+                    )
                 )
             if region:
                 stmt = stmt.where(func.lower(RailStation.region) == region.strip().lower())
             if line:
-                stmt = stmt.where(func.lower(RailStation.lines).like(f"%{line.strip().lower()}%"))
-            return as_json([st.model_dump(exclude={"id"}) for st in s.execute(stmt).scalars()])
+                stmt = stmt.where(
+                    func.lower(RailStation.lines).like(like_pattern(line.strip().lower()), escape=LIKE_ESCAPE)
+                )
+            return as_json([fields(st, exclude={"id"}) for st in s.execute(stmt).scalars()])
 
     @reader(app, READ)
     def station_departures(station: str, travel_date: str, after: str = "00:00", limit: int = 20) -> str:
         """Departure board of a station on a date: trains leaving at or after `after` (HH:MM),
-        with their number, destination and departure time; `limit` up to 50."""
+        with their number, destination and departure time; `limit` 1 to 50."""
+        if not 1 <= limit <= 50:
+            raise ToolError(f"limit must be between 1 and 50; got {limit}")
         with session() as s:
             st, day, start = find.station(s, station), find.parse_date(travel_date), find.parse_time(after)
             names = find.station_names(s)
@@ -92,9 +102,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 for stop, t in rows
                 if runs_on(t.runs_on, day) and to_minutes(stop.departs or "") >= start
             ]  # fmt: skip
-            return as_json(
-                {"station": st.name, "date": day.isoformat(), "departures": board[: max(1, min(limit, 50))]}
-            )
+            return as_json({"station": st.name, "date": day.isoformat(), "departures": board[:limit]})
 
     @reader(app, READ)
     def find_connections(
@@ -107,9 +115,12 @@ def build(ctx: ServerContext) -> MCPServer:
     ) -> str:
         """Journeys between two stations (code or name) on a date, leaving at or after `depart_after`:
         direct trains and (max_changes=1) journeys with one change. Each gives its legs, duration,
-        full fares per seat by class, and the seats left in each class (the lowest over its legs)."""
+        full fares per seat by class, and the seats left in each class (the lowest over its legs).
+        At most `limit` journeys (1-30, default 8), earliest first."""
         if max_changes not in (0, 1):
             raise ToolError("max_changes must be 0 (direct only) or 1")
+        if not 1 <= limit <= 30:
+            raise ToolError(f"limit must be between 1 and 30; got {limit}")
         with session() as s:
             a, b = find.station(s, origin), find.station(s, destination)
             if a.id == b.id:
@@ -118,7 +129,7 @@ def build(ctx: ServerContext) -> MCPServer:
             names, prices = find.station_names(s), find.fares(s)
             found = connections(find.timetable(s), a.id or 0, b.id or 0, day, start, max_changes)
             options = []
-            for journey in found[: max(1, min(limit, 30))]:
+            for journey in found[:limit]:
                 left: dict[str, int | None] = {}
                 for seat_class in ("first", "second"):
                     invs = [find.inventory(s, lg.train.id, day.isoformat(), seat_class) for lg in journey]
@@ -172,17 +183,19 @@ def build(ctx: ServerContext) -> MCPServer:
                             "classes": [{"seat_class": r.seat_class, "capacity": r.capacity, "available": r.available} for r in rows]})  # fmt: skip
 
     @reader(app, READ)
-    def search_passengers(query: str) -> str:
-        """Passengers whose name, e-mail or number contains `query`: number, name, email, railcard."""
+    def search_passengers(query: str, page: int = 1, page_size: int = 20) -> str:
+        """Passengers whose name, e-mail or number contains `query`, one page at a time (`total` says
+        how many match): number, name, email, railcard."""
         if not query.strip():
             raise ToolError("give part of a name, an e-mail or a passenger number")
         with session() as s:
-            q = f"%{query.strip().lower()}%"
+            q = like_pattern(query.strip().lower())
             stmt = select(RailPassenger).where(or_(
-                func.lower(RailPassenger.name).like(q), func.lower(RailPassenger.email).like(q),
-                func.lower(RailPassenger.passenger_number).like(q),
-            )).order_by(RailPassenger.passenger_number).limit(50)  # fmt: skip
-            return as_json([p.model_dump(exclude={"id"}) for p in s.execute(stmt).scalars()])
+                func.lower(RailPassenger.name).like(q, escape=LIKE_ESCAPE),
+                func.lower(RailPassenger.email).like(q, escape=LIKE_ESCAPE),
+                func.lower(RailPassenger.passenger_number).like(q, escape=LIKE_ESCAPE),
+            )).order_by(RailPassenger.passenger_number)  # fmt: skip
+            return as_json(paginate(s, stmt, page, page_size, lambda row: fields(row[0], exclude={"id"})))
 
     @reader(app, READ)
     def get_booking(reference: str) -> str:
@@ -204,7 +217,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 .order_by(col(RailBooking.travel_date).desc(), col(RailBooking.id))
             )
             if status:
-                stmt = stmt.where(RailBooking.status == status)
+                stmt = stmt.where(RailBooking.status == one_of(status, BOOKING_STATUSES, "status"))
             names = find.station_names(s)
 
             def render(row: Any) -> dict[str, Any]:
@@ -259,8 +272,8 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, WRITE)
     def register_passenger(name: str, email: str, railcard: str = "none") -> str:
         """Register a new passenger; railcard: none | youth (25% off) | senior (30%) | family (20%)."""
-        if not name.strip() or "@" not in email:
-            raise ToolError("give a name and a valid e-mail address")
+        if not name.strip() or not _ADDRESS.fullmatch(email.strip().lower()):
+            raise ToolError("give a name and a valid e-mail address, like 'ana.ruiz@mail.example'")
         if railcard not in RAILCARDS:
             raise ToolError(f"railcard must be one of {', '.join(RAILCARDS)}")
         with session() as s:
@@ -279,7 +292,7 @@ def build(ctx: ServerContext) -> MCPServer:
             p.passenger_number = f"P{p.id:05d}"
             s.commit()
             s.refresh(p)
-            return as_json(p.model_dump(exclude={"id"}))
+            return as_json(fields(p, exclude={"id"}))
 
     @writer(app, WRITE)
     def book_journey(

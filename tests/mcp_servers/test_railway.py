@@ -73,7 +73,8 @@ async def test_railway_contract(world: World) -> None:
         )
         assert made["railcard"] == "none" and made["passenger_number"].startswith("P00")
         found = as_data(await client.call_tool("search_passengers", {"query": "test.traveller"}))
-        assert found[0]["railcard"] == "youth" and found[0]["passenger_number"].startswith("P")
+        [one] = found["items"]
+        assert one["railcard"] == "youth" and one["passenger_number"].startswith("P")
 
 
 async def test_booking_takes_seats_and_applies_the_railcard(world: World) -> None:
@@ -247,3 +248,26 @@ async def test_a_trains_manifest_lists_every_booking_with_a_leg_on_it(world: Wor
         assert {b["status"] for b in confirmed["items"]} == {"confirmed"}
         bad = await client.call_tool("train_bookings", {**args, "status": "booked"})
         assert bad.is_error and "confirmed, cancelled, completed" in text(bad)
+
+
+async def test_train_kinds_limits_addresses_and_statuses_are_checked(world: World) -> None:
+    """Regressions: get_timetable('RE 105') returned IC 105; limit=-5 silently became 1; 'a@' was
+    registered as an e-mail; an unknown booking status gave an empty list; search_passengers
+    stopped at 50 without saying so."""
+    async with serve("railway", world) as client:
+        ic = as_data(await client.call_tool("get_timetable", {"train": "105"}))
+        other = "RE" if ic["train"].split()[0] != "RE" else "IC"
+        wrong = await client.call_tool("get_timetable", {"train": f"{other} 105"})
+        assert wrong.is_error and "no train" in text(wrong), text(wrong)
+        for tool, args, expected in [
+            ("station_departures", {"station": "ALC", "travel_date": MONDAY, "limit": -5}, "between 1 and 50"),
+            ("find_connections", {"origin": "NTH", "destination": "ALC", "travel_date": MONDAY, "limit": 0},
+             "between 1 and 30"),
+            ("register_passenger", {"name": "A", "email": "a@"}, "valid e-mail"),
+            ("passenger_bookings", {"passenger": "P00001", "status": "booked"}, "confirmed, cancelled, completed"),
+            ("station_departures", {"station": "ALC", "travel_date": "20261130"}, "YYYY-MM-DD"),
+        ]:  # fmt: skip
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+        many = as_data(await client.call_tool("search_passengers", {"query": "@", "page_size": 50}))
+        assert many["total"] > 50 and many["pages"] >= 2 and len(many["items"]) == 50, many["total"]
