@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.values import numeric_id
+from mcp_servers.common.tooling import ToolError, fields
+from mcp_servers.common.values import iso_date, numeric_id
 from mcp_servers.kitchen.schema import TODAY, KitchenCateringOrder, KitchenMenu, KitchenRecipe
 
 COURSES = ("starter", "soup", "salad", "main", "side", "dessert")
@@ -18,6 +18,7 @@ DIETS = ("vegan", "vegetarian", "pescatarian", "omnivore")
 LEAD_DAYS = 3  # the kitchen needs three days' notice to book or change an event
 MIN_GUESTS, MAX_GUESTS = 10, 500
 # Allowed status changes of a catering order.
+ORDER_STATUSES = ("quote", "confirmed", "in_preparation", "delivered", "cancelled")
 TRANSITIONS = {
     "quote": {"confirmed", "cancelled"},
     "confirmed": {"in_preparation", "cancelled"},
@@ -66,10 +67,7 @@ def order(s: Session, reference: str) -> KitchenCateringOrder:
 
 
 def event_date(value: str) -> str:
-    try:
-        day = date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolError(f"event_date {value!r} is not YYYY-MM-DD") from None
+    day = date.fromisoformat(iso_date(value, "event_date"))
     earliest = date.fromisoformat(TODAY) + timedelta(days=LEAD_DAYS)
     if day < earliest:
         raise ToolError(
@@ -86,7 +84,7 @@ def guests(n: int) -> int:
 
 def render_order(o: KitchenCateringOrder, menu: KitchenMenu | None) -> dict[str, Any]:
     return {
-        **o.model_dump(exclude={"id", "menu_id"}),
+        **fields(o, exclude={"id", "menu_id"}),
         "menu": menu.name if menu else None,
         "menu_id": o.menu_id,
     }

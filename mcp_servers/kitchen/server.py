@@ -13,7 +13,8 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern, one_of
 from mcp_servers.kitchen import records as rec
 from mcp_servers.kitchen.catalog import ALLERGENS
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
@@ -65,7 +66,7 @@ def build(ctx: ServerContext) -> MCPServer:
         with session() as s:
             stmt = select(KitchenRecipe).order_by(KitchenRecipe.name)
             for word in query.lower().split():
-                stmt = stmt.where(func.lower(KitchenRecipe.name).like(f"%{word}%"))
+                stmt = stmt.where(func.lower(KitchenRecipe.name).like(like_pattern(word), escape=LIKE_ESCAPE))
             if cuisine:
                 stmt = stmt.where(func.lower(KitchenRecipe.cuisine) == cuisine.strip().lower())
             if course:
@@ -96,7 +97,7 @@ def build(ctx: ServerContext) -> MCPServer:
         with session() as s:
             r, cat = rec.recipe(s, recipe), Catalog.load(s)
             return as_json({
-                **r.model_dump(exclude={"steps"}), "steps": r.steps.splitlines(), "ingredients": cat.ingredient_lines(r),
+                **fields(r, exclude={"steps"}), "steps": r.steps.splitlines(), "ingredients": cat.ingredient_lines(r),
                 "allergens": cat.allergens_of(r), "per_serving": cat.per_serving(r),
             })  # fmt: skip
 
@@ -111,7 +112,9 @@ def build(ctx: ServerContext) -> MCPServer:
                 near = (
                     s.execute(
                         select(KitchenIngredient.name).where(
-                            func.lower(KitchenIngredient.name).like(f"%{name.strip().lower()}%")
+                            func.lower(KitchenIngredient.name).like(
+                                like_pattern(name.strip().lower()), escape=LIKE_ESCAPE
+                            )
                         )
                     )
                     .scalars()
@@ -129,7 +132,7 @@ def build(ctx: ServerContext) -> MCPServer:
             ).scalars().all()  # fmt: skip
             return as_json(
                 {
-                    **ing.model_dump(exclude={"id"}),
+                    **fields(ing, exclude={"id"}),
                     "allergens": sorted(cat.allergens.get(ing.id or 0, set())),
                     "used_in": used,
                 }
@@ -200,13 +203,17 @@ def build(ctx: ServerContext) -> MCPServer:
                 KitchenCateringOrder.event_date, KitchenCateringOrder.reference
             )
             if status:
-                stmt = stmt.where(KitchenCateringOrder.status == status)
+                stmt = stmt.where(KitchenCateringOrder.status == one_of(status, rec.ORDER_STATUSES, "status"))
             if date_from:
-                stmt = stmt.where(KitchenCateringOrder.event_date >= date_from)
+                stmt = stmt.where(KitchenCateringOrder.event_date >= iso_date(date_from, "date_from"))
             if date_to:
-                stmt = stmt.where(KitchenCateringOrder.event_date <= date_to)
+                stmt = stmt.where(KitchenCateringOrder.event_date <= iso_date(date_to, "date_to"))
             if client:
-                stmt = stmt.where(func.lower(KitchenCateringOrder.client).like(f"%{client.strip().lower()}%"))
+                stmt = stmt.where(
+                    func.lower(KitchenCateringOrder.client).like(
+                        like_pattern(client.strip().lower()), escape=LIKE_ESCAPE
+                    )
+                )
             menus = {m.id: m for m in s.execute(select(KitchenMenu)).scalars()}
             return as_json(
                 paginate(
@@ -227,6 +234,8 @@ def build(ctx: ServerContext) -> MCPServer:
         portion per guest, other courses one). Returns the menu with its price per guest."""
         if not name.strip():
             raise ToolError("a menu needs a name")
+        if not recipes:
+            raise ToolError("a menu needs at least one recipe (names or ids; search_recipes finds them)")
         with session() as s:
             if s.execute(
                 select(KitchenMenu).where(func.lower(KitchenMenu.name) == name.strip().lower())

@@ -138,3 +138,21 @@ async def test_order_rules(world: World) -> None:
             )
             == 6
         )
+
+
+async def test_filters_dates_and_empty_menus_are_checked(world: World) -> None:
+    """Regressions: an unknown status or a compact date_from filtered wrongly without a word; a
+    menu with no recipes was created; '%' in a recipe search matched every recipe."""
+    async with serve("kitchen", world) as client:
+        for tool, args, expected in [
+            ("list_catering_orders", {"status": "pending"}, "quote, confirmed, in_preparation"),
+            ("list_catering_orders", {"date_from": "20261201"}, "YYYY-MM-DD"),
+            ("list_catering_orders", {"date_to": "2026-W50-1"}, "YYYY-MM-DD"),
+            ("create_menu", {"name": "Empty", "recipes": []}, "at least one recipe"),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and expected in text(result), (tool, args, text(result))
+        assert as_data(await client.call_tool("search_recipes", {"query": "%"}))["total"] == 0
+        assert as_data(await client.call_tool("list_menus", {})) and "Empty" not in text(
+            await client.call_tool("list_menus", {})
+        )
