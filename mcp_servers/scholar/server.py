@@ -13,8 +13,8 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from mcp_servers.common.tooling import ToolError, as_json, reader, writer
-from mcp_servers.common.values import numeric_id
+from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
+from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, numeric_id
 from mcp_servers.scholar.schema import (
     TABLES,
     TODAY,
@@ -36,7 +36,8 @@ STOPWORDS = {"a", "an", "the", "of", "for", "and", "or", "in", "on", "with", "to
 
 
 def _terms(query: str) -> list[str]:
-    return [t for t in re.findall(r"[a-z0-9][a-z0-9\-+]*", query.lower()) if t not in STOPWORDS]
+    # Words in any script ("naïve" is one word, not "na" and "ve"), with inner '-' and '+'.
+    return [t for t in re.findall(r"[^\W_][\w\-+]*", query.lower()) if t not in STOPWORDS]
 
 
 def _paper(s: Session, paper_id: int) -> ScholarPaper:
@@ -54,7 +55,11 @@ def _author(s: Session, author: str) -> ScholarAuthor:
             return found
         raise ToolError(f"no author with id {key}")
     rows = (
-        s.execute(select(ScholarAuthor).where(func.lower(ScholarAuthor.name).like(f"%{key.lower()}%")))
+        s.execute(
+            select(ScholarAuthor).where(
+                func.lower(ScholarAuthor.name).like(like_pattern(key.lower()), escape=LIKE_ESCAPE)
+            )
+        )
         .scalars()
         .all()
     )
@@ -140,7 +145,7 @@ def build(ctx: ServerContext) -> MCPServer:
                     )
                 )
             text_of = func.lower(col(ScholarPaper.title) + " " + col(ScholarPaper.abstract))
-            likes = [text_of.like(f"%{t}%") for t in terms]
+            likes = [text_of.like(like_pattern(t), escape=LIKE_ESCAPE) for t in terms]
             if likes:
                 stmt = stmt.where(*likes) if match == "all" else stmt.where(or_(*likes))
             hits = list(s.execute(stmt).scalars())
@@ -191,29 +196,43 @@ def build(ctx: ServerContext) -> MCPServer:
             ).scalars()
             n_refs = s.execute(select(func.count()).where(ScholarCitation.citing_id == p.id)).scalar_one()
             return as_json({
-                **p.model_dump(), "references": n_refs,
+                **fields(p), "references": n_refs,
                 "authors": [{"id": a.id, "name": a.name, "affiliation": a.affiliation} for a in authors],
             })  # fmt: skip
 
     @reader(app, SEARCH)
-    def find_authors(query: str) -> str:
-        """Authors whose name or affiliation contains `query`: id, name, affiliation, paper count."""
+    def find_authors(query: str, page: int = 1, page_size: int = 20) -> str:
+        """Authors whose name or affiliation contains `query`, by name, one page at a time (`total`
+        says how many match): id, name, affiliation, paper count."""
         if not query.strip():
             raise ToolError("give part of a name or an affiliation")
         with session() as s:
-            q = f"%{query.strip().lower()}%"
-            rows = s.execute(
+            q = like_pattern(query.strip().lower())
+            stmt = (
                 select(ScholarAuthor, func.count(col(ScholarAuthorship.id)))
                 .join(ScholarAuthorship, col(ScholarAuthorship.author_id) == ScholarAuthor.id, isouter=True)
                 .where(
-                    or_(func.lower(ScholarAuthor.name).like(q), func.lower(ScholarAuthor.affiliation).like(q))
+                    or_(
+                        func.lower(ScholarAuthor.name).like(q, escape=LIKE_ESCAPE),
+                        func.lower(ScholarAuthor.affiliation).like(q, escape=LIKE_ESCAPE),
+                    )
                 )
                 .group_by(col(ScholarAuthor.id))
-                .order_by(ScholarAuthor.name)
-                .limit(50)
-            ).all()
+                .order_by(ScholarAuthor.name, col(ScholarAuthor.id))
+            )
             return as_json(
-                [{"id": a.id, "name": a.name, "affiliation": a.affiliation, "papers": n} for a, n in rows]
+                paginate(
+                    s,
+                    stmt,
+                    page,
+                    page_size,
+                    lambda row: {
+                        "id": row[0].id,
+                        "name": row[0].name,
+                        "affiliation": row[0].affiliation,
+                        "papers": row[1],
+                    },
+                )
             )
 
     @reader(app, SEARCH)
@@ -230,7 +249,7 @@ def build(ctx: ServerContext) -> MCPServer:
             counts = sorted((p.citation_count for p in papers), reverse=True)
             h = sum(1 for i, c in enumerate(counts, start=1) if c >= i)
             return as_json({
-                **a.model_dump(), "total_citations": sum(counts), "h_index": h,
+                **fields(a), "total_citations": sum(counts), "h_index": h,
                 "papers": [{"id": p.id, "title": p.title, "year": p.year, "venue": p.venue, "citations": p.citation_count} for p in papers],
             })  # fmt: skip
 

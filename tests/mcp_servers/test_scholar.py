@@ -128,3 +128,17 @@ async def test_bad_input_is_a_tool_error(world: World) -> None:
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, text(result))
+
+
+async def test_accented_words_stay_whole_and_author_search_pages(world: World) -> None:
+    """Regressions: 'naïve' was searched as 'na' and 've' (matching most abstracts);
+    find_authors stopped at 50 without saying more existed."""
+    async with serve("scholar", world) as client:
+        naive = as_data(await client.call_tool("search_papers", {"query": "naïve"}))
+        assert naive["total"] == 0, naive["total"]  # no paper in the index says naïve
+        halves = as_data(await client.call_tool("search_papers", {"query": "na ve"}))
+        assert halves["total"] > 0
+        everyone = as_data(await client.call_tool("find_authors", {"query": "a", "page_size": 50}))
+        assert everyone["total"] > 50 and everyone["pages"] >= 2 and len(everyone["items"]) == 50
+        second = as_data(await client.call_tool("find_authors", {"query": "a", "page": 2, "page_size": 50}))
+        assert not {a["id"] for a in second["items"]} & {a["id"] for a in everyone["items"]}
