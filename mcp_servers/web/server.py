@@ -7,6 +7,9 @@ from the package (`seed.py`). Every tool is read-only.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -106,19 +109,20 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, LABEL)
     def find_in_page(url: str, text: str) -> str:
         """Find `text` (case-insensitive) in a page, like a browser's find: the chunks it occurs
-        in, each with a short context, so read_page can jump there."""
+        in, each with a short context, so read_page can jump there (a match that runs across the
+        end of a chunk is found, under the chunk where it starts). At most 20 hits are listed;
+        `matches` counts them all."""
         if not text.strip():
             raise ToolError("give the text to find")
         with session() as s:
             p = _page(s, url)
+            starts = list(itertools.accumulate(len(part) for part in chunks(p.text)))
             hits: list[dict[str, Any]] = []
-            for n, part in enumerate(chunks(p.text), start=1):
-                low, at = part.lower(), part.lower().find(text.lower())
-                while at >= 0:
-                    hits.append(
-                        {"chunk": n, "context": " ".join(part[max(0, at - 60) : at + len(text) + 60].split())}
-                    )
-                    at = low.find(text.lower(), at + 1)
+            # The whole text, not chunk by chunk: a match may straddle a chunk boundary.
+            for m in re.finditer(re.escape(text), p.text, re.IGNORECASE):
+                at = m.start()
+                n = bisect.bisect_right(starts, at) + 1
+                hits.append({"chunk": n, "context": " ".join(p.text[max(0, at - 60) : m.end() + 60].split())})
             return as_json({"url": p.url, "matches": len(hits), "hits": hits[:20]})
 
     @reader(app, LABEL)

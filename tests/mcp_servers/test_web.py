@@ -124,3 +124,20 @@ async def test_unknown_pages_are_tool_errors(world: World) -> None:
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, text(result))
+
+
+async def test_find_in_page_finds_text_across_a_chunk_boundary(world: World) -> None:
+    """Regression: find_in_page searched chunk by chunk, so text cut by a chunk boundary was
+    reported as missing."""
+    async with serve("web", world) as client:
+        first = as_data(await client.call_tool("read_page", {"url": MAIN_LINE_TIMETABLE}))
+        tail = first["text"].rstrip()[-12:]
+        second = as_data(await client.call_tool("read_page", {"url": MAIN_LINE_TIMETABLE, "chunk": 2}))
+        gap = first["text"][len(first["text"].rstrip()) :]
+        phrase = tail + gap + second["text"][:12]
+        found = as_data(await client.call_tool("find_in_page", {"url": MAIN_LINE_TIMETABLE, "text": phrase}))
+        assert found["matches"] >= 1 and 1 in {h["chunk"] for h in found["hits"]}, (phrase, found)
+        upper = as_data(
+            await client.call_tool("find_in_page", {"url": MAIN_LINE_TIMETABLE, "text": phrase.upper()})
+        )
+        assert upper["matches"] == found["matches"]
