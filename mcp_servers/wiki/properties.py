@@ -39,11 +39,22 @@ class RowFilter(BaseModel):
     value: str | float | bool | None = None
 
 
+# A row is shown as {"id", <properties>, "updated_at"} and add_row/update_row answer with
+# "created"/"updated": a property with one of these names would overwrite them.
+RESERVED_NAMES = frozenset({"id", "updated_at", "created", "updated"})
+
+
 def check_schema(props: list[PropertySpec]) -> list[dict[str, Any]]:
     """The schema as stored, or a ToolError naming what is wrong."""
     names = [p.name for p in props]
     if len({n.lower() for n in names}) != len(names):
         raise ToolError("property names must be distinct")
+    taken = sorted({n for n in names if n.strip().lower() in RESERVED_NAMES})
+    if taken:
+        raise ToolError(
+            f"property names {taken} are taken by the row's own fields ({', '.join(sorted(RESERVED_NAMES))}); "
+            "choose other names"
+        )
     if [p.type for p in props].count("title") != 1:
         raise ToolError("a database needs exactly one property of type 'title' (the row name)")
     for p in props:

@@ -27,9 +27,11 @@ MAX_MARKDOWN = 100_000
 SNIPPET = 160
 
 
-def _page(s: Session, page_id: int) -> WikiPage:
+def _page(s: Session, page_id: int, *, archived_too: bool = False) -> WikiPage:
     found = s.get(WikiPage, page_id)
-    if found is None or found.archived:
+    if found is not None and found.archived and not archived_too:
+        raise ToolError(f"page {page_id} is archived; update_page with archived=false restores it")
+    if found is None:
         raise ToolError(f"no page with id {page_id}; search_pages finds pages by title or text")
     return found
 
@@ -212,9 +214,10 @@ def build(ctx: ServerContext) -> MCPServer:
         archived: bool | None = None,
     ) -> str:
         """Change a page; only what is given changes: title, markdown (replaces the whole
-        content), parent_id (moves it under another page), archived=true (removes it from the wiki)."""
+        content), parent_id (moves it under another page), archived=true (removes it from the wiki),
+        archived=false (restores an archived page)."""
         with Session(ctx.engine) as s:
-            p = _page(s, page_id)
+            p = _page(s, page_id, archived_too=archived is False)
             if title is not None:
                 if not title.strip():
                     raise ToolError("title must not be empty")

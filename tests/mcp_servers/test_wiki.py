@@ -227,3 +227,27 @@ async def test_wiki_bad_input_is_a_tool_error(world: World) -> None:
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, args, text(result))
+
+
+async def test_reserved_property_names_and_restoring_an_archived_page(world: World) -> None:
+    """Regressions: a property named 'id' overwrote the row id in query_rows; an archived page
+    could not be restored (update_page said it did not exist)."""
+    async with serve("wiki", world) as client:
+        for name in ("id", "Updated_At"):
+            result = await client.call_tool(
+                "create_database",
+                {
+                    "title": "T",
+                    "properties": [{"name": "Name", "type": "title"}, {"name": name, "type": "number"}],
+                },
+            )
+            assert result.is_error and "taken by the row's own fields" in text(result), text(result)
+        page_id = as_data(await client.call_tool("create_page", {"title": "Temp", "markdown": "x"}))[
+            "created"
+        ]
+        assert not (await client.call_tool("update_page", {"page_id": page_id, "archived": True})).is_error
+        gone = await client.call_tool("read_page", {"page_id": page_id})
+        assert gone.is_error and "archived=false restores it" in text(gone), text(gone)
+        back = await client.call_tool("update_page", {"page_id": page_id, "archived": False})
+        assert not back.is_error, text(back)
+        assert not (await client.call_tool("read_page", {"page_id": page_id})).is_error
