@@ -112,6 +112,11 @@ def _write(
         raise ToolError("values must be a non-empty list of rows, e.g. [['Team', 'Budget'], ['Ops', 1200]]")
     if height * width > MAX_CELLS:
         raise ToolError(f"write at most {MAX_CELLS} cells per call")
+    if row1 + height - 1 > a1.MAX_ROWS or col1 + width - 1 > a1.MAX_COLS:
+        raise ToolError(
+            f"the values would go past the sheet's limits ({a1.MAX_ROWS} rows, columns up to ZZ); "
+            "start higher or further left"
+        )
     existing = {
         (c.row_no, c.col_no): c
         for c in s.execute(

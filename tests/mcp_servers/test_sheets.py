@@ -160,3 +160,20 @@ async def test_sheet_names_with_spaces_and_quotes(world: World) -> None:
             await client.call_tool("read_range", {"spreadsheet_id": book, "range": "'Q4''s plan'!A1:B2"})
         )
         assert read["values"] == [["a", 1], ["a", 1]]
+
+
+async def test_write_range_past_the_sheet_limits_is_refused(world: World) -> None:
+    """Regression: a write anchored near the last row or column stored cells past the sheet's
+    limits, which no range could then read."""
+    async with serve("sheets", world) as client:
+        made = as_data(await client.call_tool("create_spreadsheet", {"title": "Edge", "sheets": ["S"]}))
+        book = made["created"]
+        for anchor, values in [("S!ZZ1", [[1, 2]]), (f"S!A{a1.MAX_ROWS}", [[1], [2]])]:
+            result = await client.call_tool(
+                "write_range", {"spreadsheet_id": book, "range": anchor, "values": values}
+            )
+            assert result.is_error and "past the sheet's limits" in text(result), (anchor, text(result))
+        fits = await client.call_tool(
+            "write_range", {"spreadsheet_id": book, "range": "S!ZY1", "values": [[1, 2]]}
+        )
+        assert not fits.is_error, text(fits)
