@@ -93,8 +93,12 @@ def _value(prop: dict[str, Any], value: Any) -> Any:
             raise ToolError(f"{bad}: give a list of values from {prop['options']}")
         return list(dict.fromkeys(items))
     if kind == "date":
+        # Written out: fromisoformat alone takes 20261201 and 2026-W49-1, stored as typed.
+        written = isinstance(value, str) and re.fullmatch(
+            r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2})?", value
+        )
         try:
-            if not isinstance(value, str):
+            if not written:
                 raise ValueError
             (date if len(value) == 10 else datetime).fromisoformat(value)
         except ValueError:

@@ -192,6 +192,9 @@ async def test_wiki_bad_input_is_a_tool_error(world: World) -> None:
             ("add_row", {"database_id": db, "values": {"Name": "X", "Status": "Finished"}}, "not one of"),
             ("add_row", {"database_id": db, "values": {"Name": "X", "Budget": "12k"}}, "give a number"),
             ("add_row", {"database_id": db, "values": {"Name": "X", "Due": "next week"}}, "ISO date"),
+            # Regression: accepted by fromisoformat and stored as typed.
+            ("add_row", {"database_id": db, "values": {"Name": "X", "Due": "20261201"}}, "ISO date"),
+            ("add_row", {"database_id": db, "values": {"Name": "X", "Due": "2026-W49-1"}}, "ISO date"),
             ("add_row", {"database_id": db, "values": {"Name": "X", "Owner": "kai"}}, "e-mail"),
             (
                 "add_row",
