@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text as sql_text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from mcp_servers.common import worldstate
 from mcp_servers.common.db import make_engine
@@ -78,10 +79,10 @@ async def test_episodes_do_not_see_each_others_writes(episodes: tuple[World, Wor
             placed = await shop.call_tool("create_order", {"customer": "CU10001", "items": items})
             assert "ORD-100901" in text(placed), text(placed)
     # raw SQL with unqualified table names resolves in the episode's own schema
-    sql = {"sql": "SELECT COUNT(*) FROM shop_coupons WHERE code = 'PGONLY'"}
-    async with serve("warehouse", a) as wh_a, serve("warehouse", b) as wh_b:
-        assert as_data(await wh_a.call_tool("run_query", sql))["rows"] == [[1]]
-        assert as_data(await wh_b.call_tool("run_query", sql))["rows"] == [[0]]
+    sql = sql_text("SELECT COUNT(*) FROM shop_coupons WHERE code = 'PGONLY'")
+    for world, expected in ((a, 1), (b, 0)):
+        with world.engine.connect() as conn:
+            assert conn.execute(sql).scalar() == expected
 
 
 def test_dropping_an_episode_removes_only_its_schema(tmp_path: Path) -> None:
@@ -118,14 +119,16 @@ async def test_an_episode_connects_as_its_own_role_and_cannot_read_another_schem
     a, b = episodes
     assert _role_of(a) == schema_of(a) and _role_of(b) == schema_of(b)
     template = f"mseval_tpl_{worldstate.template_key()}"
-    async with serve("warehouse", a) as wh_a:
-        own = await wh_a.call_tool("run_query", {"sql": "SELECT COUNT(*) FROM shop_coupons"})
-        assert as_data(own)["rows"][0][0] > 0
-        for schema in (schema_of(b), template):
-            other = await wh_a.call_tool(
-                "run_query", {"sql": f'SELECT COUNT(*) FROM "{schema}".shop_coupons'}
-            )
-            assert other.is_error and "permission denied" in text(other), text(other)
+    with a.engine.connect() as conn:
+        assert conn.execute(sql_text("SELECT COUNT(*) FROM shop_coupons")).scalar() > 0
+    for schema in (schema_of(b), template):
+        with a.engine.connect() as conn, pytest.raises(DBAPIError, match="permission denied"):
+            conn.execute(sql_text(f'SELECT COUNT(*) FROM "{schema}".shop_coupons'))
+    async with serve("warehouse", a) as wh_a:  # and the warehouse reads only its own tables
+        other = await wh_a.call_tool(
+            "run_query", {"sql": f'SELECT COUNT(*) FROM "{schema_of(b)}".warehouse_regions'}
+        )
+        assert other.is_error and "permission denied" in text(other), text(other)
 
 
 def test_dropping_an_episode_removes_its_role(tmp_path: Path) -> None:
