@@ -55,6 +55,21 @@ class World:
             "SELECT * FROM mail_message WHERE sender = :me AND sent_at >= :now ORDER BY id", me=ME, now=NOW
         )
 
+    def sent_attachment(self, message_id: int, name: str) -> bytes | None:
+        """Attachment `name` of sent message `message_id` as it was when sent (the mail server
+        keeps a copy), or None when the message has no such attachment."""
+        from mcp_servers.mail.schema import sent_attachment
+
+        return sent_attachment(self.engine, message_id, name)
+
+    def sent_as_final(self, message_id: int, name: str) -> bool:
+        """Whether attachment `name` of message `message_id` is the workspace file `name` as it
+        is now: the checks read the final file, so what was sent must be that file (a document
+        sent first and filled in afterwards is not)."""
+        sent = self.sent_attachment(message_id, name)
+        final = self.path(name.removeprefix("./"))
+        return sent is not None and final.is_file() and final.read_bytes() == sent
+
     def path(self, relative: str) -> Path:
         return self.workspace / relative
 

@@ -180,6 +180,7 @@ def check(world: World) -> list[Criterion]:
         if cfo in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "fy2026 q1-q3 budget vs actual"
         and "Budget_Memo.docx" in {a.removeprefix("./") for a in json.loads(m["attachments"])}
+        and world.sent_as_final(m["id"], "Budget_Memo.docx")
         and TITLE.lower() in m["body"].lower()
     ]
     return [
@@ -188,6 +189,6 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "mail to the CFO",
             bool(mailed),
-            f"no mail to {cfo} titled 'FY2026 Q1-Q3 budget vs actual' with the memo and the spreadsheet's title",
+            f"no mail to {cfo} titled 'FY2026 Q1-Q3 budget vs actual' with the memo (as it is now) and the spreadsheet's title",
         ),
     ]

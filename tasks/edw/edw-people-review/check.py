@@ -136,12 +136,13 @@ def check(world: World) -> list[Criterion]:
         if director in m["to_addrs"].split(", ")
         and m["subject"].strip().lower() == "people review 2026"
         and "People_Review_2026.docx" in {a.removeprefix("./") for a in json.loads(m["attachments"])}
+        and world.sent_as_final(m["id"], "People_Review_2026.docx")
     ]
     out.append(
         Criterion.of(
             "mail to the HR Director",
             bool(mailed),
-            f"no mail to {director} titled 'People review 2026' with the document attached",
+            f"no mail to {director} titled 'People review 2026' with the document (as it is now) attached",
         )
     )
     return out

@@ -173,6 +173,7 @@ def check(world: World) -> list[Criterion]:
         and m["subject"].strip().lower() == "regional sales review 2026"
         and {"RegionalReview.xlsx", "RegionalReview.pptx"}
         <= {a.removeprefix("./") for a in json.loads(m["attachments"])}
+        and all(world.sent_as_final(m["id"], f) for f in ("RegionalReview.xlsx", "RegionalReview.pptx"))
     ]
     return [
         *check_workbook(world, data),
@@ -180,6 +181,6 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "mail to the Sales Director",
             bool(mailed),
-            f"no mail to {director} titled 'Regional sales review 2026' with both files attached",
+            f"no mail to {director} titled 'Regional sales review 2026' with both files (as they are now) attached",
         ),
     ]

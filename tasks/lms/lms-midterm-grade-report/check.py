@@ -199,11 +199,12 @@ def check_mail(world: World) -> Criterion:
         and m["subject"].strip().lower() == "fall 2026 midterm grade report"
         and {"GradeReport.pptx", "AtRisk.xlsx"}
         <= {a.removeprefix("./") for a in json.loads(m["attachments"])}
+        and all(world.sent_as_final(m["id"], f) for f in ("GradeReport.pptx", "AtRisk.xlsx"))
     ]
     return Criterion.of(
         "mail to the academic office",
         bool(good),
-        f"no mail to {OFFICE} titled 'Fall 2026 midterm grade report' with both files attached",
+        f"no mail to {OFFICE} titled 'Fall 2026 midterm grade report' with both files (as they are now) attached",
     )
 
 

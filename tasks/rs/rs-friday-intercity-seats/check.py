@@ -99,6 +99,7 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m for m in sent_mail(world.engine, to="bea.costa@company.example")
         if "Friday_InterCity_Seats.xlsx" in {a.split("/")[-1] for a in m.attachment_list()}
+        and all(world.sent_as_final(m.id, a) for a in m.attachment_list() if a.endswith("Friday_InterCity_Seats.xlsx"))
     ]  # fmt: skip
     titled = [m for m in mails if "intercity seats on friday 27 november" in m.subject.lower()]
     named = [

@@ -141,6 +141,7 @@ def check(world: World) -> list[Criterion]:
         m for m in mails
         if "autumn channel review" in m.subject.lower()
         and {"Autumn_Channels.xlsx", "Autumn_Channels.pptx"} <= {a.split("/")[-1] for a in m.attachment_list()}
+        and all(world.sent_as_final(m.id, a) for a in m.attachment_list() if a.endswith(("Autumn_Channels.xlsx", "Autumn_Channels.pptx")))
     ]  # fmt: skip
     out.append(
         Criterion.of(

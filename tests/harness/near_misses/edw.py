@@ -147,4 +147,11 @@ MISSES += [
         "a promotion's new salary a dollar off",
         replace=(('"Engineering Manager", 202000]', '"Engineering Manager", 202001]'),),
     ),
+    NearMiss(
+        "edw-people-review",
+        "the document changed after it was mailed (the HR Director got another version)",
+        extra=(
+            ("mcp__word__add_paragraph", {"path": "People_Review_2026.docx", "text": "Added after sending."}),
+        ),
+    ),
 ]

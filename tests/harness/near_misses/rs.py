@@ -156,4 +156,14 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "the workbook changed after it was mailed",
+        extra=(
+            (
+                "mcp__excel__write_range",
+                {"path": "Friday_InterCity_Seats.xlsx", "sheet": "Notes", "rows": [["added after sending"]]},
+            ),
+        ),
+    ),
 ]
