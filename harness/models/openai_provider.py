@@ -1,16 +1,16 @@
-"""`openai:MODEL` and `openai-compatible:MODEL` through `openai.AsyncOpenAI`.
+"""`openai:MODEL` and `openai-compatible:MODEL` through `openai.AsyncOpenAI`: the provider
+class, its factories and pre-flight checks, the helpers both wire formats share, and the Chat
+Completions mapping.
 
 Two wire formats:
-- Chat Completions (the default): system/user/assistant messages, `tool_calls` on assistant
-  messages, `role: tool` messages for results, `tools=[{"type": "function", ...}]`.
+- Chat Completions (the default, mapped here): system/user/assistant messages, `tool_calls` on
+  assistant messages, `role: tool` messages for results, `tools=[{"type": "function", ...}]`.
 - The Responses API, chosen per model with the name option `?api=responses`
-  (`openai:gpt-5.2?api=responses`): `instructions`, `function_call` / `function_call_output`
-  items. It runs stateless (`store: false`): each response's output items are kept in
-  `provider_state` and replayed on the next call (without server ids), so reasoning items
-  with their `encrypted_content` carry the model's reasoning across tool calls.
+  (`openai:gpt-5.2?api=responses`), mapped in `openai_responses` (stateless, with reasoning
+  items replayed); that module is imported only when such a model is made.
 
 Tool-call ids are made distinct when parsing (a missing one invented, a repeated one suffixed
-`-N`), and the kept output items carry the same ids, so replayed calls match their results.
+`-N`).
 
 `openai-compatible:MODEL` is Chat Completions at `--base-url` (vLLM, Ollama, llama.cpp, SGLang,
 DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
@@ -23,8 +23,8 @@ Tool arguments that are not a JSON object become `ToolCall(arguments=None, raw_a
 the runtime answers with a tool error and the episode goes on. Chat Completions has no error
 flag on tool results, so an error result is sent as "Error: <text>".
 
-Settings: `max_output_tokens` → `max_completion_tokens` (OpenAI) or `max_tokens` (compatible
-servers, which all know it); `reasoning_effort` → `reasoning_effort` / `reasoning.effort`;
+Settings (Chat Completions): `max_output_tokens` → `max_completion_tokens` (OpenAI) or
+`max_tokens` (compatible servers, which all know it); `reasoning_effort` → `reasoning_effort`;
 `temperature` is sent except to OpenAI's reasoning models (o-series, gpt-5 and later), which
 reject it — put `temperature` in the extras to force it. Extras win over everything.
 """
@@ -41,7 +41,6 @@ from contracts.episode import Usage
 from contracts.errors import InputError
 from harness.models.base import (
     AssistantMessage,
-    ErrorKind,
     Message,
     ModelAPIError,
     ModelResponse,
@@ -58,7 +57,6 @@ from harness.models.provider_common import (
     answer_object,
     api_key,
     distinct_ids,
-    is_overflow,
     merged,
     request_extras,
     split_options,
@@ -71,7 +69,7 @@ Api = Literal["chat", "responses"]
 OPTIONS = {"api": ("chat", "responses")}
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 COMPATIBLE_KEY = "EMPTY"
-CHAT_STATE, RESPONSES_STATE = "openai_chat", "openai_responses"
+CHAT_STATE = "openai_chat"
 # A compatible server's reasoning text on the assistant message: `reasoning_content` (DeepSeek,
 # Kimi, older vLLM reasoning parsers) or `reasoning` (vLLM since late 2025, OpenRouter).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -130,10 +128,13 @@ def _api(options: dict[str, str]) -> Api:
 
 
 def is_reasoning_model(provider: str, model: str) -> bool:
+    """Whether OpenAI's `model` is a reasoning model (o-series, gpt-5 and later)."""
     return provider == "openai" and bool(_REASONING_MODEL.match(model.rsplit("/", 1)[-1]))
 
 
-def _arguments_text(call: ToolCall, strict_json: bool) -> str:
+# -- shared by both wire formats ----------------------------------------------------------------
+def arguments_text(call: ToolCall, strict_json: bool) -> str:
+    """A call's arguments as sent back in history (`{}` for invalid ones when `strict_json`)."""
     if call.arguments is not None:
         return json.dumps(call.arguments, ensure_ascii=False)
     # Some compatible servers re-parse earlier turns' arguments to render their chat template and
@@ -141,7 +142,8 @@ def _arguments_text(call: ToolCall, strict_json: bool) -> str:
     return "{}" if strict_json else call.raw_arguments or ""
 
 
-def _result_text(m: ToolMessage) -> str:
+def result_text(m: ToolMessage) -> str:
+    """A tool result's text; neither format has an error flag, so an error says "Error: "."""
     return f"Error: {m.content}" if m.is_error else m.content
 
 
@@ -161,12 +163,14 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     return (value, None) if isinstance(value, dict) else (None, text)
 
 
-def _tool_call(call_id: str, name: Any, raw: Any) -> ToolCall:
+def tool_call(call_id: str, name: Any, raw: Any) -> ToolCall:
+    """A parsed call; arguments that are not a JSON object are kept as `raw_arguments`."""
     arguments, text = parse_arguments(raw)
     return ToolCall(id=call_id, name=str(name or ""), arguments=arguments, raw_arguments=text)
 
 
-def _usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:
+def token_usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:
+    """Token counts from the wire, a missing one counted as 0."""
     return Usage(
         input_tokens=int(prompt or 0),
         cached_input_tokens=int(cached or 0),
@@ -182,7 +186,7 @@ def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> lis
         if isinstance(m, SystemMessage | UserMessage):
             out.append({"role": m.role, "content": m.content})
         elif isinstance(m, ToolMessage):
-            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": _result_text(m)})
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": result_text(m)})
         else:
             item: dict[str, Any] = {
                 "role": "assistant",
@@ -191,7 +195,7 @@ def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> lis
             if m.tool_calls:
                 item["tool_calls"] = [
                     {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": _arguments_text(c, strict_json)}}
+                     "function": {"name": c.name, "arguments": arguments_text(c, strict_json)}}
                     for c in m.tool_calls
                 ]  # fmt: skip
             state = (m.provider_state or {}).get(CHAT_STATE) or {}
@@ -239,7 +243,7 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
     wire_calls = msg.get("tool_calls") or []
     ids = distinct_ids([c.get("id") for c in wire_calls], "call_")
     calls = tuple(
-        _tool_call(ident, (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
+        tool_call(ident, (c.get("function") or {}).get("name"), (c.get("function") or {}).get("arguments"))
         for c, ident in zip(wire_calls, ids, strict=True)
     )
     # kept under the field it came in, and sent back so
@@ -247,7 +251,7 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
     state = {CHAT_STATE: reasoning} if reasoning else None
     u = data.get("usage") or {}
     cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
-    usage = _usage(
+    usage = token_usage(
         u.get("prompt_tokens"),
         cached if cached is not None else u.get("prompt_cache_hit_tokens"),  # DeepSeek's name
         u.get("completion_tokens"),
@@ -257,126 +261,6 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
     text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
     message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
     return message, usage, choice.get("finish_reason")
-
-
-# -- Responses API ----------------------------------------------------------------------------------
-def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
-    """An output item as input for the next stateless call: without server ids or status."""
-    if item.get("type") == "reasoning" and not item.get("encrypted_content"):
-        return None  # a bare reasoning item refers to server state that `store: false` never kept
-    return {k: v for k, v in item.items() if k not in ("id", "status")}
-
-
-def responses_input(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
-    instructions: list[str] = []
-    items: list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, SystemMessage):
-            instructions.append(m.content)
-        elif isinstance(m, UserMessage):
-            items.append({"type": "message", "role": "user", "content": m.content})
-        elif isinstance(m, ToolMessage):
-            items.append(
-                {"type": "function_call_output", "call_id": m.tool_call_id, "output": _result_text(m)}
-            )
-        else:
-            state = (m.provider_state or {}).get(RESPONSES_STATE) or {}
-            if isinstance(state.get("output"), list):
-                items += [r for r in map(_replayable, state["output"]) if r is not None]
-                continue
-            if m.content:
-                items.append({"type": "message", "role": "assistant", "content": m.content})
-            items += [
-                {
-                    "type": "function_call",
-                    "call_id": c.id,
-                    "name": c.name,
-                    "arguments": _arguments_text(c, False),
-                }
-                for c in m.tool_calls
-            ]
-    return "\n\n".join(instructions), items
-
-
-def responses_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "name": t.name,
-            "description": t.description,
-            "parameters": t.input_schema,
-            "strict": False,
-        }
-        for t in tools
-    ]
-
-
-def responses_body(
-    provider: str, model: str, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
-) -> dict[str, Any]:
-    instructions, items = responses_input(messages)
-    body: dict[str, Any] = {"model": model, "input": items, "store": False}
-    if instructions:
-        body["instructions"] = instructions
-    if tools:
-        body["tools"] = responses_tools(tools)
-    reasoning = is_reasoning_model(provider, model)
-    if settings.temperature is not None and not reasoning:
-        body["temperature"] = settings.temperature
-    body["max_output_tokens"] = settings.max_output_tokens
-    if settings.reasoning_effort:
-        body["reasoning"] = {"effort": settings.reasoning_effort}
-    if provider == "openai" and (reasoning or settings.reasoning_effort):
-        body["include"] = ["reasoning.encrypted_content"]
-    return merged(body, request_extras(settings.extra, provider))
-
-
-def failed_kind(code: str, message: str) -> ErrorKind:
-    """The error kind of a Responses answer with `status: failed`, by its `error.code`.
-
-    Only `server_error` and `rate_limit_exceeded` pass with time; every other code
-    (`invalid_prompt`, the policy codes, `invalid_image*`, …) fails the same way again. The API
-    has no context-length code (that is a 400), but a compatible server may say it here.
-    """
-    if is_overflow(code, message):
-        return "context_overflow"
-    if code in ("server_error", ""):  # no code at all: an unexplained fault on the server's side
-        return "server_error"
-    return "rate_limit" if code == "rate_limit_exceeded" else "bad_request"
-
-
-def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
-    if data.get("status") == "failed":
-        error = data.get("error") or {}
-        code, text = str(error.get("code") or ""), str(error.get("message") or "")
-        reason = f"{text} [{code}]" if code and text else text or code or "no reason given"
-        raise ModelAPIError(failed_kind(code, text), f"the response failed: {reason}")
-    output: list[dict[str, Any]] = [dict(item) for item in data.get("output") or []]
-    functions = [item for item in output if item.get("type") == "function_call"]
-    # Distinct call ids, written into the items kept for replay too, so they match the outputs.
-    for item, ident in zip(
-        functions, distinct_ids([i.get("call_id") for i in functions], "call_"), strict=True
-    ):
-        item["call_id"] = ident
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    for item in output:
-        if item.get("type") == "message":
-            texts += [p.get("text") or p.get("refusal") or "" for p in item.get("content") or []]
-        elif item.get("type") == "function_call":
-            calls.append(_tool_call(item["call_id"], item.get("name"), item.get("arguments")))
-    u = data.get("usage") or {}
-    usage = _usage(
-        u.get("input_tokens"),
-        (u.get("input_tokens_details") or {}).get("cached_tokens"),
-        u.get("output_tokens"),
-        (u.get("output_tokens_details") or {}).get("reasoning_tokens"),
-    )
-    stop = (data.get("incomplete_details") or {}).get("reason") or data.get("status")
-    message = AssistantMessage(
-        content="".join(texts), tool_calls=tuple(calls), provider_state={RESPONSES_STATE: {"output": output}}
-    )
-    return message, usage, stop
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -389,6 +273,12 @@ class OpenAIModel:
 
         self.name = f"{provider}:{model_id}"
         self.provider, self.model, self.api, self.key_env = provider, model, api, key_env
+        self._build, self._parse = chat_body, chat_from_wire
+        if api == "responses":
+            # Imported here: only such a model needs it, and it builds on this module's helpers.
+            from harness.models import openai_responses
+
+            self._build, self._parse = openai_responses.responses_body, openai_responses.responses_from_wire
         self._sdk = openai
         self._said_no_usage = False  # a server that reports no usage is told about once
         self.client = openai.AsyncOpenAI(
@@ -412,8 +302,7 @@ class OpenAIModel:
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
-        build = responses_body if self.api == "responses" else chat_body
-        body = build(self.provider, self.model, messages, tools, settings)
+        body = self._build(self.provider, self.model, messages, tools, settings)
         sdk = self._sdk
         t0 = time.perf_counter()
         try:
@@ -434,8 +323,7 @@ class OpenAIModel:
         if not data.get("usage") and not self._said_no_usage:
             self._said_no_usage = True
             warn_no_usage(self.name)
-        parse = responses_from_wire if self.api == "responses" else chat_from_wire
-        message, usage, stop = parse(data)
+        message, usage, stop = self._parse(data)
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
 
     async def aclose(self) -> None:

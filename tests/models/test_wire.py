@@ -11,6 +11,7 @@ from contracts.episode import Usage
 from contracts.errors import InputError
 from harness.models import anthropic_provider as ap
 from harness.models import openai_provider as op
+from harness.models import openai_responses as ors
 from harness.models.base import (
     AssistantMessage,
     Message,
@@ -168,10 +169,10 @@ def test_responses_replay_drops_server_ids_and_bare_reasoning() -> None:
         "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 10}, "output_tokens": 5,
                   "output_tokens_details": {"reasoning_tokens": 4}},
     }  # fmt: skip
-    message, usage, _ = op.responses_from_wire(data)
+    message, usage, _ = ors.responses_from_wire(data)
     assert message.content == "hi" and message.tool_calls == (ToolCall(id="c9", name="f", arguments={}),)
     assert usage == Usage(input_tokens=50, cached_input_tokens=10, output_tokens=5, reasoning_tokens=4)
-    _, items = op.responses_input(
+    _, items = ors.responses_input(
         [message, ToolMessage(tool_call_id="c9", name="f", content="x", is_error=True)]
     )
     assert items == [
@@ -184,7 +185,7 @@ def test_responses_replay_drops_server_ids_and_bare_reasoning() -> None:
 
 def test_failed_response_maps_to_an_error_kind() -> None:
     with pytest.raises(ModelAPIError) as exc:
-        op.responses_from_wire(
+        ors.responses_from_wire(
             {"status": "failed", "error": {"code": "rate_limit_exceeded", "message": "slow"}}
         )
     assert exc.value.kind == "rate_limit"
