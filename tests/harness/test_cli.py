@@ -4,47 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from harness.catalog import PRIORS_DIR, TASKS_DIR
-
-MSEVAL = [sys.executable, "-m", "harness.cli.main"]
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def mseval(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*MSEVAL, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
+from tests.harness.cli_support import MSEVAL, ROOT, catalog_copy, mseval
 
 THREE = ("lms-due-reminder", "lms-enrollment-overview", "lms-missing-work-zeros")
-
-
-def catalog_copy(tmp_path: Path, *names: str) -> tuple[Path, Path, dict[str, str]]:
-    """A private catalog holding copies of `names` (default the first task), so a test does
-    not change when the project's catalog grows."""
-    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
-    priors.mkdir(parents=True)
-    for task in names or ("lms-due-reminder",):
-        shutil.copytree(TASKS_DIR / "lms" / task, tasks / "lms" / task)
-        shutil.copy(PRIORS_DIR / f"{task}.yaml", priors)
-    return tasks, priors, {"MSEVAL_TASKS": str(tasks), "MSEVAL_PRIORS": str(priors)}
 
 
 def test_a_malformed_task_names_file_and_line_and_nothing_runs(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
-from harness.catalog import Solution, Task
+from harness.catalog import Solution, Task, load_tasks
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,31 @@ class NearMiss:
         data = json.loads(text)
         data["subtasks"][-1]["calls"] += [{"tool": t, "arguments": a} for t, a in self.extra]
         return replace(task, solution=Solution.model_validate(data))
+
+
+@cache
+def _gold(task: str) -> list[dict[str, Any]]:
+    (t,) = load_tasks(task)
+    return [c for sub in t.solution.model_dump()["subtasks"] for c in sub["calls"]]
+
+
+def gold_call(task: str, tool: str, **args: Any) -> str:
+    """The JSON text of the gold call to `tool` whose arguments include `args` (to move it with `replace`)."""
+    (found,) = [
+        c
+        for c in _gold(task)
+        if c["tool"] == tool and all(c["arguments"].get(k) == v for k, v in args.items())
+    ]
+    return json.dumps(found, ensure_ascii=False)
+
+
+def reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
+    """Replacements that put fragments[order[i]] where fragments[i] was."""
+    marks = [f"@@{i}@@" for i in range(len(fragments))]
+    return (
+        *zip(fragments, marks, strict=True),
+        *((marks[i], fragments[j]) for i, j in enumerate(order)),
+    )
 
 
 SCENARIOS = ("lms", "edw", "ec", "sm", "vp", "rs", "ar", "fc")

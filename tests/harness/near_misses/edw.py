@@ -2,41 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from typing import Any
-
-from harness.catalog import load_tasks
-from tests.harness.near_misses import NearMiss
-
-
-@cache
-def _gold(task: str) -> list[dict[str, Any]]:
-    (t,) = load_tasks(task)
-    return [c for sub in t.solution.model_dump()["subtasks"] for c in sub["calls"]]
-
-
-def _call(task: str, tool: str, **args: Any) -> str:
-    """The JSON text of the gold call to `tool` whose arguments include `args` (to move it with `replace`)."""
-    (found,) = [
-        c
-        for c in _gold(task)
-        if c["tool"] == tool and all(c["arguments"].get(k) == v for k, v in args.items())
-    ]
-    return json.dumps(found, ensure_ascii=False)
-
-
-def _reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
-    """Replacements that put fragments[order[i]] where fragments[i] was."""
-    marks = [f"@@{i}@@" for i in range(len(fragments))]
-    return (
-        *zip(fragments, marks, strict=True),
-        *((marks[i], fragments[j]) for i, j in enumerate(order)),
-    )
-
+from tests.harness.near_misses import NearMiss, gold_call, reorder
 
 REGION_SLIDES = [
-    _call("edw-regional-sales-review", "mcp__pptx__add_table_slide", title=f"{code} top customers")
+    gold_call("edw-regional-sales-review", "mcp__pptx__add_table_slide", title=f"{code} top customers")
     for code in ("NA-EAST", "NA-WEST", "EMEA-C", "EMEA-S")
 ]
 SUMMARY_ROWS = [
@@ -82,7 +51,7 @@ MISSES: list[NearMiss] = [
     NearMiss(
         "edw-regional-sales-review",
         "region slides in reverse order",
-        replace=_reorder(REGION_SLIDES, [3, 2, 1, 0]),
+        replace=reorder(REGION_SLIDES, [3, 2, 1, 0]),
     ),
     NearMiss(
         "edw-regional-sales-review",

@@ -2,41 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from typing import Any
 
-from harness.catalog import load_tasks
-from tests.harness.near_misses import NearMiss
-
-
-@cache
-def _gold(task: str) -> list[dict[str, Any]]:
-    (t,) = load_tasks(task)
-    return [c for sub in t.solution.model_dump()["subtasks"] for c in sub["calls"]]
-
-
-def _call(task: str, tool: str, **args: Any) -> str:
-    """The JSON text of the gold call to `tool` whose arguments include `args` (to move it with `replace`)."""
-    (found,) = [
-        c
-        for c in _gold(task)
-        if c["tool"] == tool and all(c["arguments"].get(k) == v for k, v in args.items())
-    ]
-    return json.dumps(found, ensure_ascii=False)
-
-
-def _reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
-    """Replacements that put fragments[order[i]] where fragments[i] was."""
-    marks = [f"@@{i}@@" for i in range(len(fragments))]
-    return (
-        *zip(fragments, marks, strict=True),
-        *((marks[i], fragments[j]) for i, j in enumerate(order)),
-    )
+from tests.harness.near_misses import NearMiss, gold_call, reorder
 
 
 def _slide(title: str) -> str:
-    return _call("lms-midterm-grade-report", "mcp__pptx__add_table_slide", title=title)
+    return gold_call("lms-midterm-grade-report", "mcp__pptx__add_table_slide", title=title)
 
 
 COURSE_SLIDES = [
@@ -48,7 +20,7 @@ COURSE_SLIDES = [
         "ECON101 Principles of Economics",
     )
 ]
-TITLE_SLIDE = _call("lms-midterm-grade-report", "mcp__pptx__add_title_slide")
+TITLE_SLIDE = gold_call("lms-midterm-grade-report", "mcp__pptx__add_title_slide")
 WRONG_MATH120 = COURSE_SLIDES[0].replace('["Homework 1", 20, 13.8, 69.0]', '["Homework 1", 20, 12.8, 64.0]')
 
 MISSES: list[NearMiss] = [
@@ -81,7 +53,7 @@ MISSES: list[NearMiss] = [
     NearMiss(
         "lms-midterm-grade-report",
         "course slides in reverse order",
-        replace=_reorder(COURSE_SLIDES, [3, 2, 1, 0]),
+        replace=reorder(COURSE_SLIDES, [3, 2, 1, 0]),
     ),
     NearMiss(
         "lms-midterm-grade-report",
