@@ -8,7 +8,7 @@ time (the rest wait for a slot). The names and argument names follow the Kimi Co
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,9 +111,9 @@ def _check_type(subagent_type: str | None, types: list[str]) -> None:
 class Resumable:
     """What `resume` may name in one main-agent step: any earlier sub-agent (a run id; runs of
     one resumed sub-agent share its context), each context at most once per step, and none
-    that is running or has used up its steps (`blocked`: context `id()` -> why)."""
+    that `blocked` (context -> why, or None) says cannot continue."""
 
-    def __init__(self, contexts: Mapping[str, object], blocked: dict[int, str]) -> None:
+    def __init__(self, contexts: Mapping[str, Any], blocked: Callable[[Any], str | None]) -> None:
         self.contexts = contexts
         self.blocked = blocked
         self.claimed: dict[int, str] = {}
@@ -123,8 +123,9 @@ class Resumable:
         if context is None:
             raise DelegationError(f"no sub-agent {agent_id!r} to resume")
         key = id(context)
-        if key in self.blocked:
-            raise DelegationError(f"sub-agent {agent_id!r} {self.blocked[key]} and cannot be resumed")
+        why = self.blocked(context)
+        if why is not None:
+            raise DelegationError(f"sub-agent {agent_id!r} {why} and cannot be resumed")
         if key in self.claimed:
             raise DelegationError(
                 f"sub-agent {agent_id!r} is already resumed in this step (as {self.claimed[key]!r}); "

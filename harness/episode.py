@@ -212,7 +212,7 @@ class EpisodeRuntime:
         results: dict[str, ToolMessage] = {}
         launches: list[dl.Launch] = []
         ordinary: list[ToolCall] = []
-        resumable = dl.Resumable(self._states, self._resume_blocked())
+        resumable = dl.Resumable(self._states, _resume_blocked)
         for call in calls:
             if call.name not in dl.DELEGATION_TOOLS or not (agent.is_main and self.setup.variant.delegates):
                 ordinary.append(call)
@@ -266,16 +266,6 @@ class EpisodeRuntime:
         ordered = [results[c.id] for c in calls]
         done = any(is_claim_done(agent, c, results[c.id]) for c in calls)
         return StepOutcome(ordered, claimed_done=done)
-
-    def _resume_blocked(self) -> dict[int, str]:
-        """Contexts that cannot be resumed now, keyed by `id()`, with the reason."""
-        blocked: dict[int, str] = {}
-        for state in self._states.values():
-            if state.running:
-                blocked[id(state)] = "is still running"
-            elif state.steps >= state.max_steps:
-                blocked[id(state)] = f"has used all its {state.max_steps} steps"
-        return blocked
 
     async def _execute_tool(self, agent: AgentState, run: AgentRun | None, call: ToolCall) -> ToolMessage:
         info = agent.tools.get(call.name)
@@ -428,3 +418,12 @@ class EpisodeRuntime:
     @property
     def runs(self) -> list[AgentRun]:
         return [r for w in self.waves for r in w.runs]
+
+
+def _resume_blocked(state: AgentState) -> str | None:
+    """Why a sub-agent's context cannot be resumed now, or None."""
+    if state.running:
+        return "is still running"
+    if state.steps >= state.max_steps:
+        return f"has used all its {state.max_steps} steps"
+    return None
