@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from contracts.episode import Turn, Usage
 from harness.budgets import Termination
 from harness.models.base import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
+from harness.models.provider_common import distinct_ids
 from harness.models.retry import RetriesExhausted
 from harness.profiles import Profile
 from harness.tools import CLAIM_DONE, ToolInfo
@@ -187,18 +188,13 @@ def distinct_call_ids(message: AssistantMessage) -> AssistantMessage:
     """`message` with every tool call's id distinct: some servers repeat ids within a message,
     and each call's result must be matched to its own call. A repeated id gets a suffix."""
     calls = message.tool_calls
-    ids = {c.id for c in calls}
-    if len(ids) == len(calls):
+    if len({c.id for c in calls}) == len(calls):
         return message
-    given: set[str] = set()
-    fixed: list[ToolCall] = []
-    for i, c in enumerate(calls):
-        new, n = c.id, i
-        while new in given or (new != c.id and new in ids):
-            new, n = f"{c.id}-{n}", n + 1
-        given.add(new)
-        fixed.append(c if new == c.id else c.model_copy(update={"id": new}))
-    return message.model_copy(update={"tool_calls": tuple(fixed)})
+    ids = distinct_ids([c.id for c in calls], "call_")
+    fixed = tuple(
+        c if new == c.id else c.model_copy(update={"id": new}) for c, new in zip(calls, ids, strict=True)
+    )
+    return message.model_copy(update={"tool_calls": fixed})
 
 
 def is_claim_done(agent: AgentState, call: ToolCall, result: ToolMessage) -> bool:

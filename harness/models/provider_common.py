@@ -108,7 +108,7 @@ def merged(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
 
 def distinct_ids(ids: Sequence[object], prefix: str) -> list[str]:
     """The tool-call ids of one answer, made distinct: a missing one is invented (`prefix` and
-    random hex), a repeated one gets a suffix `-N` (as the agent loop would give it). Each
+    random hex), a repeated one gets a suffix `-N` (the agent loop uses this too). Each
     provider writes these ids into the state it replays too, so a replayed call and its result
     always carry the same id."""
     given: set[str] = set()
