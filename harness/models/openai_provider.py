@@ -1,13 +1,13 @@
 """`openai:MODEL` and `openai-compatible:MODEL` through `openai.AsyncOpenAI`: the provider
-class, its factories and pre-flight checks, the helpers both wire formats share, and the Chat
-Completions mapping.
+class, its factories and pre-flight checks, and the Chat Completions mapping (the helpers both
+wire formats share are in `openai_wire`).
 
 Two wire formats:
 - Chat Completions (the default, mapped here): system/user/assistant messages, `tool_calls` on
   assistant messages, `role: tool` messages for results, `tools=[{"type": "function", ...}]`.
 - The Responses API, chosen per model with the name option `?api=responses`
   (`openai:gpt-5.2?api=responses`), mapped in `openai_responses` (stateless, with reasoning
-  items replayed); that module is imported only when such a model is made.
+  items replayed).
 
 Tool-call ids are made distinct when parsing (a missing one invented, a repeated one suffixed
 `-N`).
@@ -32,13 +32,13 @@ reject it — put `temperature` in the extras to force it. Extras win over every
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from contracts.episode import Usage
 from contracts.errors import InputError
+from harness.models import openai_responses
 from harness.models.base import (
     AssistantMessage,
     Message,
@@ -46,10 +46,16 @@ from harness.models.base import (
     ModelResponse,
     ModelSettings,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     ToolSpec,
     UserMessage,
+)
+from harness.models.openai_wire import (
+    arguments_text,
+    is_reasoning_model,
+    result_text,
+    token_usage,
+    tool_call,
 )
 from harness.models.provider_common import (
     CONNECT_TIMEOUT_S,
@@ -73,7 +79,6 @@ CHAT_STATE = "openai_chat"
 # A compatible server's reasoning text on the assistant message: `reasoning_content` (DeepSeek,
 # Kimi, older vLLM reasoning parsers) or `reasoning` (vLLM since late 2025, OpenRouter).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
-_REASONING_MODEL = re.compile(r"^(o\d|gpt-(5|[6-9]|\d{2,}))", re.IGNORECASE)
 
 
 def check(model_id: str, base_url: str | None, api_key_env: str | None) -> str:
@@ -125,58 +130,6 @@ def make_compatible(
 
 def _api(options: dict[str, str]) -> Api:
     return "responses" if options.get("api") == "responses" else "chat"
-
-
-def is_reasoning_model(provider: str, model: str) -> bool:
-    """Whether OpenAI's `model` is a reasoning model (o-series, gpt-5 and later)."""
-    return provider == "openai" and bool(_REASONING_MODEL.match(model.rsplit("/", 1)[-1]))
-
-
-# -- shared by both wire formats ----------------------------------------------------------------
-def arguments_text(call: ToolCall, strict_json: bool) -> str:
-    """A call's arguments as sent back in history (`{}` for invalid ones when `strict_json`)."""
-    if call.arguments is not None:
-        return json.dumps(call.arguments, ensure_ascii=False)
-    # Some compatible servers re-parse earlier turns' arguments to render their chat template and
-    # fail on invalid JSON; the tool error that answered the call already quotes the raw text.
-    return "{}" if strict_json else call.raw_arguments or ""
-
-
-def result_text(m: ToolMessage) -> str:
-    """A tool result's text; neither format has an error flag, so an error says "Error: "."""
-    return f"Error: {m.content}" if m.is_error else m.content
-
-
-def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
-    """(arguments, raw text when they are not a JSON object)."""
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None:
-        return {}, None  # `arguments` left out or null: a call without arguments
-    text = raw if isinstance(raw, str) else json.dumps(raw)
-    if not text.strip():
-        return {}, None  # a call without arguments, as some servers write it
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None, text
-    return (value, None) if isinstance(value, dict) else (None, text)
-
-
-def tool_call(call_id: str, name: Any, raw: Any) -> ToolCall:
-    """A parsed call; arguments that are not a JSON object are kept as `raw_arguments`."""
-    arguments, text = parse_arguments(raw)
-    return ToolCall(id=call_id, name=str(name or ""), arguments=arguments, raw_arguments=text)
-
-
-def token_usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:
-    """Token counts from the wire, a missing one counted as 0."""
-    return Usage(
-        input_tokens=int(prompt or 0),
-        cached_input_tokens=int(cached or 0),
-        output_tokens=int(output or 0),
-        reasoning_tokens=int(reasoning or 0),
-    )
 
 
 # -- Chat Completions -----------------------------------------------------------------------------
@@ -275,9 +228,6 @@ class OpenAIModel:
         self.provider, self.model, self.api, self.key_env = provider, model, api, key_env
         self._build, self._parse = chat_body, chat_from_wire
         if api == "responses":
-            # Imported here: only such a model needs it, and it builds on this module's helpers.
-            from harness.models import openai_responses
-
             self._build, self._parse = openai_responses.responses_body, openai_responses.responses_from_wire
         self._sdk = openai
         self._said_no_usage = False  # a server that reports no usage is told about once

@@ -33,7 +33,7 @@ from harness.models.base import (
     ToolSpec,
     UserMessage,
 )
-from harness.models.openai_provider import (
+from harness.models.openai_wire import (
     arguments_text,
     is_reasoning_model,
     result_text,

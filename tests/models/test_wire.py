@@ -12,6 +12,7 @@ from contracts.errors import InputError
 from harness.models import anthropic_provider as ap
 from harness.models import openai_provider as op
 from harness.models import openai_responses as ors
+from harness.models import openai_wire
 from harness.models.base import (
     AssistantMessage,
     Message,
@@ -123,7 +124,7 @@ def test_chat_messages_and_error_results() -> None:
 def test_tool_arguments_that_are_not_an_object_are_kept_raw(
     raw: object, arguments: object, kept: object
 ) -> None:
-    assert op.parse_arguments(raw) == (arguments, kept)
+    assert openai_wire.parse_arguments(raw) == (arguments, kept)
 
 
 def test_chat_usage_and_reasoning_content() -> None:
