@@ -107,9 +107,17 @@ async def run_agent(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None 
     try:
         return await _loop(rt, agent, run)
     except asyncio.CancelledError:
-        # The episode's wall-time budget cancels every running agent.
+        # The episode's wall-time budget cancels every running agent, and so does a fault of the
+        # harness in another agent (`rt.cancel_reason` says which).
         if run is not None and run.termination is None:
-            run.termination = "time_limit"
+            run.termination = rt.cancel_reason
+        raise
+    except Exception:
+        # A fault of ours (a server failing twice, a bug): the episode ends as harness_error, and
+        # the sibling sub-agents the task group now cancels are ended by it, not by the clock.
+        rt.cancel_reason = "harness_error"
+        if run is not None and run.termination is None:
+            run.termination = "harness_error"
         raise
     finally:
         agent.running = False
@@ -175,8 +183,10 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
             )
         try:
             outcome = await rt.execute_step(agent, run, message)
-        except asyncio.CancelledError:
-            _turn(rt, agent, message, None)  # cut short by the time budget: how many succeeded is unknown
+        except (asyncio.CancelledError, Exception):
+            # Cut short (the time budget, or a fault of the harness): a turn whose count of
+            # successful calls is unknown.
+            _turn(rt, agent, message, None)
             raise
         agent.messages.extend(outcome.messages)
         _turn(rt, agent, message, sum(1 for m in outcome.messages if not m.is_error))

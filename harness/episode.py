@@ -120,6 +120,9 @@ class EpisodeRuntime:
         self._role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
         self._next_id = 0
         self.termination: Termination | None = None
+        # What ends an agent that is cancelled: the wall-time budget, unless a fault of the
+        # harness in some agent cancelled its task group (then "harness_error").
+        self.cancel_reason: Termination = "time_limit"
         variant = setup.variant
         tools = self._allowlist(variant, subagent=False)
         specs = [t.spec for t in tools.values()]
@@ -157,7 +160,10 @@ class EpisodeRuntime:
         try:
             self.termination = await run_agent(self, self.main)
         except asyncio.CancelledError:
-            self.termination = "time_limit"
+            self.termination = self.cancel_reason
+            raise
+        except Exception:
+            self.termination = "harness_error"
             raise
         return self.termination
 
@@ -348,7 +354,7 @@ class EpisodeRuntime:
                     payloads[i] = await self._run_subagent(wave, run, launches[i].item)
             except asyncio.CancelledError:
                 if run.termination is None:  # still waiting for a slot: it never started
-                    run.termination = "time_limit"
+                    run.termination = self.cancel_reason
                 raise
 
         try:

@@ -156,6 +156,42 @@ async def test_the_time_budget_mid_wave_ends_every_sub_agent_on_the_record(tmp_p
     assert [(t.step, t.tools, t.tools_ok) for t in out.rt.main_turns] == [(1, ["AgentSwarm"], None)]
 
 
+async def test_a_harness_fault_in_one_sub_agent_ends_its_siblings_as_harness_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    never = asyncio.Event()
+    runtimes: list[EpisodeRuntime] = []
+    run = EpisodeRuntime.run
+
+    async def keep(self: EpisodeRuntime) -> object:
+        runtimes.append(self)
+        return await run(self)
+
+    async def hold(v: View) -> None:
+        if not v.is_main and v.task != "roster of B":
+            await never.wait()  # the siblings are mid-call when B's fault cancels the wave
+
+    def sub(v: View) -> AssistantMessage:
+        raise RuntimeError("a bug of the harness")
+
+    monkeypatch.setattr(EpisodeRuntime, "run", keep)
+    swarm = call(
+        "AgentSwarm", description="rosters", subagent_type="enterprise-data-analyst",
+        prompt_template="roster of {{item}}", items=["A", "B", "C", "D", "E"],
+    )  # fmt: skip
+    with pytest.raises(ExceptionGroup):
+        await run_scripted(
+            tmp_path, lambda v: say("", swarm), sub, async_reply=hold, budgets=Budgets(wave_concurrency=3)
+        )
+    (rt,) = runtimes
+    assert rt.termination == "harness_error"
+    # three slots: A, B and C started (D may take B's slot), E was still queued; every one of
+    # them ends by the fault, none by the clock
+    assert [r.termination for r in rt.runs] == ["harness_error"] * 5
+    assert rt.runs[-1].started_s is None
+    assert [(t.step, t.tools, t.tools_ok) for t in rt.main_turns] == [(1, ["AgentSwarm"], None)]
+
+
 async def test_a_step_that_overflows_the_context_is_a_main_turn(tmp_path: Path) -> None:
     out = await run_scripted(
         tmp_path, lambda v: say("", call(READ)), variant="sa", budgets=Budgets(context_tokens=10)
