@@ -185,18 +185,22 @@ class EpisodeRuntime:
                 wait_s=round(wait, 3),
             )
 
-        response = await self.retry.call(
-            lambda: model.generate(agent.messages, agent.specs, settings),
-            on_retry=on_retry,
-            sleep=self.setup.sleep,
-        )
+        async def attempt() -> ModelResponse:
+            try:
+                return await model.generate(agent.messages, agent.specs, settings)
+            except ModelAPIError as error:
+                if error.usage is not None:  # a failed answer that still reports (bills) tokens
+                    cost = self._bill(agent, run, error.usage)
+                    self.events.emit(
+                        "model_error_usage", agent.run_id, error_kind=error.kind, status=error.status,
+                        input_tokens=error.usage.input_tokens, output_tokens=error.usage.output_tokens,
+                        cost_usd=cost,
+                    )  # fmt: skip
+                raise
+
+        response = await self.retry.call(attempt, on_retry=on_retry, sleep=self.setup.sleep)
         usage = response.usage
-        cost = self.setup.prices.call_cost(model.name, usage) if self.setup.prices else None
-        agent.usage = agent.usage + usage
-        self.usage = self.usage + usage
-        if run is not None:
-            run.usage = run.usage + usage
-        self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+        cost = self._bill(agent, run, usage)
         message = response.message
         self.events.emit(
             "model_call", agent.run_id, step=agent.steps + 1, messages=len(agent.messages),
@@ -209,6 +213,18 @@ class EpisodeRuntime:
             tool_calls=[c.name for c in message.tool_calls],
         )  # fmt: skip
         return response
+
+    def _bill(self, agent: AgentState, run: AgentRun | None, usage: Usage) -> float | None:
+        """Add one answer's tokens to the agent's, the run's and the episode's; its cost (None
+        when the price table does not know the model)."""
+        prices = self.setup.prices
+        cost = prices.call_cost(self.setup.model.name, usage) if prices else None
+        agent.usage = agent.usage + usage
+        self.usage = self.usage + usage
+        if run is not None:
+            run.usage = run.usage + usage
+        self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+        return cost
 
     # -- one step's tool calls ---------------------------------------------------------------------
     async def execute_step(

@@ -258,7 +258,7 @@ class AnthropicModel:
             warn_no_usage(self.name)
         message, usage, stop = from_wire(data)
         if stop == "model_context_window_exceeded":
-            raise ModelAPIError("context_overflow", f"{self.name}: the context window is full")
+            raise ModelAPIError("context_overflow", f"{self.name}: the context window is full", usage=usage)
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
 
     async def aclose(self) -> None:

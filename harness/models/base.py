@@ -131,13 +131,17 @@ class ModelAPIError(Exception):
     """A failed model call. `retryable` errors are retried by the harness (up to its budget)."""
 
     def __init__(
-        self, kind: ErrorKind, message: str, *, status: int | None = None, retry_after_s: float | None = None
-    ) -> None:
+        self, kind: ErrorKind, message: str, *, status: int | None = None, retry_after_s: float | None = None,
+        usage: Usage | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
         self.status = status
         self.retry_after_s = retry_after_s
+        # The tokens a failed answer still reports (and the provider bills): a 200 that stops on
+        # the context window, a Responses answer with status failed, a Chat answer without choices.
+        self.usage = usage
 
     @property
     def retryable(self) -> bool:

@@ -188,9 +188,14 @@ def _content_text(content: Any) -> str:
 
 
 def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
+    usage = _chat_usage(data)
     choices = data.get("choices") or []
     if not choices:
-        raise ModelAPIError("server_error", f"the answer has no choices: {json.dumps(data)[:300]}")
+        raise ModelAPIError(
+            "server_error",
+            f"the answer has no choices: {json.dumps(data)[:300]}",
+            usage=usage if data.get("usage") else None,
+        )
     choice = choices[0]
     msg = choice.get("message") or {}
     wire_calls = msg.get("tool_calls") or []
@@ -202,18 +207,21 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
     # kept under the field it came in, and sent back so
     reasoning = {k: msg[k] for k in REASONING_FIELDS if isinstance(msg.get(k), str) and msg[k]}
     state = {CHAT_STATE: reasoning} if reasoning else None
+    # A refusal comes in its own field with empty content: it is the model's answer.
+    text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
+    message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
+    return message, usage, choice.get("finish_reason")
+
+
+def _chat_usage(data: dict[str, Any]) -> Usage:
     u = data.get("usage") or {}
     cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
-    usage = token_usage(
+    return token_usage(
         u.get("prompt_tokens"),
         cached if cached is not None else u.get("prompt_cache_hit_tokens"),  # DeepSeek's name
         u.get("completion_tokens"),
         (u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
     )
-    # A refusal comes in its own field with empty content: it is the model's answer.
-    text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
-    message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
-    return message, usage, choice.get("finish_reason")
 
 
 # -- the model ------------------------------------------------------------------------------------

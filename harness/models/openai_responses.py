@@ -131,11 +131,20 @@ def failed_kind(code: str, message: str) -> ErrorKind:
 
 
 def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str | None]:
+    u = data.get("usage") or {}
+    usage = token_usage(
+        u.get("input_tokens"),
+        (u.get("input_tokens_details") or {}).get("cached_tokens"),
+        u.get("output_tokens"),
+        (u.get("output_tokens_details") or {}).get("reasoning_tokens"),
+    )
     if data.get("status") == "failed":
         error = data.get("error") or {}
         code, text = str(error.get("code") or ""), str(error.get("message") or "")
         reason = f"{text} [{code}]" if code and text else text or code or "no reason given"
-        raise ModelAPIError(failed_kind(code, text), f"the response failed: {reason}")
+        raise ModelAPIError(
+            failed_kind(code, text), f"the response failed: {reason}", usage=usage if u else None
+        )
     output: list[dict[str, Any]] = [dict(item) for item in data.get("output") or []]
     functions = [item for item in output if item.get("type") == "function_call"]
     # Distinct call ids, written into the items kept for replay too, so they match the outputs.
@@ -150,13 +159,6 @@ def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, 
             texts += [p.get("text") or p.get("refusal") or "" for p in item.get("content") or []]
         elif item.get("type") == "function_call":
             calls.append(tool_call(item["call_id"], item.get("name"), item.get("arguments")))
-    u = data.get("usage") or {}
-    usage = token_usage(
-        u.get("input_tokens"),
-        (u.get("input_tokens_details") or {}).get("cached_tokens"),
-        u.get("output_tokens"),
-        (u.get("output_tokens_details") or {}).get("reasoning_tokens"),
-    )
     stop = (data.get("incomplete_details") or {}).get("reason") or data.get("status")
     message = AssistantMessage(
         content="".join(texts), tool_calls=tuple(calls), provider_state={RESPONSES_STATE: {"output": output}}

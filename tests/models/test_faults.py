@@ -20,7 +20,7 @@ from tests.models.episodes import (
     delegation_script,
     run_episode,
 )
-from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
+from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen, WireUsage
 
 RATE_LIMIT = {
     "anthropic": Fault(429, {"retry-after-ms": "1"}, "rate limited", "rate_limit_error"),
@@ -165,3 +165,44 @@ async def test_malformed_tool_calls_get_tool_errors_and_the_episode_goes_on(
     if name == "openai-compatible":
         sent = second.body["messages"][2]["tool_calls"][0]["function"]["arguments"]
         assert sent == "{}"  # servers that re-parse history would fail on it; the error quotes it
+
+
+# Failed answers that still report tokens, which the provider bills: each is added to the
+# episode's usage (and cost) and recorded as a `model_error_usage` event.
+BILLED = WireUsage(uncached=7000, output=11)
+BILLED_FAILURES = {
+    # a 200 that stops on the context window: the agent stops, not retried
+    "anthropic": {"stop_reason": "model_context_window_exceeded"},
+    # a Chat answer without choices, and a Responses answer with status failed: retried
+    "openai": {"choices": []},
+    "openai-responses": {"status": "failed", "error": {"code": "server_error", "message": "went wrong"}},
+}
+
+
+@pytest.mark.parametrize("name", list(BILLED_FAILURES))
+async def test_the_tokens_of_a_billed_failed_answer_are_counted(name: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    script, failed = delegation_script(route.subagent_type), []
+
+    def fails_first(seen: Seen) -> Reply:
+        if not failed:
+            failed.append(seen)
+            return Reply(text="…", usage=BILLED, body_fields=BILLED_FAILURES[name])
+        return script(seen)
+
+    with FakeLLM(route.dialect, fails_first) as fake:
+        record, events = await run_episode(fake, route, tmp_path)
+    (billed,) = [e for e in events if e.kind == "model_error_usage"]
+    assert billed.agent == "main"
+    assert (billed.data["input_tokens"], billed.data["output_tokens"]) == (7000, 11)
+    calls = [e.data for e in events if e.kind == "model_call"]
+    # the record's totals are the successful calls' and the failed answer's
+    assert record.usage.input_tokens == sum(c["input_tokens"] for c in calls) + 7000
+    assert record.usage.output_tokens == sum(c["output_tokens"] for c in calls) + 11
+    assert record.cost_usd == pytest.approx(sum(c["cost_usd"] for c in calls) + billed.data["cost_usd"])
+    assert billed.data["cost_usd"] > 0
+    if name == "anthropic":
+        assert record.termination == "context_overflow" and calls == []
+    else:
+        assert record.termination == "claim_done", record.reason
+        assert len([e for e in events if e.kind == "model_retry"]) == 1
