@@ -86,5 +86,27 @@ async def mcp_sdk_call_ms(n: int = 2000) -> float:
             return (time.process_time() - t0) / n * 1e3
 
 
+async def mcp_stdio_call_client_ms(n: int = 1000) -> float:
+    """CPU milliseconds spent in THIS process by one MCP call of `todo_read` to the same server
+    run as a stdio child process (the SDK client alone; the server's work is the child's), the
+    mean of n calls in a row after a warm-up: what moving servers out of process would leave on
+    the agents' core."""
+    from mcp import Client, StdioServerParameters
+
+    from harness.mcp_client import _child_env
+    from mcp_servers.common.bootstrap import DB_ENV
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**_child_env(), DB_ENV: f"sqlite:///{tmp}/world.sqlite"}
+        args = ["-m", "mcp_servers.local", "--workspace", tmp, "--no-seed"]
+        async with Client(StdioServerParameters(command=sys.executable, args=args, env=env)) as client:
+            for _ in range(100):
+                await client.call_tool("todo_read", {})
+            t0 = time.process_time()
+            for _ in range(n):
+                await client.call_tool("todo_read", {})
+            return (time.process_time() - t0) / n * 1e3
+
+
 def run(coro: Awaitable[Any]) -> Any:
     return asyncio.run(coro)  # type: ignore[arg-type]

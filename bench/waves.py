@@ -14,6 +14,9 @@ latency after the wave starts), and the k calls then run one after another on on
 last sub-agent cannot finish before ideal + k × (one in-process MCP call). With the call's cost
 measured here in a warm loop (the MCP SDK's client and server; our tool is ~3 µs of it),
 `wave_efficiency_bound_k128` = ideal / (ideal + 128 × call) is what no harness could beat.
+Moving the servers into child processes would not lift it: `mcp_stdio_call_client_cpu_ms` is the
+CPU one stdio call still costs this process (the SDK client, JSON and pipes), and
+`wave_efficiency_bound_k128_stdio` the same bound with it.
 Last, `wave_efficiency_k128_latency_1s`: the k = 128 wave again with 1 s per model call, nearer
 to what a real provider takes.
 """
@@ -23,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from _common import emit, mcp_sdk_call_ms, peak_rss_mb, run, scripted_episode
+from _common import emit, mcp_sdk_call_ms, mcp_stdio_call_client_ms, peak_rss_mb, run, scripted_episode
 
 from harness.events import EventLog
 from harness.models.base import AssistantMessage, Message, ToolCall, ToolSpec
@@ -96,6 +99,11 @@ def main() -> None:
     call_s = run(mcp_sdk_call_ms()) / 1e3
     emit("mcp_inprocess_call_ms", call_s * 1e3, "ms")
     emit("wave_efficiency_bound_k128", ideal / (ideal + 128 * call_s), "ratio")
+    # Servers in child processes do not lift that ceiling: the SDK client's share of a stdio
+    # call, left on this core, costs more than the whole in-process call.
+    stdio_s = run(mcp_stdio_call_client_ms()) / 1e3
+    emit("mcp_stdio_call_client_cpu_ms", stdio_s * 1e3, "ms")
+    emit("wave_efficiency_bound_k128_stdio", ideal / (ideal + 128 * stdio_s), "ratio")
     # The same wave at a model latency closer to a real provider's (1 s a call instead of 50 ms).
     wall, _ = measure(128, 1.0)
     emit("wave_efficiency_k128_latency_1s", SUB_STEPS * 1.0 / wall, "ratio")
