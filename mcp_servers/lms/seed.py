@@ -1,4 +1,5 @@
-"""Deterministic LMS data: 12 courses, 240 students, ~1,000 enrollments, graded work."""
+"""Deterministic LMS data: 12 courses, 240 students, ~1,000 enrollments, graded work. Every CS course
+also holds students a roster must leave out (a TA; dropped or waitlisted students)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ KINDS = [
 
 def seed(session: Session) -> None:
     rng = random.Random(20261120)
+    rosters: dict[int, set[int]] = {}
     today = date.fromisoformat(TODAY)
     for code, title, term, instructor, credits, capacity in COURSES:
         session.add(
@@ -69,6 +71,7 @@ def seed(session: Session) -> None:
         fall = term == "2026-fall"
         size = rng.randint(28, min(capacity, 46)) if fall else rng.randint(20, 34)
         members = rng.sample(range(1, 241), size + 1)
+        rosters[course_id] = set(members)
         start = date(2026, 8, 24) if fall else date(2026, 1, 12)
         for j, student_id in enumerate(members):
             role = "ta" if j == 0 else "student"
@@ -138,3 +141,15 @@ def seed(session: Session) -> None:
                 posted_at=(start - timedelta(days=3)).isoformat(), author=_i,
             )
         )  # fmt: skip
+    _waitlist_cs101(session, rosters[1])
+
+
+def _waitlist_cs101(session: Session, roster: set[int]) -> None:
+    """A late applicant waits for a seat in CS101, the one CS course the draw left with only active
+    students (added after the draw, so no other row changes); no work is due from them."""
+    student_id = min(set(range(1, 241)) - roster)
+    session.add(
+        LmsEnrollment(
+            course_id=1, student_id=student_id, role="student", status="waitlisted", enrolled_on="2026-09-02"
+        )
+    )

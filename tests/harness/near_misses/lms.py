@@ -160,3 +160,83 @@ MISSES += [
         replace=(("from 11:00 to 13:00 in the Grading Lab", "from 09:00 to 11:00 in the Grading Lab"),),
     ),
 ]
+
+MISSES += [
+    # Traps: rows a condition of the prompt leaves out, which the seed holds on purpose.
+    NearMiss(
+        "lms-enrollment-overview",
+        "CS101 lists its waitlisted student (S00002) as active",
+        replace=(
+            (
+                '["S00001", "Hana Garcia", "Biology"], ["S00007"',
+                '["S00001", "Hana Garcia", "Biology"], ["S00002", "Jonas Yilmaz", "Economics"], ["S00007"',
+            ),
+            ('["CS101", 31]', '["CS101", 32]'),
+        ),
+    ),
+    NearMiss(
+        "lms-enrollment-overview",
+        "CS305 lists its two dropped students",
+        replace=(
+            (
+                '["S00153", "Priya Weber", "Psychology"], ["S00163"',
+                '["S00153", "Priya Weber", "Psychology"], ["S00156", "Yusuf Yilmaz", "Biology"], ["S00163"',
+            ),
+            (
+                '["S00195", "Maya Alvarez", "Mathematics"], ["S00223"',
+                '["S00195", "Maya Alvarez", "Mathematics"], ["S00219", "Maya Kim", "Mathematics"], ["S00223"',
+            ),
+            ('["CS305", 31]', '["CS305", 33]'),
+        ),
+    ),
+    NearMiss(
+        "lms-due-reminder",
+        "the reminder names Quiz 5, the assignment that closed last, not the open one",
+        replace=(
+            ("Reminder: Exam 6", "Reminder: Quiz 5"),
+            ("Exam 6 is due on 2026-11-30", "Quiz 5 is due on 2026-11-02"),
+        ),
+    ),
+    NearMiss(
+        "lms-late-homework-followup",
+        "a student who handed Homework 3 in on time is listed as late",
+        replace=(("S00193 Carla Sato - late\\n", "S00193 Carla Sato - late\\nS00028 Dara Novak - late\\n"),),
+    ),
+    NearMiss(
+        "lms-midterm-grade-report",
+        "MATH120 averaged over all its students, the five waitlisted ones included",
+        replace=(
+            (
+                '["Homework 1", 20, 13.8, 69.0], ["Quiz 2", 10, 7.41, 74.1], ["Homework 3", 20, 15.53, 77.6], '
+                '["Project 4", 50, 34.01, 68.0]',
+                '["Homework 1", 20, 14.21, 71.1], ["Quiz 2", 10, 7.56, 75.6], ["Homework 3", 20, 15.22, 76.1], '
+                '["Project 4", 50, 34.54, 69.1]',
+            ),
+            ('["MATH120", 34, 70.7, 6]', '["MATH120", 39, 71.5, 6]'),
+        ),
+    ),
+    NearMiss(
+        "lms-midterm-grade-report",
+        "MATH120's closed but ungraded Quiz 5 is listed as a graded assignment",
+        replace=(
+            ('["Project 4", 50, 34.01, 68.0]', '["Project 4", 50, 34.01, 68.0], ["Quiz 5", 10, 0.0, 0.0]'),
+        ),
+    ),
+    NearMiss(
+        "lms-missing-work-zeros",
+        "also zeroes a late CS201 Project 4 submission",
+        extra=(_zero(10, "S00101"),),
+    ),
+    NearMiss(
+        "lms-project4-grading-setup",
+        "the CS201 queue (and count) keeps the dropped S00240's submission",
+        replace=(
+            (
+                '["S00232", "Tariq Yilmaz", "submitted", "2026-10-18T18:00:00"]',
+                '["S00232", "Tariq Yilmaz", "submitted", "2026-10-18T18:00:00"], '
+                '["S00240", "Tariq Patel", "submitted", "2026-10-19T17:00:00"]',
+            ),
+            ("you have 36 submissions to grade", "you have 37 submissions to grade"),
+        ),
+    ),
+]
