@@ -45,6 +45,23 @@ ANCHOR_FACTS = {
 }  # fmt: skip
 
 
+# Citations given after the draw by later 2026 papers (cited title: citing titles), so that the most
+# cited 2026 papers include one already on the 'Delegation survey' reading list (SwarmScore) and one
+# outside multi-agent evaluation: 'most cited of 2026 on a topic, not on the list yet' leaves rows out.
+LATE_CITATIONS = {
+    "SwarmScore: Process Metrics for Concurrent Sub-Agent Systems": (
+        "Towards Adaptive Multi-Agent Debate with Collaboration Benchmarks",
+        "What Makes Self-Correcting Agents Work? A Study on Multi-Step Tool Use",
+        "What Makes Sub-Agent Delegation Work? A Study on Delegated Office Work",
+    ),
+    "PivotMem-Lite: Agent Planning at Scale": (
+        "Revisiting Self-Correcting Agents: Lessons from Spreadsheet Automation",
+        "TandemRoute: Agent Planning at Scale",
+        "What Makes Self-Correcting Agents Work? A Study on Multi-Step Tool Use",
+    ),
+}
+
+
 def anchor_facts(name: str) -> Facts:
     """The facts of an anchor paper, from a generator of its own so that other servers' pages
     (the web corpus) can quote them without seeding the whole index."""
@@ -152,7 +169,10 @@ def seed(session: Session) -> None:
         weight = 8 if p.title in anchor_titles else 1
         urn[p.topic] += [p] * weight
         urn_all += [p] * weight
-    session.execute(insert(ScholarCitation), citations)
+    late = _late_citations(papers, refs)
+    for c in late:
+        cited_by[c["cited_id"]] = cited_by.get(c["cited_id"], 0) + 1
+    session.execute(insert(ScholarCitation), citations + late)
 
     page_rows: list[dict[str, Any]] = []
     for p, f in zip(papers, facts, strict=True):
@@ -174,3 +194,17 @@ def seed(session: Session) -> None:
                 list_id=reading.id or 0, paper_id=p.id or 0, note="", added_on="2026-11-02"
             )
         )
+
+
+def _late_citations(papers: list[ScholarPaper], refs: dict[int, list[ScholarPaper]]) -> list[dict[str, Any]]:
+    """The `LATE_CITATIONS` rows, each also added to the citing paper's references (its full text)."""
+    by_title = {p.title: p for p in papers}
+    rows = []
+    for cited_title, citing_titles in LATE_CITATIONS.items():
+        cited = by_title[cited_title]
+        for title in citing_titles:
+            citing = by_title[title]
+            assert citing.year >= cited.year and cited not in refs[citing.id or 0], (title, cited_title)
+            refs[citing.id or 0].append(cited)
+            rows.append({"citing_id": citing.id, "cited_id": cited.id})
+    return rows

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, gold_call
 
 LC = "ar-landmark-citations"
 DF = "ar-digest-fact-check"
@@ -171,6 +171,84 @@ MISSES: list[NearMiss] = [
         "the mail to Emeka names only one of the two titles",
         replace=(
             ("- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)", "- and one more"),
+        ),
+    ),
+]
+
+RL = "ar-reading-list-additions"
+LIGHTWEIGHT = "- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)"
+
+MISSES += [
+    # Traps: rows a condition of the prompt leaves out, which the seed holds on purpose.
+    NearMiss(
+        RL,
+        "SwarmScore, 2026's most cited on the topic but already on the list, taken as one of the two",
+        replace=(
+            (
+                gold_call(RL, "mcp__scholar__add_to_reading_list", paper_id=256),
+                '{"tool": "mcp__scholar__get_reading_list", "arguments": {"name": "Delegation survey"}}',
+            ),
+            (LIGHTWEIGHT, "- SwarmScore: Process Metrics for Concurrent Sub-Agent Systems (ICLR 2026)"),
+        ),
+    ),
+    NearMiss(
+        RL,
+        "the topic left out: PivotMem-Lite (LLM agents, the most cited of 2026) added",
+        replace=(
+            ('"paper_id": 256', '"paper_id": 273'),
+            (LIGHTWEIGHT, "- PivotMem-Lite: Agent Planning at Scale (NeurIPS 2026)"),
+        ),
+    ),
+    NearMiss(
+        RL,
+        "the year left out: DelegateBench (2025) added",
+        replace=(
+            ('"paper_id": 256', '"paper_id": 175'),
+            (
+                LIGHTWEIGHT,
+                "- DelegateBench: Measuring When Language Agents Should Hand Off Work (NeurIPS 2025)",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ar-rag-2026-wiki",
+        "a 2025 RAG paper (the most cited) listed first",
+        replace=(
+            (
+                "- NexusRAG: Calibrated",
+                "- On the Limits of Evidence Compression in Long-Document Question Answering (NeurIPS, 7 citations)"
+                "\\n- NexusRAG: Calibrated",
+            ),
+        ),
+    ),
+    NearMiss(
+        LC,
+        "PageRAG's 'Citing Papers 2026' counts its citing papers of every year",
+        replace=(
+            ('["PageRAG", 2024, 22, 8,', '["PageRAG", 2024, 22, 22,'),
+            ("22 papers in the index, 8 of", "22 papers in the index, 22 of"),
+        ),
+    ),
+    NearMiss(
+        "ar-speaker-brief",
+        "the table of the five most cited papers has a sixth (PageRAG)",
+        replace=(
+            (
+                'Multi-Hop Question Answering", 2022, "arXiv", 32]',
+                'Multi-Hop Question Answering", 2022, "arXiv", 32], '
+                '["PageRAG: Retrieval over Paged Documents for Long-Context Question Answering", 2024, "ACL", 22]',
+            ),
+        ),
+    ),
+    NearMiss(
+        DS,
+        "a row for a multi-agent-evaluation paper that is not on the reading list (265)",
+        replace=(
+            (
+                '"CollabQA", 73.0, 2, 48, 2.0]',
+                '"CollabQA", 73.0, 2, 48, 2.0], [265, "On the Limits of Process Metrics in Delegated Office Work", '
+                '"X", "DelegationSuite", 50.0, 45.0, "CollabQA", 40.0, 8, 10, 1.0]',
+            ),
         ),
     ),
 ]
