@@ -98,6 +98,9 @@ REVIEWS = {
         ("Waste of money", "Poor quality, nothing like the description.")],
 }  # fmt: skip
 REFUND_REASONS = ["item arrived damaged", "wrong item delivered", "item not as described", "changed my mind"]
+# A discontinued product that sold out too: a restock of "every active product out of stock"
+# must leave it alone.
+SOLD_OUT_DISCONTINUED = "FIT-1086"
 
 
 def _insert(session: Session, model: type[SQLModel], rows: list[Row]) -> None:
@@ -131,6 +134,9 @@ def _products(rng: random.Random) -> tuple[list[Row], list[Row], list[float]]:
                     "last_restocked": (date(2026, 8, 1) + timedelta(days=rng.randint(0, 100))).isoformat(),
                 })  # fmt: skip
                 quality.append(rng.uniform(2.6, 4.8))
+    n = next(i for i, p in enumerate(products) if p["sku"] == SOLD_OUT_DISCONTINUED)
+    assert not products[n]["active"], f"{SOLD_OUT_DISCONTINUED} must be a discontinued product"
+    stock[n]["on_hand"] = 0
     return products, stock, quality
 
 

@@ -113,6 +113,17 @@ MISSES: list[NearMiss] = [
         "a product in stock restocked too",
         extra=(("mcp__shop__restock", {"sku": "OUT-1064", "quantity": 40}),),
     ),
+    NearMiss(
+        "ec-restock-sold-out",
+        "the discontinued product that is sold out too (FIT-1086) restocked and logged",
+        replace=(
+            (
+                "(bin E-17-1)",
+                "(bin E-17-1)\\n- FIT-1086 Pulse Resistance Bands Max: 45 units (bin C-07-3)",
+            ),
+        ),
+        extra=(("mcp__shop__restock", {"sku": "FIT-1086", "quantity": 45}),),
+    ),
     # ec-winter-stock-check
     NearMiss(
         "ec-winter-stock-check",
@@ -181,6 +192,27 @@ MISSES: list[NearMiss] = [
         "a product under 50 units left off its slide",
         replace=((', ["HOM-1046", "Lumen Ceiling Fan Mini", 45]]', "]"),),
     ),
+    NearMiss(
+        "ec-winter-stock-check",
+        "a discontinued product under 50 units (HOM-1048) on its slide",
+        replace=(
+            (
+                ', ["HOM-1046", "Lumen Ceiling Fan Mini", 45]]',
+                ', ["HOM-1046", "Lumen Ceiling Fan Mini", 45], ["HOM-1048", "Hearth Ceiling Fan Max", 17]]',
+            ),
+        ),
+    ),
+    NearMiss(
+        "ec-winter-stock-check",
+        "a discontinued product (FIT-1086) listed on its category's sheet",
+        replace=(
+            (
+                '["FIT-1085", "Core Resistance Bands Lite", 34.99, 0, 2.75]',
+                '["FIT-1085", "Core Resistance Bands Lite", 34.99, 0, 2.75],'
+                ' ["FIT-1086", "Pulse Resistance Bands Max", 32.99, 0, 3.25]',
+            ),
+        ),
+    ),
     # ec-monthly-sales-review
     NearMiss(
         "ec-monthly-sales-review",
@@ -200,6 +232,13 @@ MISSES: list[NearMiss] = [
         "a wrong duplicate Summary row before the right one",
         replace=(
             ('["2026-08", 79, 6,', '["2026-08", 80, 6, 30401.07, 2609.25, 27791.82], ["2026-08", 79, 6,'),
+        ),
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "a cancelled order left off its month's sheet ('whatever its status')",
+        replace=(
+            (', ["ORD-100656", "2026-08-08T15:32:41", "CU10047", "cancelled", 98.98, 98.98, 98.98]', ""),
         ),
     ),
     NearMiss(
@@ -268,6 +307,11 @@ MISSES: list[NearMiss] = [
         "ec-keyforge-vendor-brief",
         "the brief mailed with another subject",
         replace=(('"subject": "Keyforge vendor brief"', '"subject": "Keyforge"'),),
+    ),
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "the discontinued Keyforge keyboard (COM-1016) counted in Keyforge's row",
+        replace=(('["Keyforge", 5, 483, 3.3, 5]', '["Keyforge", 6, 533, 3.32, 5]'),),
     ),
     NearMiss(
         "ec-keyforge-vendor-brief",
