@@ -1,5 +1,6 @@
-"""Deterministic railway data: 40 stations on 7 lines, 72 trains, seats for five weeks from
-`TODAY`, 200 passengers and 420 bookings (past, upcoming and cancelled)."""
+"""Deterministic railway data: 40 stations on 7 lines, 74 trains (72 regular services and two
+extras), seats for five weeks from `TODAY`, 200 passengers and 420 bookings (past, upcoming and
+cancelled)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,16 @@ LINES: dict[str, tuple[int, list[tuple[str, float]], list[tuple[str, str, str]]]
     "Eastern Branch": (900, [("Eastcombe", 0), ("Hollins Ferry", 30), ("Ferncastle", 58), ("Brightwater", 85)],
         [("Regional", "07:00", "1234567"), ("Regional", "12:00", "1234567"), ("Regional", "17:45", "1234567")]),
 }  # fmt: skip
+# Trains beyond the lines' regular services, each in one direction only (from `origin`), numbered
+# after its line's regular trains. They are seeded last with random numbers of their own, so the
+# regular trains' seats and the bookings stay as they were. Their days give the day-of-travel
+# conditions of the tasks something to exclude: a weekday-only Highland Line train from Northam
+# and a weekend-only InterCity from Southport Harbour.
+# (line, number, kind, origin, first departure, weekday pattern)
+EXTRA_TRAINS: list[tuple[str, str, str, str, str, str]] = [
+    ("Highland Line", "RE 707", "Regional", "Northam", "09:40", "12345"),
+    ("Meridian Main Line", "IC 117", "InterCity", "Southport Harbour", "13:30", "67"),
+]
 SPEED_KMH = {"InterCity": 150, "Regional": 85}
 DWELL_MINUTES = 2
 PREFIX = {"InterCity": "IC", "Regional": "RE"}
@@ -119,50 +130,32 @@ def _calls(
 Calls = list[tuple[str, str | None, str | None, float]]
 
 
+def _reversed(route: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    return [(n, route[-1][1] - km) for n, km in reversed(route)]
+
+
 def timetable() -> list[tuple[str, str, str, str, Calls]]:
     """Every train as (line, number, kind, weekday pattern, calls), numbered per line from its
-    base: first the outbound services, then the return ones."""
+    base: first the outbound services, then the return ones; then the `EXTRA_TRAINS`."""
     out: list[tuple[str, str, str, str, Calls]] = []
     for line, (base, route, services) in LINES.items():
         number = base
-        for direction in (route, [(n, route[-1][1] - km) for n, km in reversed(route)]):
+        for direction in (route, _reversed(route)):
             for kind, first, pattern in services:
                 number += 1
                 out.append((line, f"{PREFIX[kind]} {number}", kind, pattern, _calls(direction, kind, first)))
+    for line, number, kind, origin, first, pattern in EXTRA_TRAINS:
+        route = LINES[line][1]
+        direction = route if route[0][0] == origin else _reversed(route)
+        assert direction[0][0] == origin, f"{number} must start at an end of the {line}"
+        out.append((line, number, kind, pattern, _calls(direction, kind, first)))
     return out
 
 
-def seed(session: Session) -> None:
-    """Fill the railway tables (deterministic)."""
-    rng = random.Random(4711)
-    today = date.fromisoformat(TODAY)
-    served = _stations_by_line()
-    rows = [
-        RailStation(code=code, name=raw.rstrip("*"), region=region, lines=", ".join(served[raw.rstrip("*")]))
-        for raw, (code, region) in STATIONS.items()
-    ]
-    session.add_all(rows)
-    session.flush()
-    station_ids = {st.name: st.id or 0 for st in rows}
-    for (kind, seat_class), (base, per_km) in FARES.items():
-        session.add(RailFare(kind=kind, seat_class=seat_class, base=base, per_km=per_km))
-
-    trains: list[tuple[RailTrain, list[tuple[str, str | None, str | None, float]]]] = []
-    stops: list[dict[str, Any]] = []
-    for line, number, kind, pattern, calls in timetable():
-        t = RailTrain(
-            number=number, kind=kind, line=line, runs_on=pattern,
-            origin_id=station_ids[calls[0][0]], destination_id=station_ids[calls[-1][0]],
-        )  # fmt: skip
-        session.add(t)
-        trains.append((t, calls))
-    session.flush()
-    for t, calls in trains:
-        for seq, (name, arrives, departs, km) in enumerate(calls, start=1):
-            stops.append({"train_id": t.id, "seq": seq, "station_id": station_ids[name], "arrives": arrives, "departs": departs, "km": km})  # fmt: skip
-    session.execute(insert(RailStop), stops)
-
-    # Seats sold to the public at large; the modelled passengers' bookings come off below.
+def _seats(
+    trains: list[tuple[RailTrain, Calls]], rng: random.Random, today: date
+) -> dict[tuple[int, str, str], list[int]]:
+    """Seats sold to the public at large per (train, date, class): [capacity, available]."""
     seats: dict[tuple[int, str, str], list[int]] = {}
     for t, calls in trains:
         for d in range(SALE_DAYS):
@@ -182,6 +175,43 @@ def seed(session: Session) -> None:
                 ):
                     left = 0
                 seats[(t.id or 0, day.isoformat(), seat_class)] = [cap, left]
+    return seats
+
+
+def seed(session: Session) -> None:
+    """Fill the railway tables (deterministic)."""
+    rng = random.Random(4711)
+    today = date.fromisoformat(TODAY)
+    served = _stations_by_line()
+    rows = [
+        RailStation(code=code, name=raw.rstrip("*"), region=region, lines=", ".join(served[raw.rstrip("*")]))
+        for raw, (code, region) in STATIONS.items()
+    ]
+    session.add_all(rows)
+    session.flush()
+    station_ids = {st.name: st.id or 0 for st in rows}
+    for (kind, seat_class), (base, per_km) in FARES.items():
+        session.add(RailFare(kind=kind, seat_class=seat_class, base=base, per_km=per_km))
+
+    trains: list[tuple[RailTrain, Calls]] = []
+    stops: list[dict[str, Any]] = []
+    for line, number, kind, pattern, calls in timetable():
+        t = RailTrain(
+            number=number, kind=kind, line=line, runs_on=pattern,
+            origin_id=station_ids[calls[0][0]], destination_id=station_ids[calls[-1][0]],
+        )  # fmt: skip
+        session.add(t)
+        trains.append((t, calls))
+    session.flush()
+    for t, calls in trains:
+        for seq, (name, arrives, departs, km) in enumerate(calls, start=1):
+            stops.append({"train_id": t.id, "seq": seq, "station_id": station_ids[name], "arrives": arrives, "departs": departs, "km": km})  # fmt: skip
+    session.execute(insert(RailStop), stops)
+
+    # Seats sold to the public at large; the modelled passengers' bookings come off below.
+    regular = trains[: len(trains) - len(EXTRA_TRAINS)]
+    seats = _seats(regular, rng, today)
+    seats |= _seats(trains[len(regular) :], random.Random(4712), today)
 
     passengers = people(200, seed=88, domain="mail.example")
     cards = list(RAILCARDS)
@@ -195,7 +225,7 @@ def seed(session: Session) -> None:
     bookings: list[tuple[RailBooking, list[dict[str, Any]]]] = []
     for _ in range(420):
         p = rng.choice(pax)
-        t, calls = rng.choice(trains)
+        t, calls = rng.choice(regular)
         day = today + timedelta(days=rng.randint(-50, SALE_DAYS - 1))
         while not runs_on(t.runs_on, day):
             day += timedelta(days=1)

@@ -48,11 +48,34 @@ MISSES: list[NearMiss] = [
         "the mail's subject is not the one asked for",
         replace=(('"subject": "InterCity seats on Friday 27 November"', '"subject": "Seats"'),),
     ),
+    NearMiss(
+        "rs-friday-intercity-seats",
+        "the weekend-only IC 117 listed on the Friday sheet",
+        replace=(
+            (
+                '["IC 113", "12:00", 29, 141, 53.0]',
+                '["IC 113", "12:00", 29, 141, 53.0], ["IC 117", "13:30", 60, 300, 0.0]',
+            ),
+        ),
+    ),
     # rs-highland-pocket-timetable
     NearMiss(
         "rs-highland-pocket-timetable",
         "IC 702's departure at Glenmoor wrong (12:41 for 12:14)",
         replace=(('["Glenmoor", "08:40", "12:14", "16:40"]', '["Glenmoor", "08:40", "12:41", "16:40"]'),),
+    ),
+    NearMiss(
+        "rs-highland-pocket-timetable",
+        "the weekday-only RE 707 listed although the trip is on a Saturday",
+        replace=(
+            ('["Station", "RE 701", "IC 702"', '["Station", "RE 701", "RE 707", "IC 702"'),
+            ('["Northam", "07:40",', '["Northam", "07:40", "09:40",'),
+            ('["Pinecrest", "08:11",', '["Pinecrest", "08:11", "10:11",'),
+            ('["Glenmoor", "08:40",', '["Glenmoor", "08:40", "10:40",'),
+            ('["Ravenscar", "09:08",', '["Ravenscar", "09:08", "11:08",'),
+            ('["Lochary", "09:27",', '["Lochary", "09:27", "11:27",'),
+            ('["Cliffmoor", "09:49",', '["Cliffmoor", "09:49", "11:49",'),
+        ),
     ),
     # rs-weekend-trip-booking
     NearMiss(
@@ -81,6 +104,11 @@ MISSES: list[NearMiss] = [
                 },
             ),
         ),
+    ),
+    NearMiss(
+        "rs-weekend-trip-booking",
+        "back on Sunday on IC 116, which leaves Riverton after 17:00",
+        replace=(('"trains": ["RE 115"]', '"trains": ["IC 116"]'),),
     ),
     # rs-withdrawn-train-rebooking
     NearMiss(
