@@ -34,7 +34,7 @@ def first_free(world: World, skip: int) -> str:
     busy = world.query(
         """SELECT DISTINCT e.id, e.start, e."end" FROM calendar_event e
            LEFT JOIN calendar_attendee a ON a.event_id = e.id JOIN calendar_calendar c ON c.id = e.calendar_id
-           WHERE (a.email IN (:me, :kai) OR c.name = :holidays) AND e.id <> :skip
+           WHERE ((a.email IN (:me, :kai) AND a.response <> 'declined') OR c.name = :holidays) AND e.id <> :skip
              AND e.start < :hi AND e."end" > :lo""",
         me=ME,
         kai=KAI,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, gold_call
 
 MISSES: list[NearMiss] = [
     # sm-dividend-watchlist
@@ -144,8 +144,8 @@ MISSES: list[NearMiss] = [
         "the review booked half an hour later than the first free slot",
         replace=(
             (
-                '"start": "2026-11-23T09:00", "end": "2026-11-23T09:30"',
-                '"start": "2026-11-23T09:30", "end": "2026-11-23T10:00"',
+                '"start": "2026-11-23T11:00", "end": "2026-11-23T11:30"',
+                '"start": "2026-11-23T11:30", "end": "2026-11-23T12:00"',
             ),
         ),
     ),
@@ -184,6 +184,66 @@ MISSES: list[NearMiss] = [
             (
                 '"attendees": ["kai.kaur@company.example", "lara.varga@company.example"]',
                 '"attendees": ["kai.kaur@company.example"]',
+            ),
+        ),
+    ),
+]
+
+DW = "sm-dividend-watchlist"
+
+MISSES += [
+    # Traps: rows a condition of the prompt leaves out, which the seed holds on purpose.
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "the review at 09:00, free in my calendar but not in Kai's",
+        replace=(
+            (
+                '"start": "2026-11-23T11:00", "end": "2026-11-23T11:30"',
+                '"start": "2026-11-23T09:00", "end": "2026-11-23T09:30"',
+            ),
+        ),
+    ),
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "the alert is about AERO, today's biggest faller but no Core holding",
+        replace=(
+            ("Core holdings: NOVA fell -0.70% today", "AERO fell -2.71% today"),
+            ("Review: NOVA", "Review: AERO"),
+        ),
+    ),
+    NearMiss(
+        DW,
+        "BREW (2.7%, below the threshold) added too",
+        extra=(
+            (
+                "mcp__market__add_to_watchlist",
+                {"watchlist": "Dividend ideas", "symbol": "BREW", "note": "yield 2.7%"},
+            ),
+        ),
+    ),
+    NearMiss(
+        DW,
+        "FOOD (exactly 3.0%) left out as not above 3%",
+        replace=(
+            (
+                gold_call(DW, "mcp__market__add_to_watchlist", symbol="FOOD"),
+                '{"tool": "mcp__market__get_watchlist", "arguments": {"name": "Dividend ideas"}}',
+            ),
+            ("\\n- FOOD (Harvest Foods): 3.0%", ""),
+        ),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
+        "NOVA's Q3 revenue of 2025 instead of 2026",
+        replace=(("419.3, 34.22, 45.5, 12064.4,", "419.3, 34.22, 45.5, 10288.5,"),),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "a fifth, older quarter (2025Q3) in the table",
+        replace=(
+            (
+                '["2025Q4", 6743.4, 1.5, 1.57, -4.5]]',
+                '["2025Q4", 6743.4, 1.5, 1.57, -4.5], ["2025Q3", 6017.5, 1.19, 1.24, -4.0]]',
             ),
         ),
     ),
