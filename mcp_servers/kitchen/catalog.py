@@ -242,8 +242,16 @@ Pancakes with Berries|dessert|flour, milk, egg, sugar, butter, berries
 Apple Pie|dessert|flour, butter, apple, sugar
 Brownies|dessert|dark chocolate, butter, sugar, egg, flour, walnuts
 Cobb Salad|salad|chicken breast, bacon, egg, avocado, lettuce, tomato, cheddar
-Beef Chili|main|beef mince, black beans, canned tomatoes, onion, chili, spice mix""",
+Beef Chili|main|beef mince, black beans, canned tomatoes, onion, chili, spice mix
+Apple Crumble|dessert|apple, flour, sugar, vegetable oil
+Baked Apples with Walnuts|dessert|apple, walnuts, sugar, lemon
+Peanut Brittle|dessert|peanuts, sugar, salt""",
 }
+# Vegan desserts added to the card later, each lighter than the other vegan dessert and holding
+# one of gluten, nuts and peanuts (so each of those allergens excludes a dish a lunch without it
+# would otherwise take). The seed gives them random numbers of their own, so the quantities and
+# times of the other recipes stay as they were.
+LATER_RECIPES = {"Apple Crumble", "Baked Apples with Walnuts", "Peanut Brittle"}
 
 # name, description, [recipe names]; each serves one portion per guest (sides and starters half).
 MENUS = [
@@ -255,7 +263,12 @@ MENUS = [
     ("Indian Banquet", "Sharing banquet with breads and rice", ["Samosas", "Butter Chicken", "Palak Paneer", "Dal Tadka", "Naan", "Mango Lassi"]),
     ("Graduation Garden Party", "Afternoon party for Aldermoor University graduates", ["Caprese Salad", "Arancini", "Coleslaw", "BBQ Pulled Pork", "Apple Pie"]),
     ("Nut-Free School Lunch", "Lunch menu without nuts or peanuts", ["Minestrone", "Mac and Cheese", "Chicken Teriyaki", "Panna Cotta"]),
+    ("Thai Street Lunch", "Quick lunch from the wok, with a peanut cucumber salad", ["Thai Cucumber Salad", "Thai Basil Chicken", "Mango Sticky Rice"]),
 ]  # fmt: skip
+# Menus put on the card after the seeded orders were taken: no seeded order uses them. The Thai
+# Street Lunch is the cheapest menu and holds peanuts, so "the cheapest menu without nuts or
+# peanuts" is not simply the cheapest one.
+NEW_MENUS = {"Thai Street Lunch"}
 
 CLIENTS = [
     ("Aldermoor University", "events@aldermoor-univ.example"), ("Northam Institute of Technology", "hospitality@nit.example"),

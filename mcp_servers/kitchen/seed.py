@@ -1,5 +1,6 @@
-"""Deterministic kitchen data: 93 ingredients with nutrition and allergens, 120 recipes in eight
-cuisines, 8 menus, and 150 catering orders from September 2026 to February 2027."""
+"""Deterministic kitchen data: 93 ingredients with nutrition and allergens, 123 recipes in eight
+cuisines, 9 menus, and 151 catering orders from September 2026 to February 2027 (150 generated,
+one taken today)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session
 
-from mcp_servers.kitchen.catalog import ALLERGENS, CLIENTS, INGREDIENTS, MENUS, PORTION_G, RECIPES
+from mcp_servers.kitchen.catalog import (
+    ALLERGENS,
+    CLIENTS,
+    INGREDIENTS,
+    LATER_RECIPES,
+    MENUS,
+    NEW_MENUS,
+    PORTION_G,
+    RECIPES,
+)
 from mcp_servers.kitchen.nutrition import Catalog, diet_of, menu_summary
 from mcp_servers.kitchen.schema import (
     TODAY,
@@ -25,6 +35,13 @@ from mcp_servers.kitchen.schema import (
 )
 
 N_ORDERS = 150
+# Orders taken today, after the generated ones (so those keep their references): a quote
+# Northam asked for, for an event before their next confirmed one, so "their next confirmed
+# event" is not simply their next event. (client, contact, event date, guests, menu, status)
+TODAYS_ORDERS = [
+    ("Northam Institute of Technology", "hospitality@nit.example", "2026-12-03", 30, "Mediterranean Corporate Lunch", "quote"),
+]  # fmt: skip
+NEW_MENU_DATE = "2026-11-16"
 HALF_PORTION = {"starter", "side", "soup", "salad"}
 METHOD = {
     "starter": "Assemble {main} with {rest} and serve at once.",
@@ -49,6 +66,7 @@ def _steps(course: str, names: list[str], servings: int, cook: int) -> str:
 def seed(session: Session) -> None:
     """Fill the kitchen tables (deterministic)."""
     rng = random.Random(2611)
+    later = random.Random(2612)  # for LATER_RECIPES, so the other recipes keep their numbers
     allergens = [KitchenAllergen(name=a) for a in ALLERGENS]
     session.add_all(allergens)
     ingredients: dict[str, KitchenIngredient] = {}
@@ -77,9 +95,10 @@ def seed(session: Session) -> None:
         for line in block.strip().splitlines():
             name, course, parts = line.split("|")
             names = [p.strip() for p in parts.split(",")]
-            servings, cook = rng.choice((2, 4, 4, 4, 6, 8)), rng.choice((10, 15, 20, 25, 30, 45, 60, 90))
+            draw = later if name in LATER_RECIPES else rng
+            servings, cook = draw.choice((2, 4, 4, 4, 6, 8)), draw.choice((10, 15, 20, 25, 30, 45, 60, 90))
             r = KitchenRecipe(
-                name=name, cuisine=cuisine, course=course, servings=servings, prep_minutes=rng.choice((5, 10, 15, 20, 30)),
+                name=name, cuisine=cuisine, course=course, servings=servings, prep_minutes=draw.choice((5, 10, 15, 20, 30)),
                 cook_minutes=cook, diet=diet_of({ingredients[n].animal for n in names}) ,
                 steps=_steps(course, names, servings, cook),
             )  # fmt: skip
@@ -88,11 +107,12 @@ def seed(session: Session) -> None:
     session.flush()
     lines: list[dict[str, Any]] = []
     for r, names in recipes:
+        draw = later if r.name in LATER_RECIPES else rng
         for n in names:
             ing = ingredients[n]
             per = PORTION_G.get(n, PORTION_G[ing.category])
             grams = (
-                max(1.0, round(per * r.servings * rng.uniform(0.8, 1.2) / 5) * 5)
+                max(1.0, round(per * r.servings * draw.uniform(0.8, 1.2) / 5) * 5)
                 if per >= 5
                 else float(per * r.servings)
             )
@@ -102,7 +122,11 @@ def seed(session: Session) -> None:
     by_name = {r.name: r for r, _ in recipes}
     menus: list[KitchenMenu] = []
     for name, description, dishes in MENUS:
-        m = KitchenMenu(name=name, description=description, created_on="2026-08-15")
+        m = KitchenMenu(
+            name=name,
+            description=description,
+            created_on=NEW_MENU_DATE if name in NEW_MENUS else "2026-08-15",
+        )
         session.add(m)
         session.flush()
         menus.append(m)
@@ -117,9 +141,10 @@ def seed(session: Session) -> None:
     prices = {m.id: menu_summary(session, cat, m.id or 0)["price_per_guest"] for m in menus}
     today = date.fromisoformat(TODAY)
     orders: list[dict[str, Any]] = []
+    ordered = [m for m in menus if m.name not in NEW_MENUS]
     for i in range(N_ORDERS):
         client, email = rng.choice(CLIENTS)
-        menu = rng.choice(menus)
+        menu = rng.choice(ordered)
         event = today + timedelta(days=rng.randint(-80, 90))
         guests = rng.choice((20, 25, 30, 40, 45, 60, 80, 120, 150, 200))
         days = (event - today).days
@@ -137,6 +162,14 @@ def seed(session: Session) -> None:
             "reference": f"CO-{1001 + i}", "client": client, "contact_email": email, "event_date": event.isoformat(),
             "guests": guests, "menu_id": menu.id, "status": status, "price_per_guest": price,
             "total": round(price * guests, 2), "notes": "", "created_on": min(created, today).isoformat(),
+        })  # fmt: skip
+    by_menu = {m.name: m for m in menus}
+    for client, email, event, guests, name, status in TODAYS_ORDERS:
+        price = prices[by_menu[name].id]
+        orders.append({
+            "reference": f"CO-{1001 + len(orders)}", "client": client, "contact_email": email, "event_date": event,
+            "guests": guests, "menu_id": by_menu[name].id, "status": status, "price_per_guest": price,
+            "total": round(price * guests, 2), "notes": "", "created_on": TODAY,
         })  # fmt: skip
     orders.sort(key=lambda o: (o["created_on"], o["reference"]))
     for i, o in enumerate(orders):

@@ -84,7 +84,7 @@ async def test_search_filters(world: World) -> None:
             for p in (1, 2, 3)
         ]
         names = [h["name"] for page in pages for h in page]
-        assert len(names) == len(set(names)) == 120
+        assert len(names) == len(set(names)) == 123
 
 
 async def test_shopping_list_scales_the_recipe(world: World) -> None:

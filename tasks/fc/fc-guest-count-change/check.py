@@ -7,9 +7,10 @@ from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 CLIENT = "Northam Institute of Technology"
-# Guest counts of the client's orders in the seeded world (the episode overwrites one of them).
+# Guest counts of the client's orders in the seeded world (the episode overwrites one of them);
+# CO-1151 is a quote for an event before the next confirmed one.
 SEEDED = {"CO-1008": 120, "CO-1036": 200, "CO-1059": 60, "CO-1073": 25, "CO-1088": 200, "CO-1095": 20,
-          "CO-1126": 45, "CO-1143": 45, "CO-1103": 30}  # fmt: skip
+          "CO-1126": 45, "CO-1143": 45, "CO-1103": 30, "CO-1151": 30}  # fmt: skip
 
 
 def numbers(text: str) -> list[float]:

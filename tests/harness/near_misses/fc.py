@@ -54,6 +54,28 @@ MISSES: list[NearMiss] = [
         "a row's event date is wrong",
         replace=(('["CO-1064", "2026-11-03"', '["CO-1064", "2026-11-30"'),),
     ),
+    NearMiss(
+        CS,
+        "Northam's cancelled order CO-1059 listed on its statement",
+        replace=(
+            (
+                '["CO-1036", "2026-10-15", "Winter Wedding Buffet", 200, "delivered", 4900.0]',
+                '["CO-1036", "2026-10-15", "Winter Wedding Buffet", 200, "delivered", 4900.0],'
+                ' ["CO-1059", "2026-10-31", "Mediterranean Corporate Lunch", 60, "cancelled", 750.0]',
+            ),
+        ),
+    ),
+    NearMiss(
+        CS,
+        "an order of January 2027 (CO-1126) listed on Northam's 2026 statement",
+        replace=(
+            (
+                '["CO-1095", "2026-12-27", "Nut-Free School Lunch", 20, "quote", 230.0]',
+                '["CO-1095", "2026-12-27", "Nut-Free School Lunch", 20, "quote", 230.0],'
+                ' ["CO-1126", "2027-01-03", "Mediterranean Corporate Lunch", 45, "confirmed", 562.5]',
+            ),
+        ),
+    ),
     # fc-menu-comparison
     NearMiss(
         MC,
@@ -111,6 +133,11 @@ MISSES: list[NearMiss] = [
         "the mail gives the total as 520.50 (true 520.00)",
         replace=(("the new total is 520.00 USD", "the new total is 520.50 USD"),),
     ),
+    NearMiss(
+        "fc-guest-count-change",
+        "the guests added to Northam's next order, the quote CO-1151, not to its next confirmed one",
+        replace=(('"reference": "CO-1073", "guests": 40', '"reference": "CO-1151", "guests": 45'),),
+    ),
     # fc-vegan-school-lunch
     NearMiss(
         "fc-vegan-school-lunch",
@@ -121,6 +148,21 @@ MISSES: list[NearMiss] = [
         "fc-vegan-school-lunch",
         "the quote mail gives the price per guest as 16.50 (true 6.50)",
         replace=(("Price per guest: 6.50 USD", "Price per guest: 16.50 USD"),),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "the lightest vegan dessert taken although it has gluten (Apple Crumble)",
+        replace=(('"Ratatouille", "Mango Sticky Rice"', '"Ratatouille", "Apple Crumble"'),),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "the lightest vegan dessert taken although it has nuts (Baked Apples with Walnuts)",
+        replace=(('"Ratatouille", "Mango Sticky Rice"', '"Ratatouille", "Baked Apples with Walnuts"'),),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "the lightest vegan dessert taken although it has peanuts (Peanut Brittle)",
+        replace=(('"Ratatouille", "Mango Sticky Rice"', '"Ratatouille", "Peanut Brittle"'),),
     ),
     # fc-fortnight-schedule
     NearMiss(
@@ -148,11 +190,32 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    NearMiss(
+        "fc-fortnight-schedule",
+        "a quote in the fortnight (CO-1087) listed with the confirmed orders",
+        replace=(
+            (
+                '["CO-1075", "2026-12-02", "Meridian Rail Heritage Trust", "Graduation Garden Party", 20, "confirmed"]',
+                '["CO-1075", "2026-12-02", "Meridian Rail Heritage Trust", "Graduation Garden Party", 20, "confirmed"],'
+                ' ["CO-1087", "2026-12-02", "Greenmarsh Primary School", "Conference Street Food", 40, "quote"]',
+            ),
+        ),
+    ),
     # fc-cs-term-party
     NearMiss(
         "fc-cs-term-party",
         "the order counts people in several courses more than once (95 guests, true 92)",
         replace=(('"guests": 92,', '"guests": 95,'),),
+    ),
+    NearMiss(
+        "fc-cs-term-party",
+        "the cheapest menu taken although it has peanuts (Thai Street Lunch)",
+        replace=(('"menu": "Graduation Garden Party"', '"menu": "Thai Street Lunch"'),),
+    ),
+    NearMiss(
+        "fc-cs-term-party",
+        "students who dropped or wait for a place counted too (94 guests, true 92)",
+        replace=(('"guests": 92,', '"guests": 94,'),),
     ),
     NearMiss(
         "fc-cs-term-party",
