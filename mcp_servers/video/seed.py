@@ -1,6 +1,6 @@
-"""Deterministic video-platform data: 6 channels, 72 videos (2025-03 to 2026-11), ~5,000 daily
-statistics rows (2026-09-01 to yesterday), ~1,700 comments with owner replies and some spam,
-and 9 playlists.
+"""Deterministic video-platform data: 6 channels, 72 videos (2025-03 to 2026-11; a few unlisted or
+private), ~5,000 daily statistics rows (2026-09-01 to yesterday), ~1,700 comments with owner
+replies and some spam, and 9 playlists.
 
 Rows are inserted without ids, in id order, so ids are 1..n on every backend and database
 sequences stay in step with them.
@@ -37,6 +37,9 @@ DURATION_MIN = {"Food": (8, 20), "Science & Technology": (10, 25), "Travel & Eve
                 "Education": (20, 90), "Howto & Style": (10, 30), "Gaming": (8, 25)}  # fmt: skip
 PRIVATE = {(1, 11), (3, 11)}  # drafts not yet published
 UNLISTED = {(2, 3), (4, 8), (5, 7), (6, 9)}
+# Once-public videos unlisted later, with the time: their views stay, so a channel's most viewed
+# videos include one that is not public (Tech Unboxed's outdated phone comparison).
+UNLISTED_LATER = {(2, 0): "2026-06-01T10:00:00"}
 KEY_CHARS = string.ascii_letters + string.digits + "-_"
 
 
@@ -146,6 +149,8 @@ def seed(session: Session) -> None:
                         "body": rng.choice(catalog.REPLIES), "posted_at": at.isoformat(), "like_count": rng.randint(0, 12),
                         "is_channel_owner": True, "hidden": False, "hidden_reason": None,
                     }))  # fmt: skip
+    for (cid, k), when in UNLISTED_LATER.items():  # after the draw, so no other row changes
+        videos[(cid - 1) * 12 + k] |= {"visibility": "unlisted", "updated_at": when}
     # top-level comments first (oldest first), then replies: a reply's parent always has a smaller id
     order = sorted(range(len(tops)), key=lambda i: (tops[i]["posted_at"], i))
     new_id = {old: new for new, old in enumerate(order, 1)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, gold_call
 
 NL = "\\n"  # a line break as it appears in the JSON of the gold calls
 REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
@@ -110,10 +110,10 @@ MISSES: list[NearMiss] = [
     # vp-spam-sweep
     NearMiss(
         "vp-spam-sweep",
-        "also hid a spam and a non-spam comment on the 6th most viewed video (out of scope)",
+        "also hid a spam and a non-spam comment on the 6th most viewed public video (out of scope)",
         extra=(
-            ("mcp__video__hide_comment", {"comment_id": 358, "reason": "spam"}),
-            ("mcp__video__hide_comment", {"comment_id": 372, "reason": "spam"}),
+            ("mcp__video__hide_comment", {"comment_id": 1331, "reason": "spam"}),
+            ("mcp__video__hide_comment", {"comment_id": 1302, "reason": "spam"}),
         ),
     ),
     NearMiss(
@@ -122,8 +122,8 @@ MISSES: list[NearMiss] = [
         replace=(
             (
                 f"today:{NL}- E-Reader Face-Off (6zsZ10jqo03): 7{NL}- Ultralight Laptop Review (_4weKX7OcoP): 2"
-                f"{NL}- Budget Phone Showdown (freCo-bUMuX): 3{NL}- Best Webcams of the Year (Lr7lDRxF2Tg): 2"
-                f"{NL}- Mechanical Keyboards Explained (B5RlgQpfPFj): 1{NL}",
+                f"{NL}- Best Webcams of the Year (Lr7lDRxF2Tg): 2{NL}- Mechanical Keyboards Explained (B5RlgQpfPFj): 1"
+                f"{NL}- Noise-Cancelling Earbuds Compared (k-Si0v8AWEg): 1{NL}",
                 f"today.{NL}",
             ),
         ),
@@ -135,8 +135,8 @@ MISSES: list[NearMiss] = [
     ),
     NearMiss(
         "vp-spam-sweep",
-        "the mail's total is wrong (14 for 15)",
-        replace=(("I hid 15 spam comments", "I hid 14 spam comments"),),
+        "the mail's total is wrong (12 for 13)",
+        replace=(("I hid 13 spam comments", "I hid 12 spam comments"),),
     ),
     NearMiss(
         "vp-spam-sweep",
@@ -204,6 +204,90 @@ MISSES: list[NearMiss] = [
                     "video_id": "Ydd00fgXu0V",
                     "description": "Debugging Like a Pro. Further reading: see below.",
                 },
+            ),
+        ),
+    ),
+]
+
+
+def _hide(comment_id: int) -> str:
+    return gold_call("vp-spam-sweep", "mcp__video__hide_comment", comment_id=comment_id)
+
+
+def _reply(comment_id: int) -> str:
+    return gold_call("vp-viewer-questions", "mcp__video__reply_to_comment", comment_id=comment_id)
+
+
+TACOS = (1166, 1103, 1079, 1068)  # the open questions on Weeknight Tacos, the fourth latest public video
+
+MISSES += [
+    # Traps: rows a condition of the prompt leaves out, which the seed holds on purpose.
+    NearMiss(
+        "vp-spam-sweep",
+        "the unlisted 'Budget Phone Showdown' (third by views) swept instead of the fifth public video",
+        replace=(
+            (
+                _hide(358),
+                ", ".join(
+                    f'{{"tool": "mcp__video__hide_comment", "arguments": {{"comment_id": {c}, "reason": "spam"}}}}'
+                    for c in (30, 79, 100)
+                ),
+            ),
+        ),
+    ),
+    NearMiss(
+        "vp-autumn-channel-review",
+        "the unlisted 'Regular Expressions Made Easy' counted on the codecraft sheet and in Summary",
+        replace=(
+            (
+                '"2026-07-24", 6036, 165106, 324]',
+                '"2026-07-24", 6036, 165106, 324], ["TVm-3RwFihO", "Regular Expressions Made Easy", "2026-05-26", 3017, 113809, 96]',
+            ),
+            ('["@codecraft", 4, 47538, 555785]', '["@codecraft", 5, 50555, 669594]'),
+        ),
+    ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "the unlisted 'Pull-Up Progression' in the playlist too",
+        replace=(
+            ('"ltnjW7ZWu0u"]', '"ltnjW7ZWu0u", "UXq3LMfTgoA"]'),
+            ("with its 5 public videos of 2026", "with its 6 videos of 2026"),
+        ),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "the private draft 'Sunday Meal Prep' taken as one of the four latest: Weeknight Tacos' questions left out",
+        replace=(
+            *((", " + _reply(c), "") for c in TACOS),
+            (
+                f"{NL}{NL}## Weeknight Tacos (FvDB6v4xWpa){NL}{NL}- 1166 | @larazhang | Could you do a follow-up on this?"
+                f"{NL}- 1103 | @benrossi | What camera do you use for these shots?{NL}- 1079 | @yusufwagner | Does this "
+                f"work for beginners too?{NL}- 1068 | @milanpetrov2 | Does this work for beginners too?",
+                "",
+            ),
+            ("I answered the 10 open viewer questions", "I answered the 6 open viewer questions"),
+        ),
+    ),
+    NearMiss(
+        "vp-viewer-questions",
+        "also replies to a Weeknight Tacos question the channel had answered already",
+        extra=(("mcp__video__reply_to_comment", {"comment_id": 1160, "body": REPLY}),),
+    ),
+    NearMiss(
+        "vp-ml-further-reading",
+        "the three most cited papers of any topic, not of 'llm agents'",
+        replace=(
+            (
+                "- Towards Calibrated Multi-Step Tool Use with Task Decomposition (ICLR 2021)",
+                "- ChainTune-Pro: Rethinking Video-Language Grounding for Video Question Answering (ICCV 2019)",
+            ),
+            (
+                "- Revisiting Task Decomposition: Lessons from Spreadsheet Automation (ICML 2021)",
+                "- Faithful Video-Language Grounding for Document Parsing (CVPR 2019)",
+            ),
+            (
+                "- On the Limits of Tool-Using Language Agents in Travel Planning (arXiv 2021)",
+                "- PrismNet: Compositional Repository-Level Code Completion for Code Translation (ACL 2019)",
             ),
         ),
     ),
