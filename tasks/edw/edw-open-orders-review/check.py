@@ -80,18 +80,16 @@ def check(world: World) -> list[Criterion]:
         )
     )
     orders = world.query(
-        """SELECT o.order_number, c.name, SUM(l.line_total) AS amount FROM warehouse_sales_orders o
+        """SELECT o.order_number, o.status, c.name, SUM(l.line_total) AS amount FROM warehouse_sales_orders o
            JOIN warehouse_sales_lines l ON l.order_id = o.id JOIN warehouse_customers c ON c.id = o.customer_id
-           WHERE o.status = 'open' GROUP BY o.id, o.order_number, c.name"""
+           GROUP BY o.id, o.order_number, o.status, c.name"""
     )
     lines = event["description"].splitlines()
-    large = [o for o in orders if float(o["amount"]) >= 50000]
+    large = [o for o in orders if o["status"] == "open" and float(o["amount"]) >= 50000]
     missing = [o["order_number"] for o in large if not listed(o, lines)]
-    extra = [
-        o["order_number"]
-        for o in orders
-        if float(o["amount"]) < 50000 and o["order_number"] in event["description"]
-    ]
+    # any other order named: a smaller open one, or a large one that is closed or cancelled
+    named = set(re.findall(r"SO-\d+", event["description"]))
+    extra = sorted(named & {o["order_number"] for o in orders} - {o["order_number"] for o in large})
     out.append(
         Criterion.of(
             "large open orders listed",
