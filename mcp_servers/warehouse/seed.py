@@ -37,6 +37,16 @@ from mcp_servers.warehouse.schema import (
 FIRST_MONTH = date(2025, 1, 1)
 LAST_CLOSED = "2026-10"
 Row = dict[str, Any]
+# Rows set apart from what the generator draws (after its draws, so every other row stays as it
+# was), so the tasks' conditions have something to exclude:
+# - a top customer's Q3 2026 order that was cancelled ("closed orders only");
+CANCELLED_ORDERS = {"SO-2601059"}
+# - an order booked by another region's sales team than the customer's own region ("by the
+#   order's region"): UKI customer Keystone Health's order through EMEA-C;
+BOOKED_IN = {"SO-2600851": "EMEA-C"}
+# - a promotion approved for next year ("current salary = latest row effective on or before
+#   today", "promotions effective in 2026"): (employee number, effective date, rise).
+FUTURE_RAISES = [("E0097", "2027-01-01", 0.10)]
 
 
 def _insert(session: Session, model: type[SQLModel], rows: list[Row]) -> None:
@@ -117,6 +127,11 @@ def _employees(rng: random.Random) -> tuple[list[Row], list[Row], list[Row]]:
             add(dept_id, region_id, title, band, head, False)
     for dept_id, head in heads.items():
         departments[dept_id - 1]["head_employee_id"] = head
+    for number, effective, rise in FUTURE_RAISES:
+        emp_id = next(i for i, e in enumerate(employees, 1) if e["employee_number"] == number)
+        last = max((r for r in salaries if r["employee_id"] == emp_id), key=lambda r: r["effective_date"])
+        salaries.append(last | {"effective_date": effective, "annual_salary": round(last["annual_salary"] * (1 + rise), -2),
+                                "reason": "promotion"})  # fmt: skip
     return employees, departments, salaries
 
 
@@ -189,10 +204,16 @@ def seed(session: Session) -> None:
                 if cust["segment"] == "SMB" and rng.random() < 0.45
                 else rng.choice(["direct", "direct", "partner"])
             )
+            number = f"SO-{day.year % 100}{len(orders) + 1:05d}"
+            rep = rng.choice(active)
+            if number in CANCELLED_ORDERS:
+                status = "cancelled"
+            if number in BOOKED_IN:  # booked by that region's sales manager
+                region = next(i for i, r in enumerate(catalog.REGIONS, 1) if r[0] == BOOKED_IN[number])
+                rep = reps[region][0]
             orders.append({
-                "order_number": f"SO-{day.year % 100}{len(orders) + 1:05d}", "order_date": iso,
-                "customer_id": cust_id, "region_id": region, "sales_rep_id": rng.choice(active),
-                "channel": channel, "status": status,
+                "order_number": number, "order_date": iso, "customer_id": cust_id, "region_id": region,
+                "sales_rep_id": rep, "channel": channel, "status": status,
             })  # fmt: skip
             order_id = len(orders)
             sellable = [(i, p) for i, p in enumerate(products, 1) if p["launched_on"] <= iso

@@ -11,7 +11,7 @@ REGION_SLIDES = [
 SUMMARY_ROWS = [
     '["NA-EAST", 141, 9883067.3, 3850832.3, 4461195.0, 1571040.0]',
     '["NA-WEST", 108, 9162721.9, 3790861.9, 3942840.0, 1429020.0]',
-    '["EMEA-C", 80, 6404162.6, 3460184.1, 2134626.0, 809352.5]',
+    '["EMEA-C", 81, 6414197.6, 3460184.1, 2135586.0, 818427.5]',
     '["EMEA-S", 84, 5394535.95, 2718767.95, 2025693.0, 650075.0]',
 ]
 
@@ -58,6 +58,15 @@ MISSES: list[NearMiss] = [
         "a top customer's revenue 90 cents off (to the cent asked)",
         replace=(("1202152.9", "1202152.0"),),
     ),
+    NearMiss(
+        "edw-regional-sales-review",
+        "orders assigned by the customer's region, not the order's (SO-2600851, booked in EMEA-C, left out)",
+        replace=(
+            (SUMMARY_ROWS[2], '["EMEA-C", 80, 6404162.6, 3460184.1, 2134626.0, 809352.5]'),
+            ('["2026-06", 6, 396109.7]', '["2026-06", 5, 386074.7]'),
+            ("EMEA-C: 81 orders, 6,414,197.60 USD", "EMEA-C: 80 orders, 6,404,162.60 USD"),
+        ),
+    ),
 ]
 
 MISSES += [
@@ -76,6 +85,11 @@ MISSES += [
         "edw-top-customers-mail",
         "a revenue a cent off",
         replace=(("783,855.20", "783,855.21"),),
+    ),
+    NearMiss(
+        "edw-top-customers-mail",
+        "Atlas Facilities' cancelled Q3 order (SO-2601059) counted in its revenue",
+        replace=(("Atlas Facilities (C1075): 559,028.70 USD", "Atlas Facilities (C1075): 598,669.40 USD"),),
     ),
 ]
 
@@ -96,6 +110,26 @@ MISSES += [
         "an amount a dollar off",
         replace=(("Keystone Retail: 322,376.50 USD", "Keystone Retail: 322,377.50 USD"),),
     ),
+    NearMiss(
+        "edw-open-orders-review",
+        "a cancelled order over 50,000 listed too",
+        replace=(
+            (
+                "Riverbend Agritech: 60,738.10 USD",
+                "Riverbend Agritech: 60,738.10 USD\\n- SO-2601020 (2026-09-23) Lakeshore Manufacturing: 96,255.00 USD",
+            ),
+        ),
+    ),
+    NearMiss(
+        "edw-open-orders-review",
+        "an open order under 50,000 listed too",
+        replace=(
+            (
+                "Riverbend Agritech: 60,738.10 USD",
+                "Riverbend Agritech: 60,738.10 USD\\n- SO-2601140 (2026-11-05) Atlas Pharma: 48,239.10 USD",
+            ),
+        ),
+    ),
 ]
 
 MISSES += [
@@ -110,6 +144,21 @@ MISSES += [
         "edw-people-review",
         "Engineering's lowest salary a dollar off",
         replace=(("151208, 96000, 222300", "151208, 96001, 222300"),),
+    ),
+    NearMiss(
+        "edw-people-review",
+        "E0097's promotion of 2027-01-01 taken as current salary (Engineering average and highest)",
+        replace=(("151208, 96000, 222300", "151718, 96000, 224800"),),
+    ),
+    NearMiss(
+        "edw-people-review",
+        "E0097's promotion of 2027-01-01 listed among this year's promotions",
+        replace=(
+            (
+                '["E0102", "Daniel Silva",',
+                '["E0097", "Emeka Wagner", "Engineering", "Staff Engineer", 224800], ["E0102", "Daniel Silva",',
+            ),
+        ),
     ),
     NearMiss(
         "edw-people-review",
