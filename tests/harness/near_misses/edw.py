@@ -37,6 +37,16 @@ MISSES: list[NearMiss] = [
             ),
         ),
     ),
+    NearMiss(
+        "edw-budget-vs-actual",
+        "Engineering's Q4 2026 budget counted too (Q1-Q4 instead of Q1-Q3)",
+        replace=(
+            (
+                '["ENG", 5826400.0, 5394186.49, -432213.51, -7.4]',
+                '["ENG", 7824500.0, 5394186.49, -2430313.51, -31.1]',
+            ),
+        ),
+    ),
     # edw-regional-sales-review
     NearMiss(
         "edw-regional-sales-review",
@@ -138,6 +148,16 @@ MISSES += [
         "edw-october-payroll-memo",
         "Customer Support total 4 cents off",
         replace=(("154829.58", "154829.62"),),
+    ),
+    NearMiss(
+        "edw-october-payroll-memo",
+        "Engineering's row from period 2026-09 instead of 2026-10",
+        replace=(
+            (
+                '["Engineering", 504025.0, 105845.25, 609870.25]',
+                '["Engineering", 495816.67, 104121.5, 599938.17]',
+            ),
+        ),
     ),
     # edw-people-review
     NearMiss(
