@@ -9,8 +9,10 @@ search_path points at it, so raw SQL sees the episode's tables too.
 When the URL's role may create roles (CREATEROLE or superuser), each episode also gets its own
 login role, named like its schema, with a random password and privileges on its schema only:
 the episode's servers connect as that role, so raw SQL that names another episode's schema (or
-the template) is refused by the database. Without CREATEROLE, episodes share the URL's role
-(one warning says so) and are kept apart only by their search_path.
+the template) is refused by the database. Each episode also gets the warehouse's reader role
+(`mcp_servers/warehouse/pg_role.py`: SELECT on the warehouse tables only, for its run_query),
+dropped with the episode's own. Without CREATEROLE, episodes share the URL's role (one warning
+says so) and are kept apart only by their search_path.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from sqlmodel import Session, SQLModel
 from mcp_servers.common import registry
 from mcp_servers.common.db import is_sqlite, make_engine
 from mcp_servers.common.spec import ServerSpec
+from mcp_servers.warehouse import pg_role
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -204,6 +207,7 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
                 conn.execute(text(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{schema}"'))
                 conn.execute(text(f'GRANT ALL ON ALL TABLES IN SCHEMA "{schema}" TO "{schema}"'))
                 conn.execute(text(f'GRANT ALL ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{schema}"'))
+                pg_role.create_reader(conn, schema, password)
     finally:
         engine.dispose()
     return _pg_schema_url(base, schema, password)
@@ -213,6 +217,7 @@ def _drop_schema_and_role(conn: Connection, schema: str) -> None:
     conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
     if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": schema}).first():
         conn.execute(text(f'DROP ROLE "{schema}"'))
+    pg_role.drop_reader(conn, schema)
 
 
 def _reset_sequence(conn: Connection, schema: str, table: Table) -> None:

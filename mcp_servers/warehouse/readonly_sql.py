@@ -8,7 +8,8 @@ set_config, ...). Then the database itself refuses writes: on SQLite the connect
 is `READ ONLY` and always rolled back (which also undoes any session setting it made).
 
 What a query may read (the warehouse's own tables, common functions) is enforced by the
-database, not by words: see `access.py`.
+database (an authorizer on SQLite, a reader role on PostgreSQL) and allow-lists, not by words:
+see `access.py`.
 
 Runaway queries are bounded by a statement timeout (SQLite: a progress handler; PostgreSQL:
 `SET LOCAL statement_timeout`); results by a row limit and a size limit (`MAX_RESULT_CHARS`,
@@ -54,7 +55,7 @@ _FORBIDDEN = {
     "deallocate", "listen", "notify", "set_config", "nextval", "setval", "load_extension",
     "pg_notify", "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
 }  # fmt: skip
-_FORBIDDEN_PREFIXES = ("pg_advisory", "pg_read_", "pg_ls_", "lo_", "dblink")
+_FORBIDDEN_PREFIXES = ("pg_advisory", "lo_", "dblink")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -68,9 +69,9 @@ class QueryResult:
     cut_by_size: bool = False
 
 
-def _skeleton(sql: str, dialect: str = "sqlite", quoted: list[str] | None = None) -> str:
-    """`sql` with string literals, quoted identifiers and comments blanked out, position for position;
-    the text of each quoted identifier is appended to `quoted`. `[name]` quotes only on SQLite."""
+def _skeleton(sql: str, dialect: str = "sqlite") -> str:
+    """`sql` with string literals, quoted identifiers and comments blanked out, position for
+    position. `[name]` quotes only on SQLite."""
     out = list(sql)
     quote_chars = "'\"`[" if dialect == "sqlite" else "'\""
     i, n = 0, len(sql)
@@ -107,8 +108,6 @@ def _skeleton(sql: str, dialect: str = "sqlite", quoted: list[str] | None = None
                     break
                 else:
                     j += 1
-            if c != "'" and quoted is not None:
-                quoted.append(sql[i + 1 : j].replace(close * 2, close))
             blank(i + 1, j)  # keep the quotes: 'x' stays a token boundary
             i = j + 1
         else:
@@ -118,8 +117,7 @@ def _skeleton(sql: str, dialect: str = "sqlite", quoted: list[str] | None = None
 
 def check_select(sql: str, dialect: str = "sqlite") -> str:
     """The statement to run (without a trailing ';'), or a ToolError saying what is not allowed."""
-    quoted: list[str] = []
-    skeleton = _skeleton(sql, dialect, quoted)
+    skeleton = _skeleton(sql, dialect)
     end = len(skeleton.rstrip())
     if skeleton[:end].endswith(";"):
         end -= 1
@@ -139,10 +137,6 @@ def check_select(sql: str, dialect: str = "sqlite") -> str:
     for w in words:
         if w in _FORBIDDEN or w.startswith(_FORBIDDEN_PREFIXES):
             raise ToolError(f"the warehouse is read-only: {w.upper()!r} is not allowed in a query")
-    if dialect != "sqlite":  # on SQLite the authorizer vets functions, quoted or not
-        for w in words + [q.lower() for q in quoted]:
-            if access.pg_denied_function(w):
-                raise ToolError(f"refused: {w!r} reads beyond the warehouse tables; it is not available")
     return sql[:end].strip()
 
 
@@ -189,7 +183,11 @@ def run_readonly(
                     f"query stopped after the {timeout_s:g} s statement timeout: narrow it "
                     "(filters, LIMIT, fewer joins)"
                 ) from None
-            denied = access.sqlite_denial_message(str(exc), tables) if dialect == "sqlite" else None
+            denied = (
+                access.sqlite_denial_message(str(exc), tables)
+                if dialect == "sqlite"
+                else access.pg_denial_message(exc, tables)
+            )
             if denied:
                 raise ToolError(denied) from None
             if "too big" in str(exc):
@@ -254,6 +252,9 @@ def _run_sqlite(
 def _run_postgres(
     raw: Any, statement: str, max_rows: int, timeout_s: float, tables: frozenset[str]
 ) -> QueryResult:
+    # Before anything reaches the planner, which evaluates stable functions of constants.
+    scs = raw.info.parameter_status("standard_conforming_strings")
+    access.pg_check_query(statement, tables, backslash_escapes=scs != "on")
     deadline = time.monotonic() + timeout_s
     raw.rollback()  # start a fresh transaction, whatever the pool left behind
     try:

@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader
+from mcp_servers.warehouse import pg_role
 from mcp_servers.warehouse.readonly_sql import MAX_RESULT_CHARS, STATEMENT_TIMEOUT_S, json_cell, run_readonly
 from mcp_servers.warehouse.schema import TABLE_DOCS, TABLES, TODAY
 from mcp_servers.warehouse.seed import seed
@@ -60,6 +61,8 @@ def build(ctx: ServerContext) -> MCPServer:
     dialect = ctx.engine.dialect
     sql_name = "PostgreSQL" if dialect.name == "postgresql" else "SQLite"
     timeout_s = float(ctx.options.get("statement_timeout_s", STATEMENT_TIMEOUT_S))
+    # run_query logs in as the episode's warehouse reader role on PostgreSQL (see pg_role.py).
+    query_engine = pg_role.query_engine(ctx.engine) if dialect.name == "postgresql" else ctx.engine
     app = MCPServer(
         "warehouse",
         instructions=(
@@ -124,7 +127,7 @@ def build(ctx: ServerContext) -> MCPServer:
         says how many rows were left out: aggregate, filter or add LIMIT/OFFSET."""
         if not 1 <= max_rows <= MAX_ROWS:
             raise ToolError(f"max_rows must be between 1 and {MAX_ROWS}")
-        result = run_readonly(ctx.engine, sql, max_rows, timeout_s, _TABLE_NAMES)
+        result = run_readonly(query_engine, sql, max_rows, timeout_s, _TABLE_NAMES)
         out: dict[str, Any] = {
             "columns": result.columns,
             "rows": result.rows,

@@ -15,6 +15,8 @@ from sqlalchemy.exc import DBAPIError
 
 from mcp_servers.common import worldstate
 from mcp_servers.common.db import make_engine
+from mcp_servers.warehouse import access, pg_role
+from mcp_servers.warehouse.schema import TABLES as WAREHOUSE_TABLES
 from tests.mcp_servers.support import PG_URL_ENV, World, as_data, serve, text
 
 pytestmark = [
@@ -144,6 +146,112 @@ def test_dropping_an_episode_removes_its_role(tmp_path: Path) -> None:
         assert left is None
     finally:
         engine.dispose()
+
+
+def _reader_of(world: World) -> str:
+    return pg_role.reader_role(schema_of(world))
+
+
+def test_the_warehouse_reader_may_select_the_warehouse_tables_and_nothing_else(
+    episodes: tuple[World, World],
+) -> None:
+    a, b = episodes
+    reader, schema = _reader_of(a), schema_of(a)
+    assert reader != _reader_of(b) and reader == f"{schema}_wh"
+    engine = make_engine(a.base)
+    try:
+        with engine.connect() as conn:
+            role = conn.execute(
+                sql_text(
+                    "SELECT rolcanlogin, rolinherit, rolsuper, rolcreaterole, rolcreatedb, rolreplication, "
+                    "rolbypassrls FROM pg_roles WHERE rolname = :r"
+                ),
+                {"r": reader},
+            ).one()
+            assert tuple(role) == (True, False, False, False, False, False, False)
+            # a member of no role: not of pg_read_all_data, pg_read_all_settings, pg_read_server_files...
+            member_of = conn.execute(
+                sql_text("SELECT count(*) FROM pg_auth_members WHERE member = to_regrole(:r)"), {"r": reader}
+            ).scalar()
+            assert member_of == 0
+            readable = conn.execute(
+                sql_text(
+                    "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname NOT IN ('pg_catalog', "
+                    "'information_schema') AND has_table_privilege(:r, c.oid, 'SELECT, INSERT, UPDATE, DELETE')"
+                ),
+                {"r": reader},
+            ).all()
+            warehouse = {model.__tablename__ for model in WAREHOUSE_TABLES}  # type: ignore[attr-defined]
+            assert sorted(readable) == sorted((schema, t) for t in warehouse)
+            for t in warehouse:
+                assert not conn.execute(
+                    sql_text("SELECT has_table_privilege(:r, :t, 'INSERT, UPDATE, DELETE, TRUNCATE')"),
+                    {"r": reader, "t": f'"{schema}".{t}'},
+                ).scalar()
+            usable = set(
+                conn.execute(
+                    sql_text(
+                        "SELECT nspname FROM pg_namespace WHERE has_schema_privilege(:r, oid, 'USAGE') "
+                        "AND nspname NOT IN ('pg_catalog', 'information_schema', 'public')"
+                    ),
+                    {"r": reader},
+                ).scalars()
+            )
+            assert usable == {schema}
+    finally:
+        engine.dispose()
+
+
+def test_dropping_an_episode_removes_its_warehouse_reader_and_a_rerun_makes_it_afresh(tmp_path: Path) -> None:
+    """Roles are cluster-wide: the reader goes with its episode, and a killed attempt's reader
+    does not stop the same episode from being made again (with a new password)."""
+    base = os.environ[PG_URL_ENV]
+    episode_id = f"pgreader-{uuid.uuid4().hex[:12]}"
+    first = worldstate.create_episode_db(base, episode_id, tmp_path)
+    again = worldstate.create_episode_db(base, episode_id, tmp_path)  # as after a killed attempt
+    reader = pg_role.reader_role(str(make_url(again).username))
+    assert make_url(first).password != make_url(again).password
+    engine = make_engine(again)
+    reader_engine = pg_role.query_engine(engine)
+    try:
+        assert reader_engine is not engine and reader_engine.url.username == reader
+        with reader_engine.connect() as conn:
+            assert conn.execute(sql_text("SELECT current_user, COUNT(*) FROM warehouse_regions")).one() == (
+                reader,
+                8,
+            )
+    finally:
+        reader_engine.dispose()
+        engine.dispose()
+        worldstate.drop_episode_db(base, again)
+    admin = make_engine(base)
+    try:
+        with admin.connect() as conn:
+            left = conn.execute(sql_text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": reader}).first()
+        assert left is None
+    finally:
+        admin.dispose()
+
+
+def test_every_allowed_warehouse_function_is_a_plain_builtin() -> None:
+    """The allow-list names functions of pg_catalog that PUBLIC may run as their caller (none
+    SECURITY DEFINER, none with privileges of its own) - a misspelt entry would fail here."""
+    engine = make_engine(os.environ[PG_URL_ENV])
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sql_text(
+                    "SELECT proname, bool_or(prosecdef), bool_and(proacl IS NULL) FROM pg_proc "
+                    "WHERE pronamespace = 'pg_catalog'::regnamespace AND proname = ANY(:names) GROUP BY proname"
+                ),
+                {"names": sorted(access.PG_FUNCTIONS)},
+            ).all()
+    finally:
+        engine.dispose()
+    assert {r[0] for r in rows} == access.PG_FUNCTIONS
+    assert [r[0] for r in rows if r[1] or not r[2]] == []
+    assert not access.PG_SYNTAX_CALLS & access.PG_FUNCTIONS
 
 
 def test_a_role_without_createrole_shares_itself_and_says_so(caplog: pytest.LogCaptureFixture) -> None:

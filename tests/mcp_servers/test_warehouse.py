@@ -9,7 +9,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from sqlalchemy import text as sql_text
 
-from mcp_servers.warehouse import readonly_sql
+from mcp_servers.common import worldstate
+from mcp_servers.warehouse import access, readonly_sql
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -217,6 +218,27 @@ OUTSIDE_ON_POSTGRES = [
     "SELECT \"current_setting\"('data_directory')",
     "SELECT query_to_xml('SELECT * FROM mail_message', true, false, '')",
     'SELECT * FROM "pg_catalog"."pg_settings"',
+    # functions that read another server's table through a query string or a table name
+    "SELECT \"query_to_xml\"('select * from mail_message', true, false, '')",
+    "SELECT pg_catalog.query_to_xml('select subject from mail_message', true, false, '')",
+    "SELECT U&\"\\0071uery_to_xml\"('select * from mail_message', true, false, '')",
+    "SELECT table_to_xml('mail_message', true, false, '')",
+    "SELECT * FROM ts_stat('SELECT to_tsvector(body) FROM mail_message')",
+    "SELECT w.id, (SELECT cursor_to_xml('c', 1, true, false, '')) FROM warehouse_regions w",
+    # settings, the server, files, large objects, another database
+    "SELECT current_setting('server_version')",
+    "SELECT /* hidden? */ current_setting/**/('port')",
+    "SELECT id FROM warehouse_regions WHERE id = current_setting('port')::int",
+    "SELECT version(), inet_server_addr()",
+    "SELECT pg_ls_dir('.')",
+    "SELECT pg_read_file('PG_VERSION')",
+    "SELECT w.pg_column_size FROM warehouse_regions w",  # pg_column_size(w), written as a column
+    # other schemas and catalogs, however named
+    "SELECT rolpassword FROM pg_authid",
+    "SELECT rolname FROM pg_roles",
+    "SELECT to_regclass('mail_message')",
+    "WITH RECURSIVE m(s) AS (SELECT subject FROM mail_message) SELECT * FROM m",
+    "SELECT * FROM warehouse_regions w JOIN LATERAL (SELECT subject FROM mail_message LIMIT 1) m ON true",
 ]
 
 
@@ -238,6 +260,116 @@ async def test_queries_read_only_the_warehouse_tables(world: World) -> None:
             )
         )
         assert fine["columns"][0] == "lock" and fine["rows"][0][0] == 1, fine
+
+
+def _postgres_only(world: World) -> None:
+    if world.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL only")
+
+
+# Queries an analyst writes, in PostgreSQL's dialect: the allow-lists must let every one through.
+LEGITIMATE_ON_POSTGRES = [
+    "SELECT code, upper(name), length(country) FROM warehouse_regions ORDER BY code",
+    "WITH RECURSIVE months(m) AS (SELECT 1 UNION ALL SELECT m + 1 FROM months WHERE m < 12), "
+    "q AS MATERIALIZED (SELECT region_id, COUNT(*) AS n FROM warehouse_sales_orders GROUP BY 1) "
+    "SELECT m, COALESCE(SUM(q.n), 0) FROM months, q GROUP BY m ORDER BY m",
+    "SELECT o.region_id, date_trunc('month', CAST(o.order_date AS date)) AS month, "
+    "round(SUM(l.line_total)::numeric(14, 2), 1), COUNT(*) FILTER (WHERE o.status = 'closed') "
+    "FROM warehouse_sales_orders o JOIN warehouse_sales_lines l ON l.order_id = o.id "
+    "GROUP BY 1, 2 ORDER BY 1, 2 LIMIT 40",
+    "SELECT id, rank() OVER (PARTITION BY region_id ORDER BY id DESC), "
+    "lag(id) OVER w, percent_rank() OVER w FROM warehouse_customers WINDOW w AS (ORDER BY id) "
+    "ORDER BY id LIMIT 30",
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY list_price), string_agg(DISTINCT sku, ',' "
+    "ORDER BY sku), stddev_pop(list_price), EXTRACT(year FROM DATE '2026-03-01') "
+    "FROM warehouse_products",
+    "SELECT substring(order_date FROM 1 FOR 7), to_char(to_date(order_date, 'YYYY-MM-DD'), 'Mon'), "
+    "CASE WHEN status IN ('closed', 'open') THEN 'live' ELSE status END, "
+    "order_number SIMILAR TO 'SO-26%', trim(both ' ' from channel) "
+    "FROM warehouse_sales_orders ORDER BY id LIMIT 20",
+    "SELECT g.n, s.code FROM generate_series(1, 3) g(n) "
+    "JOIN (SELECT id, code FROM warehouse_regions) AS s(id, code) ON s.id = g.n ORDER BY 1",
+    "SELECT json_build_object('code', code, 'name', name), to_jsonb(r) ->> 'country', "
+    "pg_catalog.lower(code) FROM warehouse_regions r WHERE EXISTS "
+    "(SELECT 1 FROM warehouse_customers c WHERE c.region_id = r.id) ORDER BY r.id",
+]
+
+
+async def test_postgres_legitimate_queries_give_the_rows_the_database_gives(world: World) -> None:
+    """The reader role and the function allow-lists change nothing for an analyst's queries."""
+    _postgres_only(world)
+    async with serve("warehouse", world) as client:
+        for sql in LEGITIMATE_ON_POSTGRES:
+            got = as_data(await client.call_tool("run_query", {"sql": sql, "max_rows": 1000}))
+            with world.engine.connect() as conn:
+                rows = conn.execute(sql_text(sql)).all()
+            assert got["rows"] == [[readonly_sql.json_cell(v) for v in row] for row in rows], sql
+            assert rows and not got["truncated"], sql
+
+
+async def test_a_setting_cannot_leak_through_a_planning_error(world: World) -> None:
+    """Regression: the planner evaluates stable functions of constants while it plans, so the
+    error of `current_setting('port')::int` named the port before any check of the plan."""
+    _postgres_only(world)
+    port = str(world.engine.url.port)
+    async with serve("warehouse", world) as client:
+        for sql in (
+            "SELECT id FROM warehouse_regions WHERE id = current_setting('port')::int + 0 * id",
+            "SELECT id FROM warehouse_regions WHERE code = \"current_setting\"('port')::int::text",
+            "SELECT id FROM warehouse_regions WHERE id = pg_catalog.current_setting('port')::int",
+        ):
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error and "refused" in text(result), text(result)
+            assert port not in text(result) and "current_setting() is not available" in text(result)
+
+
+async def test_postgres_each_guard_refuses_on_its_own(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defence in depth: without the check of the query's text the plan's check refuses; without
+    both, the reader role does (the database: permission denied)."""
+    _postgres_only(world)
+    leak = "SELECT query_to_xml('select subject from mail_message', true, false, '')"
+    async with serve("warehouse", world) as client:
+        monkeypatch.setattr(access, "pg_check_query", lambda *args, **kwargs: None)
+        for sql in (leak, "SELECT code FROM warehouse_regions r WHERE r.id = current_setting('port')::int"):
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error and "() is not available" in text(result), text(result)
+        monkeypatch.setattr(access, "pg_check_plan", lambda *args, **kwargs: None)
+        monkeypatch.setattr(readonly_sql, "check_select", lambda sql, dialect="sqlite": sql)
+        for sql, denied in [
+            (leak, "permission denied for table mail_message"),
+            ("SELECT * FROM ts_stat('SELECT to_tsvector(body) FROM mail_message')", "mail_message"),
+            ("SELECT table_to_xml('shop_coupons', true, false, '')", "permission denied for table"),
+            ("SELECT subject FROM mail_message", "permission denied for table mail_message"),
+            ("WITH m AS (SELECT * FROM lms_course) SELECT * FROM m", "permission denied"),
+            ("SELECT pg_ls_dir('.')", "permission denied for function pg_ls_dir"),
+            ("SELECT pg_read_file('PG_VERSION')", "permission denied for function"),
+            ("SELECT current_setting('data_directory')", "pg_read_all_settings"),
+            ("SELECT lo_get(1)", "large object"),
+            ("SELECT * FROM dblink('dbname=mseval', 'select 1') AS t(a int)", "dblink"),
+        ]:
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error and denied in text(result), (sql, text(result))
+        fine = as_data(await client.call_tool("run_query", {"sql": "SELECT COUNT(*) FROM warehouse_regions"}))
+        assert fine["rows"] == [[8]]
+
+
+async def test_postgres_other_schemas_are_refused(world: World) -> None:
+    _postgres_only(world)
+    with world.engine.connect() as conn:
+        schema = conn.execute(sql_text("SELECT current_schema()")).scalar()
+    template = f"mseval_tpl_{worldstate.template_key()}"
+    async with serve("warehouse", world) as client:
+        own = as_data(
+            await client.call_tool("run_query", {"sql": f'SELECT COUNT(*) FROM "{schema}".warehouse_regions'})
+        )
+        assert own["rows"] == [[8]]
+        for sql in (
+            f'SELECT COUNT(*) FROM "{template}".warehouse_regions',
+            f"SELECT COUNT(*) FROM {template}.mail_message",
+            f'SELECT * FROM "{schema}".mail_message',
+        ):
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error and "refused" in text(result), (sql, text(result))
 
 
 def test_square_brackets_are_not_quotes_on_postgres() -> None:
