@@ -292,3 +292,25 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    NearMiss(
+        "vp-autumn-channel-review",
+        "November's 'Clean Code Habits' (after the window) listed on the codecraft sheet with no October figures",
+        replace=(
+            (
+                '"2026-07-24", 6036, 165106, 324]',
+                '"2026-07-24", 6036, 165106, 324], ["xnkzwSyyJmh", "Clean Code Habits", "2026-11-11", 0, 0, 0]',
+            ),
+            ('["@codecraft", 4, 47538, 555785]', '["@codecraft", 5, 47538, 555785]'),
+        ),
+    ),
+    NearMiss(
+        "vp-best-of-playlist",
+        "a 2025 video ('No-Equipment Core Workout') in the playlist too",
+        replace=(
+            ('"ltnjW7ZWu0u"]', '"ltnjW7ZWu0u", "Y7RZn-HAoip"]'),
+            ("with its 5 public videos of 2026", "with its 6 public videos"),
+        ),
+    ),
+]
