@@ -240,3 +240,18 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    NearMiss(
+        "lms-project4-grading-setup",
+        "the CS201 queue (and count) has S00001's missing submission, which was never handed in",
+        replace=(
+            (
+                '["Student Number", "Name", "Status", "Submitted At"], ["S00002", "Jonas Yilmaz", "submitted"',
+                '["Student Number", "Name", "Status", "Submitted At"], ["S00001", "Hana Garcia", "missing", ""], '
+                '["S00002", "Jonas Yilmaz", "submitted"',
+            ),
+            ("you have 36 submissions to grade", "you have 37 submissions to grade"),
+        ),
+    ),
+]
