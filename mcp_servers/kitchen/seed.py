@@ -164,10 +164,10 @@ def seed(session: Session) -> None:
             "total": round(price * guests, 2), "notes": "", "created_on": min(created, today).isoformat(),
         })  # fmt: skip
     by_menu = {m.name: m for m in menus}
-    for client, email, event, guests, name, status in TODAYS_ORDERS:
+    for client, email, on, guests, name, status in TODAYS_ORDERS:
         price = prices[by_menu[name].id]
         orders.append({
-            "reference": f"CO-{1001 + len(orders)}", "client": client, "contact_email": email, "event_date": event,
+            "reference": f"CO-{1001 + len(orders)}", "client": client, "contact_email": email, "event_date": on,
             "guests": guests, "menu_id": by_menu[name].id, "status": status, "price_per_guest": price,
             "total": round(price * guests, 2), "notes": "", "created_on": TODAY,
         })  # fmt: skip

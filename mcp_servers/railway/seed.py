@@ -144,11 +144,11 @@ def timetable() -> list[tuple[str, str, str, str, Calls]]:
             for kind, first, pattern in services:
                 number += 1
                 out.append((line, f"{PREFIX[kind]} {number}", kind, pattern, _calls(direction, kind, first)))
-    for line, number, kind, origin, first, pattern in EXTRA_TRAINS:
+    for line, train, kind, origin, first, pattern in EXTRA_TRAINS:
         route = LINES[line][1]
         direction = route if route[0][0] == origin else _reversed(route)
-        assert direction[0][0] == origin, f"{number} must start at an end of the {line}"
-        out.append((line, number, kind, pattern, _calls(direction, kind, first)))
+        assert direction[0][0] == origin, f"{train} must start at an end of the {line}"
+        out.append((line, train, kind, pattern, _calls(direction, kind, first)))
     return out
 
 
