@@ -12,7 +12,7 @@ from mcp_servers.kitchen.catalog import ALLERGENS, INGREDIENTS, MENUS, RECIPES
 from mcp_servers.kitchen.nutrition import diet_of
 from mcp_servers.market.companies import COMPANIES
 from mcp_servers.railway.schema import RAILCARDS
-from mcp_servers.railway.seed import FARES, LINES, SALE_DAYS, STATIONS, timetable
+from mcp_servers.railway.seed import EXTRA_TRAINS, FARES, LINES, SALE_DAYS, STATIONS, timetable
 from mcp_servers.scholar.seed import ANCHORS, anchor_facts
 from mcp_servers.scholar.vocab import TOPICS
 
@@ -37,6 +37,14 @@ def slug(text: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else " " for ch in text.lower()).split())
 
 
+DAYS = {
+    "1234567": "daily",
+    "12345": "Monday to Friday",
+    "67": "Saturday and Sunday",
+    "567": "Friday to Sunday",
+}
+
+
 def _rail() -> list[Page]:
     pages = []
     for line, (base, route, services) in LINES.items():
@@ -48,24 +56,23 @@ def _rail() -> list[Page]:
             if weekend
             else ""
         )
+        extra += "".join(
+            f" An extra {kind} service, {number}, leaves {origin} at {first}, {DAYS[pattern]} only."
+            for ln, number, kind, origin, first, pattern in EXTRA_TRAINS
+            if ln == line
+        )
         pages.append(Page(
             f"{RAIL}/lines/{slug(line)}", f"{line} | Meridian Rail", "meridianrail.example", "docs", "2026-09-01",
             f"# {line}\n\nThe {line} runs {route[-1][1]:g} km from {route[0][0]} to {route[-1][0]}. Stations: {stops}.\n\n"
-            f"Each direction has up to {len(services)} trains a day, {ic} of them InterCity services that call only at major stations. "
+            f"Each direction has up to {len(services)} regular trains a day, {ic} of them InterCity services that call only at major stations. "
             f"Train numbers on this line start at {base + 1}.{extra} Full [timetable]({RAIL}/timetables/{slug(line)}).\n\n"
             f"See the [fares and railcards]({RAIL}/fares) page "
             f"and the [network overview]({RAIL}/network).",
         ))  # fmt: skip
-    days = {
-        "1234567": "daily",
-        "12345": "Monday to Friday",
-        "67": "Saturday and Sunday",
-        "567": "Friday to Sunday",
-    }
     trains = timetable()
     for line in LINES:
         rows = "\n".join(
-            f"- {number} ({kind}, {days[pattern]}): "
+            f"- {number} ({kind}, {DAYS[pattern]}): "
             + " – ".join(f"{name} {departs or arrives}" for name, arrives, departs, _km in calls)
             for ln, number, kind, pattern, calls in trains
             if ln == line
