@@ -170,8 +170,8 @@ def seed(session: Session) -> None:
         urn[p.topic] += [p] * weight
         urn_all += [p] * weight
     late = _late_citations(papers, refs)
-    for c in late:
-        cited_by[c["cited_id"]] = cited_by.get(c["cited_id"], 0) + 1
+    for row in late:
+        cited_by[row["cited_id"]] = cited_by.get(row["cited_id"], 0) + 1
     session.execute(insert(ScholarCitation), citations + late)
 
     page_rows: list[dict[str, Any]] = []
