@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, update
+from sqlalchemy import and_, delete, insert, text, update
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
@@ -75,6 +75,9 @@ def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
                 raise InputError.one(file, None, f"setup step {i + 1}: unknown table {table_name!r}")
             if step.insert and step.rows:
                 conn.execute(insert(tables[step.insert]), step.rows)
+                if conn.dialect.name == "postgresql":  # rows with explicit ids: the sequence follows
+                    schema = conn.execute(text("SELECT current_schema()")).scalar_one()
+                    worldstate.reset_sequence(conn, schema, tables[step.insert])
             elif step.update:
                 conn.execute(
                     update(tables[step.update])

@@ -195,7 +195,7 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
                 conn.execute(
                     text(f'INSERT INTO "{schema}"."{table.name}" SELECT * FROM "{template}"."{table.name}"')
                 )
-                _reset_sequence(conn, schema, table)
+                reset_sequence(conn, schema, table)
             if password is not None:
                 # DDL takes no bind parameters; the password is hex, the name is [a-z0-9_].
                 conn.execute(
@@ -220,7 +220,9 @@ def _drop_schema_and_role(conn: Connection, schema: str) -> None:
     pg_role.drop_reader(conn, schema)
 
 
-def _reset_sequence(conn: Connection, schema: str, table: Table) -> None:
+def reset_sequence(conn: Connection, schema: str, table: Table) -> None:
+    """On PostgreSQL, make `table`'s id sequence continue after its largest id (rows inserted
+    with explicit ids do not advance it, and the next insert would take a used id)."""
     pk = list(table.primary_key.columns)
     if len(pk) == 1 and isinstance(pk[0].type, Integer):
         col = pk[0].name

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
+from sqlalchemy import insert
+
+from harness.catalog import SetupStep, load_tasks
+from harness.world import apply_setup
+from mcp_servers.calendar.schema import CalendarEvent
 from mcp_servers.common import worldstate
+from tests.mcp_servers.support import World
 
 
 def test_each_episode_gets_its_own_copy(tmp_path: Path) -> None:
@@ -46,3 +53,21 @@ def test_postgres_schema_names_differ_for_ids_with_a_long_common_prefix_regressi
     assert a != b
     assert len(a) <= 63 and len(b) <= 63
     assert worldstate.pg_schema_name(prefix + "sa-0") == a  # stable
+
+
+def test_a_setup_insert_with_explicit_ids_leaves_the_next_id_free(world: World) -> None:
+    """A task's setup may insert rows with their ids; an agent's insert afterwards still gets a
+    new id (on PostgreSQL the id sequence is moved past them)."""
+    (task,) = load_tasks("sm-biggest-decliner-alert")
+    row = {"id": 90_001, "calendar_id": 1, "title": "Set up", "start": "2026-11-23T08:00",
+           "end": "2026-11-23T08:30", "organizer": "kai.kaur@company.example"}  # fmt: skip
+    setup = [SetupStep(insert="calendar_event", rows=[row])]
+    apply_setup(
+        replace(task, spec=task.spec.model_copy(update={"setup": setup})), world.engine, world.workspace
+    )
+    with world.engine.begin() as conn:
+        new = conn.execute(
+            insert(CalendarEvent.__table__).returning(CalendarEvent.__table__.c.id),  # type: ignore[attr-defined]
+            {k: v for k, v in row.items() if k != "id"} | {"title": "Added by the agent"},
+        ).scalar_one()
+    assert new == 90_002
