@@ -120,7 +120,8 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, LABEL)
     def run_query(sql: str, max_rows: int = DEFAULT_ROWS) -> str:
         """Run ONE read-only SQL query (SELECT, or WITH ... SELECT) and return its columns and rows.
-        Only the warehouse tables can be read; writes, several statements, PRAGMA/ATTACH, catalogs
+        Only the warehouse tables can be read, with common aggregate, window, text, number, date
+        and JSON functions; writes, several statements, PRAGMA/ATTACH, catalogs, engine functions
         and session commands are refused. Use the dialect list_tables names (sqlite or postgresql).
         At most `max_rows` rows come back (1-1000, default 100) and about 28,000 characters of
         rows (long text values are cut); when the result has more, `truncated` is true and `note`
