@@ -1,5 +1,6 @@
 """Stock-market tables. Prices in USD; financial statement figures in USD millions; dates ISO text.
-The last trading day is `TODAY` (2026-11-20, a Friday)."""
+The last trading day is `TODAY` (2026-11-20, a Friday); daily prices go back to `HISTORY_START`, the
+last quarter of 2025, before the year `YEAR_START` opens."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from sqlmodel import Field, SQLModel
 
 TODAY = "2026-11-20"
 NOW = f"{TODAY}T16:30:00"
+YEAR_START = f"{TODAY[:4]}-01-01"  # "this year", "year to date": from here
+HISTORY_START = "2025-10-01"  # the first stored daily bar
 
 
 class MarketTicker(SQLModel, table=True):

@@ -1,10 +1,11 @@
 """Deterministic market data: 30 tickers, a seeded random walk of daily OHLCV bars per ticker over
 every 2026 trading day up to 2026-11-20 (a common market factor plus each stock's own moves, with
-jumps on earnings days), seven quarters of financials, ~330 news items tied to the big moves and
-results, and two watchlists.
+jumps on earnings days) and, before it, the last quarter of 2025 (backfill.py), seven quarters of
+financials, ~360 news items tied to the big moves and results, and two watchlists.
 
 Rows are inserted without ids, in id order, so ids are 1..n on every backend and database
-sequences stay in step with them.
+sequences stay in step with them. The 2025 bars come after all the 2026 ones, so the 2026 rows keep
+the ids they had before the 2025 bars were added.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, SQLModel
 
+from mcp_servers.market.backfill import bars_2025, market_moves_2025, sessions_2025
 from mcp_servers.market.companies import (
     COMPANIES,
     CORPORATE,
@@ -92,13 +94,17 @@ def _financials(rng: random.Random, ticker_id: int, c: Company, shares: int, day
 def seed(session: Session) -> None:
     """Fill the market tables (same rows on every call)."""
     rng = random.Random(20260102)
+    rng_2025 = random.Random(20251001)  # the 2025 bars' own: the draws of `rng` stay as they were
     days = trading_days()
+    days_2025 = sessions_2025()
+    market_2025 = market_moves_2025(rng_2025, days_2025)
     day_set = set(days)
     market = [rng.gauss(0.0004, 0.008) for _ in days]
     market[days.index("2026-04-07")] = -0.041  # a sell-off every stock shares
     market[days.index("2026-04-09")] = 0.032
     tickers: list[Row] = []
     prices: list[Row] = []
+    prices_2025: list[Row] = []
     financials: list[Row] = []
     news: list[Row] = []
     for ticker_id, c in enumerate(COMPANIES, start=1):
@@ -113,6 +119,7 @@ def seed(session: Session) -> None:
         surprise = {
             f["reported_on"]: (f["eps"] - f["eps_estimate"]) / max(abs(f["eps_estimate"]), 0.01) for f in fin
         }
+        prices_2025 += bars_2025(rng_2025, ticker_id, c, days_2025, market_2025, surprise)
         sigma = c.vol / math.sqrt(252)
         close = c.price
         moves: list[tuple[float, str]] = []
@@ -185,7 +192,7 @@ def seed(session: Session) -> None:
                          "summary": "Market-wide news.", "source": rng.choice(SOURCES), "sentiment": sentiment})  # fmt: skip
     news.sort(key=lambda n: (n["published_at"], n["ticker_id"] or 0))
     _insert(session, MarketTicker, tickers)
-    _insert(session, MarketPrice, prices)
+    _insert(session, MarketPrice, prices + prices_2025)
     _insert(session, MarketFinancials, financials)
     _insert(session, MarketNews, news)
     _insert(session, MarketWatchlist, [

@@ -14,7 +14,11 @@ CFO = "kai.kaur@company.example"
 
 def expected(world: World, symbol: str) -> dict:
     t = world.rows("market_tickers", symbol=symbol)[0]
-    bars = world.query("SELECT open, close FROM market_prices WHERE ticker_id = :t ORDER BY date", t=t["id"])
+    # 2026 only: the change since the first open of 2026, not since the first stored bar (late 2025)
+    bars = world.query(
+        "SELECT open, close FROM market_prices WHERE ticker_id = :t AND date >= '2026-01-01' ORDER BY date",
+        t=t["id"],
+    )
     fin = world.query(
         "SELECT fiscal_quarter, revenue, eps, eps_estimate FROM market_financials WHERE ticker_id = :t "
         "ORDER BY period_end DESC",
