@@ -16,9 +16,11 @@ from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern
 from mcp_servers.market.schema import (
+    HISTORY_START,
     NOW,
     TABLES,
     TODAY,
+    YEAR_START,
     MarketFinancials,
     MarketNews,
     MarketPrice,
@@ -110,7 +112,8 @@ def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer(
         "market",
         instructions=f"End-of-day stock market data (USD) for 30 listed companies. Today, {TODAY}, is the "
-        "last trading session. Financial statement figures are in USD millions.",
+        f"last trading session; daily prices go back to {HISTORY_START}. Financial statement figures are in USD "
+        "millions.",
     )
 
     def last_bars(s: Session, t: MarketTicker, n: int) -> list[MarketPrice]:
@@ -146,22 +149,19 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, READ)
     def get_quote(symbol: str) -> str:
         """The latest end-of-day quote of a symbol: open, high, low, close, volume, change and change_pct
-        against the previous close, market cap, 2026 high/low and year-to-date change (from the first
-        2026 open), 20-day average volume, trailing P/E (close over the last four quarters' EPS)."""
+        against the previous close, market cap, year_high/year_low (the highest high and lowest low of the
+        2026 sessions only) and ytd_change_pct (today's close against the first 2026 open), 20-day average
+        volume, trailing P/E (close over the last four quarters' EPS)."""
         with Session(ctx.engine) as s:
             t = _ticker(s, symbol)
             bars = last_bars(s, t, 20)
             last, prev = bars[0], bars[1]
+            this_year = (MarketPrice.ticker_id == t.id, col(MarketPrice.date) >= YEAR_START)
             first_open = s.execute(
-                select(MarketPrice.open)
-                .where(MarketPrice.ticker_id == t.id)
-                .order_by(col(MarketPrice.date))
-                .limit(1)
+                select(MarketPrice.open).where(*this_year).order_by(col(MarketPrice.date)).limit(1)
             ).scalar_one()
             high, low = s.execute(
-                select(func.max(MarketPrice.high), func.min(MarketPrice.low)).where(
-                    MarketPrice.ticker_id == t.id
-                )
+                select(func.max(MarketPrice.high), func.min(MarketPrice.low)).where(*this_year)
             ).one()
             eps = s.execute(
                 select(MarketFinancials.eps).where(MarketFinancials.ticker_id == t.id)
@@ -189,8 +189,9 @@ def build(ctx: ServerContext) -> MCPServer:
         page_size: int = 50,
     ) -> str:
         """Price bars of a symbol, oldest first, one page at a time (at most 50 bars a page): date, open,
-        high, low, close, volume. Dates YYYY-MM-DD, inclusive; data covers the 2026 trading days up to
-        today. Weekly/monthly bars aggregate the days (end_date is the bar's last trading day)."""
+        high, low, close, volume. Dates YYYY-MM-DD, inclusive; data covers every trading day from
+        2025-10-01 (the last quarter of 2025) to today, and without start_date/end_date all of it is
+        returned. Weekly/monthly bars aggregate the days (end_date is the bar's last trading day)."""
         start, end = _date(start_date, "start_date"), _date(end_date, "end_date")
         if page < 1:
             raise ToolError("page starts at 1")

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from mcp_servers.market.schema import HISTORY_START
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
 CALLS = {
@@ -57,19 +58,18 @@ async def test_history_pages_cover_every_trading_day(world: World) -> None:
         assert len(await call(client, "list_tickers")) == 30
         days = await all_pages(client, symbol="SEMI")
         dates = [d["date"] for d in days]
-        assert dates == sorted(set(dates)) and dates[0] == "2026-01-02" and dates[-1] == "2026-11-20"
+        assert dates == sorted(set(dates)) and dates[0] == HISTORY_START and dates[-1] == "2026-11-20"
         assert all(date.fromisoformat(d).weekday() < 5 for d in dates)
-        assert "2026-07-03" not in dates and "2026-04-03" not in dates
+        assert not {"2025-11-27", "2025-12-25", "2026-07-03", "2026-04-03"} & set(dates)
         assert all(
             d["low"] <= min(d["open"], d["close"]) <= max(d["open"], d["close"]) <= d["high"] for d in days
         )
+        this_year = [d for d in days if d["date"] >= "2026-01-01"]
+        assert this_year[0]["date"] == "2026-01-02" and len(days) - len(this_year) == 64
         quote = await call(client, "get_quote", symbol="SEMI")
         assert quote["close"] == days[-1]["close"] and quote["previous_close"] == days[-2]["close"]
         assert quote["change_pct"] == pytest.approx(
             (days[-1]["close"] / days[-2]["close"] - 1) * 100, abs=0.01
-        )
-        assert quote["year_high"] == max(d["high"] for d in days) and quote["year_low"] == min(
-            d["low"] for d in days
         )
         weekly = await all_pages(
             client, symbol="SEMI", interval="weekly", start_date="2026-06-01", end_date="2026-06-30"
@@ -79,7 +79,28 @@ async def test_history_pages_cover_every_trading_day(world: World) -> None:
         assert sum(w["volume"] for w in weekly) == sum(d["volume"] for d in june)
         assert weekly[0]["open"] == june[0]["open"] and weekly[-1]["close"] == june[-1]["close"]
         monthly = await all_pages(client, symbol="SEMI", interval="monthly")
-        assert len(monthly) == 11 and max(m["high"] for m in monthly) == quote["year_high"]
+        assert [m["date"][:7] for m in monthly[:4]] == ["2025-10", "2025-11", "2025-12", "2026-01"]
+        assert len(monthly) == 14 and max(m["high"] for m in monthly) == max(d["high"] for d in days)
+        described = {t.name: t.description or "" for t in (await client.list_tools()).tools}
+        assert HISTORY_START in described["get_price_history"]
+
+
+async def test_quote_year_figures_leave_out_2025(world: World) -> None:
+    """Regression: get_quote took its 2026 high/low over every stored bar and its year-to-date change
+    from the first stored open, which became wrong once the 2025 bars were added."""
+    async with serve("market", world) as client:
+        for symbol in ("SEMI", "PETX", "FOOD"):
+            days = await all_pages(client, symbol=symbol)
+            this_year = await all_pages(client, symbol=symbol, start_date="2026-01-01")
+            quote = await call(client, "get_quote", symbol=symbol)
+            assert quote["year_high"] == max(d["high"] for d in this_year)
+            assert quote["year_low"] == min(d["low"] for d in this_year)
+            assert quote["ytd_change_pct"] == round((quote["close"] / this_year[0]["open"] - 1) * 100, 2)
+            # the trap the 2025 bars set: over every stored bar the first open differs, and for SEMI
+            # (a 2025 low) and PETX (a 2025 high) the range too
+            assert days[0]["open"] != this_year[0]["open"]
+            extremes = (max(d["high"] for d in days), min(d["low"] for d in days))
+            assert (extremes != (quote["year_high"], quote["year_low"])) == (symbol != "FOOD")
 
 
 async def test_financials_and_news_agree(world: World) -> None:
