@@ -248,3 +248,53 @@ MISSES += [
         ),
     ),
 ]
+
+# Traps of the 2026 condition: the market also holds the bars of 2025-10-01 to 2025-12-31, so a first
+# open, high, low or drawdown taken over every stored bar is not the 2026 one.
+MISSES += [
+    NearMiss(
+        "sm-energy-drawdown",
+        "first open and YTD % from the first stored bar (2025-10-01), not the first 2026 session",
+        replace=(
+            ('["SOLR", 42.7, 37.39, -12.44,', '["SOLR", 47.7, 37.39, -21.61,'),
+            ('["PETX", 104.3, 75.06, -28.03,', '["PETX", 72.93, 75.06, 2.92,'),
+            ('["WIND", 27.8, 16.11, -42.05,', '["WIND", 24.06, 16.11, -33.04,'),
+        ),
+    ),
+    NearMiss(
+        "sm-energy-drawdown",
+        "high close and max drawdown over every stored close, the 2025 highs of SOLR and PETX included",
+        replace=(
+            (
+                '52.01, "2026-02-02", 22.6, "2026-06-26", -56.55]',
+                '58.63, "2025-10-29", 22.6, "2026-06-26", -61.45]',
+            ),
+            (
+                '106.03, "2026-01-21", 70.29, "2026-10-19", -33.71]',
+                '107.54, "2025-12-19", 70.29, "2026-10-19", -34.64]',
+            ),
+            ("SOLR -56.55%; PETX -33.71%", "SOLR -61.45%; PETX -34.64%"),
+        ),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
+        "YTD % from the first stored open (2025-10-01), not the first open of 2026",
+        replace=(
+            ("419.3, 34.22,", "419.3, 65.18,"),
+            ("235.8, 6.36,", "235.8, 28.69,"),
+            ("200.72, 8.15,", "200.72, 29.46,"),
+            ("69.8, 14.05,", "69.8, 23.67,"),
+            ("245.22, -40.52,", "245.22, -46.54,"),
+            ("+34.22% year to date", "+65.18% year to date"),
+            ("+6.36% year to date", "+28.69% year to date"),
+            ("+8.15% year to date", "+29.46% year to date"),
+            ("+14.05% year to date", "+23.67% year to date"),
+            ("-40.52% year to date", "-46.54% year to date"),
+        ),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "the change since the first stored open (2025-10-01), not the first open of 2026",
+        replace=(("+6.64% since the first open of 2026", "-1.86% since the first open of 2026"),),
+    ),
+]
