@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from contracts.episode import EpisodeRecord
+from contracts.episode import NORMAL_TERMINATIONS, EpisodeRecord
 from harness.budgets import Budgets, Termination
 from harness.catalog import Task
 from harness.checks import Criterion
@@ -95,12 +95,29 @@ def _safe(text: str) -> str:
 
 
 def run_check(task: Task, world: EpisodeWorld) -> list[Criterion]:
-    """The task's check on the final world; a check that raises fails with the error as message."""
+    """The task's check on the final world; a check that raises fails with the error as message.
+
+    `SystemExit` too: a check.py that calls `sys.exit()` fails its check instead of ending the run."""
     try:
         result = task.load_check()(world.for_check())
         return [Criterion(str(c.name), bool(c.passed), str(c.message)) for c in result]
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         return [Criterion("check", False, f"check.py raised {exc!r}")]
+
+
+def breach_reason(events: EventLog, termination: str, agent: str = "main") -> str:
+    """Why `agent` stopped short, in one line, from its budget_breach event (e.g. the API error)."""
+    breach = next(
+        (e for e in reversed(events.events) if e.kind == "budget_breach" and e.agent == agent), None
+    )
+    if breach is None:
+        return termination
+    details = {k: v for k, v in breach.data.items() if k != "reason"}
+    error = details.pop("error", None)
+    said = ", ".join(f"{k} {v}" for k, v in details.items())
+    if error is None:
+        return f"{termination}: {said}" if said else termination
+    return f"{termination}: {error}" + (f" ({said})" if said else "")
 
 
 class Runner:
@@ -212,6 +229,8 @@ class Runner:
         finally:
             if world is not None:
                 world.close()
+        if reason is None and termination is not None and termination not in NORMAL_TERMINATIONS:
+            reason = breach_reason(events, termination, rt.main.run_id if rt is not None else "main")
         events.emit("termination", reason=termination)
         record = build_record(
             rt, task_id=task.id, model=job.model, variant=job.variant, seed=job.seed, episode_id=episode_id,
