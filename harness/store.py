@@ -332,10 +332,34 @@ def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
             if _sqlite_has_store(path)
             else f"{path} is not an mseval store (no {EpisodeRow.__tablename__} table)"
         )
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return None if parent.is_dir() else f"cannot create {path}: {parent} is a file, not a folder"
+    return _sqlite_write_problem(path)
+
+
+def _sqlite_write_problem(path: Path) -> str | None:
+    """Why a run could not write its store at `path`: the file, or its folder (where SQLite
+    keeps its journal), by trying to, so read-only files, folders and file systems all count."""
+    import tempfile
+
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot create {path}: {folder} is a file, not a folder"
+    try:
+        if path.exists():
+            with path.open("r+b") as fh:
+                head = fh.read(len(_SQLITE_MAGIC))
+            if head and head != _SQLITE_MAGIC:
+                return f"{path} is not an SQLite database"
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        what = f"write {path}" if path.exists() else f"create {path}"
+        return f"cannot {what}: folder {folder} is not writable ({exc.strerror or exc})"
+    return None
 
 
 def check_url(url: str, option: str = "--store", *, must_exist: bool = False) -> None:
