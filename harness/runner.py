@@ -3,11 +3,17 @@
 Each episode: a fresh world, fresh server instances, its own event log; its outcome goes to the
 store in one transaction. A fault of ours (an exception anywhere in the harness, a server that
 fails twice) ends the episode as `harness_error`, recorded as absent with the traceback.
+
+A run is held by one process at a time (the store's claim, renewed while it runs): a second
+`--resume` of a run in progress is refused (`InputError`) instead of running its episodes
+twice in the same world folders. A store that fails mid-run stops the run with one
+`StoreError`; the episodes it interrupted are `running` and `--resume` runs them again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 import traceback
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.episode import NORMAL_TERMINATIONS, EpisodeRecord
+from contracts.errors import InputError
 from harness.budgets import Budgets, Termination
 from harness.catalog import Task
 from harness.checks import Criterion
@@ -31,7 +38,7 @@ from harness.models.ratelimit import RateLimits
 from harness.models.registry import ModelFactory
 from harness.profiles import ProfileSet
 from harness.records import build_record
-from harness.store import EventStreamer, Store, episode_key
+from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, RunBusy, Store, StoreError, episode_key
 from harness.world import EpisodeWorld, create_world
 
 
@@ -139,14 +146,22 @@ class Runner:
             price_version=p.prices.version if p.prices else None,
         )  # fmt: skip
 
-    def prepare(self) -> tuple[str, list[Job], int]:
-        """The run (new, or with --resume the latest one of the same matrix) and its pending jobs."""
+    def prepare(self, owner: Owner | None = None) -> tuple[str, list[Job], int]:
+        """The run (new, or with --resume the latest one of the same matrix) and its pending jobs.
+
+        With `owner` the run is claimed for it first: `InputError` when another live process
+        runs it (its pending episodes would run twice, in the same world folders)."""
         identity = self.identity()
         key = matrix_key(identity)
         run_id = self.store.latest_run(key) if self.plan.resume else None
         if run_id is None:
             run_id = uuid.uuid4().hex[:12]
-            self.store.create_run(run_id, key, identity)
+            self.store.create_run(run_id, key, identity, owner)
+        elif owner is not None:
+            try:
+                self.store.claim_run(run_id, owner)
+            except RunBusy as exc:
+                raise InputError.one("--resume", None, str(exc)) from None
         done = self.store.finished_keys(run_id)
         jobs = [
             j
@@ -156,25 +171,54 @@ class Runner:
         return run_id, jobs, len(done)
 
     async def run(self, progress: Progress | None = None) -> RunResult:
-        run_id, jobs, skipped = self.prepare()
-        slots = asyncio.Semaphore(self.plan.concurrency)
+        owner = Owner()
         records: list[EpisodeRecord] = []
         try:
-            async with EventStreamer(self.store) as streamer:
-
-                async def one(job: Job) -> None:
-                    async with slots:
-                        record = await self.run_episode(job, run_id, streamer)
-                    records.append(record)
-                    if progress is not None:
-                        progress(record)
-
-                async with asyncio.TaskGroup() as tg:
-                    for job in jobs:
-                        tg.create_task(one(job))
+            run_id, jobs, skipped = self.prepare(owner)
+            try:
+                await self._run_jobs(run_id, jobs, owner, records, progress)
+            finally:
+                with contextlib.suppress(StoreError):  # a store that failed keeps the claim; it goes stale
+                    self.store.release_claim(run_id, owner)
+        except BaseExceptionGroup as group:
+            failed, _ = group.split(StoreError)
+            if failed is None:
+                raise
+            raise _first_cause(failed) from None  # one line for the command line, not a group
         finally:
             await self.close()
         return RunResult(run_id=run_id, records=records, skipped=skipped)
+
+    async def _run_jobs(
+        self,
+        run_id: str,
+        jobs: list[Job],
+        owner: Owner,
+        records: list[EpisodeRecord],
+        progress: Progress | None,
+    ) -> None:
+        slots = asyncio.Semaphore(self.plan.concurrency)
+        async with EventStreamer(self.store) as streamer:
+
+            async def one(job: Job) -> None:
+                async with slots:
+                    record = await self.run_episode(job, run_id, streamer)
+                records.append(record)
+                if progress is not None:
+                    progress(record)
+
+            async with asyncio.TaskGroup() as run_group:
+                claim = run_group.create_task(self._keep_claim(run_id, owner), name="run-claim")
+                async with asyncio.TaskGroup() as tg:
+                    for job in jobs:
+                        tg.create_task(one(job))
+                claim.cancel()
+
+    async def _keep_claim(self, run_id: str, owner: Owner) -> None:
+        """Renew the run's claim while it runs; a lost claim or a failing store stops the run."""
+        while True:
+            await asyncio.sleep(CLAIM_RENEW_S)
+            await asyncio.to_thread(self.store.renew_claim, run_id, owner)
 
     async def close(self) -> None:
         await self.factory.aclose()

@@ -7,6 +7,12 @@ Nothing is lost and nothing is counted twice:
 - its outcome (status and the whole episode record) is written in one transaction at the end.
 After a crash, `--resume` finds the run, skips every finished episode and runs the `running`
 ones again as attempt n+1; readers only ever see finished attempts.
+
+One process runs a run at a time: it holds the run's claim (a row naming its host and pid),
+renewed every `CLAIM_RENEW_S` while it runs and released when it stops. Another process may
+take the run over only when the claim is abandoned: its process is gone (same host) or it has
+not been renewed for `CLAIM_STALE_S`. A store that cannot be read or written raises
+`StoreError`, one line naming the store.
 """
 
 from __future__ import annotations
@@ -14,11 +20,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-from collections.abc import Iterable
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Column, insert, inspect
+from sqlalchemy import JSON, Column, delete, insert, inspect, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
@@ -30,6 +43,28 @@ DEFAULT_STORE = "sqlite:///runs/mseval.db"
 # Events are written in batches from a worker thread; this bounds how long one can wait.
 EVENT_FLUSH_INTERVAL_S = 0.25
 EVENT_BATCH = 2000
+# A running process renews its run's claim this often; a claim not renewed for CLAIM_STALE_S
+# is abandoned (its process died on another machine, or stopped without releasing it).
+CLAIM_RENEW_S = 10.0
+CLAIM_STALE_S = 60.0
+
+
+class StoreError(Exception):
+    """The store could not be read or written (read-only, deleted, disk full, server gone)."""
+
+
+class ClaimLost(StoreError):
+    """Another process took this run over (this one was presumed dead); this one must stop."""
+
+
+class RunBusy(StoreError):
+    """The run is held by a live process: a second one must not run the same episodes."""
+
+    def __init__(self, run_id: str, holder: str) -> None:
+        super().__init__(
+            f"run {run_id} is being run by another mseval process ({holder}); "
+            "let it finish, or stop it and run this command again"
+        )
 
 
 class StoreModel(SQLModel, registry=orm_registry()):
@@ -71,8 +106,60 @@ class EventRow(StoreModel, table=True):
     data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
 
 
+class ClaimRow(StoreModel, table=True):
+    __tablename__ = "mseval_claim"
+    run_id: str = Field(primary_key=True)
+    token: str  # this claim, as opposed to an earlier one of the same process
+    host: str
+    pid: int
+    heartbeat_at: float  # seconds since the epoch
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process that runs a run."""
+
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    host: str = field(default_factory=socket.gethostname)
+    pid: int = field(default_factory=os.getpid)
+
+    def row(self, run_id: str) -> dict[str, Any]:
+        return {
+            "run_id": run_id,
+            "token": self.token,
+            "host": self.host,
+            "pid": self.pid,
+            "heartbeat_at": time.time(),
+        }
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    try:  # an exited process its parent has not reaped yet is gone too
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def _claim_alive(claim: Any, now: float) -> bool:
+    if now - claim.heartbeat_at > CLAIM_STALE_S:
+        return False
+    return claim.host != socket.gethostname() or _process_exists(claim.pid)
+
+
+def _reason(exc: BaseException) -> str:
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) -> str:
@@ -82,30 +169,99 @@ def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) 
 class Store:
     def __init__(self, url: str = DEFAULT_STORE) -> None:
         self.url = url
+        self.shown = url  # for messages: a server URL without its password
+        with contextlib.suppress(SQLAlchemyError):
+            self.shown = make_url(url).render_as_string(hide_password=True)
+        self.file: Path | None = None  # a SQLite store's file
+        self._opened = False
         if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
-        self.engine = create_engine(url, connect_args=connect_args)
-        StoreModel.metadata.create_all(self.engine)
+            self.file = Path(url.removeprefix("sqlite:///"))
+        with self.failing("open"):
+            if self.file is not None:
+                self.file.parent.mkdir(parents=True, exist_ok=True)
+            connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
+            self.engine = create_engine(url, connect_args=connect_args)
+            StoreModel.metadata.create_all(self.engine)
+        self._opened = True
 
     def close(self) -> None:
         self.engine.dispose()
 
+    @contextlib.contextmanager
+    def failing(self, doing: str) -> Iterator[None]:
+        """A database or file-system error while `doing` something, as one-line `StoreError`."""
+        try:
+            yield
+        except (SQLAlchemyError, OSError) as exc:
+            gone = self._opened and self.file is not None and not self.file.exists()
+            note = f" ({self.file} no longer exists)" if gone else ""
+            raise StoreError(f"the store {self.shown} could not {doing}: {_reason(exc)}{note}") from exc
+
     # -- runs --------------------------------------------------------------------------------------
-    def create_run(self, run_id: str, matrix_key: str, identity: dict[str, Any]) -> None:
-        with Session(self.engine) as s:
+    def create_run(
+        self, run_id: str, matrix_key: str, identity: dict[str, Any], owner: Owner | None = None
+    ) -> None:
+        """A new run, claimed by `owner` in the same transaction (nobody can resume it meanwhile)."""
+        with self.failing("record a new run"), Session(self.engine) as s:
             s.add(RunRow(run_id=run_id, created_at=_now(), matrix_key=matrix_key, identity=identity))
+            if owner is not None:
+                s.add(ClaimRow(**owner.row(run_id)))
             s.commit()
 
+    def claim_run(self, run_id: str, owner: Owner) -> None:
+        """Claim a run for `owner`, taking over an abandoned claim; `RunBusy` when a live process holds it."""
+        with self.failing("claim the run"):
+            for _ in range(3):  # another process claimed it between our read and our write: read again
+                with contextlib.suppress(IntegrityError):
+                    if self._take_claim(run_id, owner):
+                        return
+        raise RunBusy(run_id, "it claimed the run as this one tried to")
+
+    def _take_claim(self, run_id: str, owner: Owner) -> bool:
+        claims = ClaimRow.__table__  # type: ignore[attr-defined]
+        with self.engine.begin() as conn:
+            held = conn.execute(claims.select().where(claims.c.run_id == run_id)).first()
+            if held is None:
+                conn.execute(insert(claims), owner.row(run_id))
+                return True
+            now = time.time()
+            if _claim_alive(held, now):
+                where = "" if held.host == socket.gethostname() else f" on {held.host}"
+                seen = max(now - held.heartbeat_at, 0)
+                raise RunBusy(run_id, f"pid {held.pid}{where}, last seen {seen:.0f} s ago")
+            taken = conn.execute(
+                update(claims)
+                .where(claims.c.run_id == run_id, claims.c.token == held.token)
+                .values(owner.row(run_id))
+            )
+            return taken.rowcount == 1
+
+    def renew_claim(self, run_id: str, owner: Owner) -> None:
+        """Say `owner` still runs the run; `ClaimLost` when another process has taken it over."""
+        claims = ClaimRow.__table__  # type: ignore[attr-defined]
+        with self.failing("renew the run's claim"), self.engine.begin() as conn:
+            renewed = conn.execute(
+                update(claims)
+                .where(claims.c.run_id == run_id, claims.c.token == owner.token)
+                .values(heartbeat_at=time.time())
+            )
+        if renewed.rowcount != 1:
+            raise ClaimLost(f"run {run_id} was taken over by another mseval process; this one stopped")
+
+    def release_claim(self, run_id: str, owner: Owner) -> None:
+        claims = ClaimRow.__table__  # type: ignore[attr-defined]
+        with self.failing("release the run's claim"), self.engine.begin() as conn:
+            conn.execute(delete(claims).where(claims.c.run_id == run_id, claims.c.token == owner.token))
+
     def latest_run(self, matrix_key: str) -> str | None:
-        with Session(self.engine) as s:
+        with self.failing("read its runs"), Session(self.engine) as s:
             row = s.exec(
                 select(RunRow).where(RunRow.matrix_key == matrix_key).order_by(col(RunRow.created_at).desc())
             ).first()
             return None if row is None else row.run_id
 
     def identities(self) -> list[dict[str, Any]]:
-        with Session(self.engine) as s:
+        with self.failing("read its runs"), Session(self.engine) as s:
             return [
                 {"run_id": r.run_id, **r.identity}
                 for r in s.exec(select(RunRow).order_by(col(RunRow.created_at)))
@@ -113,7 +269,7 @@ class Store:
 
     # -- episodes ------------------------------------------------------------------------------------
     def finished_keys(self, run_id: str) -> set[str]:
-        with Session(self.engine) as s:
+        with self.failing("read the run's episodes"), Session(self.engine) as s:
             rows = s.exec(
                 select(EpisodeRow.key).where(EpisodeRow.run_id == run_id, EpisodeRow.status != "running")
             )
@@ -121,7 +277,7 @@ class Store:
 
     def start_episode(self, key: str, run_id: str, task_id: str, model: str, variant: str, seed: int) -> int:
         """Mark an episode running; returns its attempt number (2+ when an interrupted one reruns)."""
-        with Session(self.engine) as s:
+        with self.failing("record an episode's start"), Session(self.engine) as s:
             row = s.get(EpisodeRow, key)
             if row is None:
                 row = EpisodeRow(
@@ -135,7 +291,7 @@ class Store:
                     started_at=_now(),
                 )
             elif row.status != "running":
-                raise RuntimeError(f"episode {key} is already finished")
+                raise ClaimLost(f"episode {key} was finished by another mseval process; this one stopped")
             else:
                 row.attempt += 1
                 row.started_at = _now()
@@ -145,10 +301,10 @@ class Store:
 
     def finish_episode(self, key: str, attempt: int, record: EpisodeRecord) -> None:
         """The outcome, in one transaction."""
-        with Session(self.engine) as s:
+        with self.failing("record an episode's outcome"), Session(self.engine) as s:
             row = s.get(EpisodeRow, key)
             if row is None or row.attempt != attempt:
-                raise RuntimeError(f"episode {key} attempt {attempt} is not the current attempt")
+                raise ClaimLost(f"episode {key} was run again by another mseval process; this one stopped")
             row.status = record.status
             row.ended_at = _now()
             row.record = record.model_dump(mode="json", by_alias=True)
@@ -157,12 +313,12 @@ class Store:
 
     def write_events(self, rows: list[dict[str, Any]]) -> None:
         if rows:
-            with self.engine.begin() as conn:
+            with self.failing("record events"), self.engine.begin() as conn:
                 conn.execute(insert(EventRow.__table__), rows)  # type: ignore[attr-defined]
 
     def events(self, key: str) -> list[EventRow]:
         """The events of the current attempt of one episode."""
-        with Session(self.engine) as s:
+        with self.failing("read events"), Session(self.engine) as s:
             row = s.get(EpisodeRow, key)
             if row is None:
                 return []
@@ -175,7 +331,7 @@ class Store:
 
     def records(self, run_id: str | None = None) -> list[EpisodeRecord]:
         """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts once."""
-        with Session(self.engine) as s:
+        with self.failing("read its episodes"), Session(self.engine) as s:
             stmt = (
                 select(EpisodeRow, RunRow.created_at)
                 .join(RunRow, col(RunRow.run_id) == EpisodeRow.run_id)

@@ -19,26 +19,34 @@ DEMO_MATRIX = [
 ]
 
 
+INTERRUPTED = "finished episodes are stored; run the same command with --resume to complete the matrix"
+
+
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     import asyncio
 
     from harness.cli.common import progress
     from harness.runner import Runner
+    from harness.store import ClaimLost, StoreError
 
-    with progress(len(plan.jobs()), "episodes") as advance:
-        if executor == "ray":
-            from harness.ray_executor import run_with_ray
+    try:
+        with progress(len(plan.jobs()), "episodes") as advance:
+            if executor == "ray":
+                from harness.ray_executor import run_with_ray
 
-            return run_with_ray(plan, ray_address, advance)
-        runner = Runner(plan)
-        try:
-            return asyncio.run(runner.run(advance))
-        except KeyboardInterrupt:
-            print(
-                "\ninterrupted: finished episodes are stored; run the same command with --resume to complete the matrix",
-                file=sys.stderr,
-            )
-            raise typer.Exit(130) from None
+                return run_with_ray(plan, ray_address, advance)
+            return asyncio.run(Runner(plan).run(advance))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {INTERRUPTED}", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except StoreError as exc:
+        after = (
+            ""
+            if isinstance(exc, ClaimLost)
+            else "; the run stopped: once the store can be written, run the same command with --resume"
+        )
+        print(f"{exc}{after}", file=sys.stderr)
+        raise typer.Exit(1) from None
 
 
 def register(app: typer.Typer) -> None:
@@ -188,16 +196,20 @@ def register(app: typer.Typer) -> None:
         """Write every finished episode as `mseval.episode/1` records, one JSON per line."""
         import json
 
+        from contracts.errors import InputError
         from harness.cli.common import check_out_path
-        from harness.store import Store, check_url, export_jsonl
+        from harness.store import Store, StoreError, check_url, export_jsonl
 
         check_out_path(out, "--out", folder=False)
         check_url(store, must_exist=True)
-        s = Store(store)
         try:
-            records, identities = s.records(), s.identities()
-        finally:
-            s.close()
+            s = Store(store)
+            try:
+                records, identities = s.records(), s.identities()
+            finally:
+                s.close()
+        except StoreError as exc:
+            raise InputError.one("--store", None, str(exc)) from None
         out.parent.mkdir(parents=True, exist_ok=True)
         n = export_jsonl(records, out)
         sidecar = out.with_name(out.name.removesuffix(".jsonl") + ".runs.json")

@@ -1,14 +1,19 @@
-"""`mseval run` as a user meets faults (SPEC §12): a store that cannot be written.
+"""`mseval run` as a user meets faults (SPEC §12): a second process, a failing store.
 
-Each test drives real `mseval` processes.
+Each test drives real `mseval` processes and synchronises on what they write (store rows,
+marker files), never on sleeps: a gated check.py holds an episode at its check until the test
+opens the gate.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +21,21 @@ from typing import Any
 
 import pytest
 
-from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.cli_support import MSEVAL, ROOT, catalog_copy, mseval, one_line_error
+
+WAIT_LIMIT_S = 120  # a bound on a hung child, not a timing assumption
+GATED = ("lms-due-reminder", "lms-missing-work-zeros")
+GATE_CODE = """
+    import os as _os, pathlib as _pathlib, time as _time
+    if _os.environ.get("MSEVAL_TEST_DELETE"):
+        _pathlib.Path(_os.environ["MSEVAL_TEST_DELETE"]).unlink()
+    if _os.environ.get("MSEVAL_TEST_GATE"):
+        _gate = _pathlib.Path(_os.environ["MSEVAL_TEST_GATE"])
+        _gate.with_suffix(".reached").touch()
+        _until = _time.monotonic() + 120
+        while not _gate.exists() and _time.monotonic() < _until:
+            _time.sleep(0.01)
+"""
 
 
 def _rows(store: Path, sql: str) -> list[tuple[Any, ...]]:
@@ -27,6 +46,74 @@ def _rows(store: Path, sql: str) -> list[tuple[Any, ...]]:
             return db.execute(sql).fetchall()
         except sqlite3.OperationalError:  # tables not created yet
             return []
+
+
+def _wait_for(what: str, ready: object, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + WAIT_LIMIT_S
+    while not ready():  # type: ignore[operator]
+        assert proc.poll() is None, (
+            f"mseval ended (code {proc.returncode}) before {what}: {proc.communicate()}"
+        )
+        assert time.monotonic() < deadline, f"no {what} within {WAIT_LIMIT_S} s"
+        time.sleep(0.02)
+
+
+def _start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*MSEVAL, *args], cwd=ROOT, env={**os.environ, **(env or {})}, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+
+
+def _gated_catalog(tmp_path: Path) -> dict[str, str]:
+    """A catalog of GATED whose check.py first does what MSEVAL_TEST_* say (see GATE_CODE)."""
+    tasks, _priors, env = catalog_copy(tmp_path, *GATED)
+    for check in tasks.glob("lms/*/check.py"):
+        head, sep, body = check.read_text().partition("-> list[Criterion]:\n")
+        assert sep, check
+        check.write_text(head + sep + GATE_CODE + body)
+    return env
+
+
+def test_a_resume_beside_a_live_run_is_refused_and_a_crashed_run_is_taken_over(tmp_path: Path) -> None:
+    """A `--resume` started beside the process still running that run ran the same episodes
+    again, in the same world folders, and one of the two died with a traceback."""
+    env = _gated_catalog(tmp_path)
+    store, gate = tmp_path / "s.db", tmp_path / "gate"
+    args = ["run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms", "--concurrency", "1",
+            "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
+    first = _start(args, {**env, "MSEVAL_TEST_GATE": str(gate)})
+    try:
+        _wait_for("the first episode's check", gate.with_suffix(".reached").exists, first)
+        line = one_line_error(mseval(*args, "--resume", env=env))
+        assert line.startswith("--resume: run ") and f"another mseval process (pid {first.pid}," in line
+        os.killpg(first.pid, signal.SIGKILL)  # a crash while it holds the run
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    gate.touch()
+    resumed = mseval(*args, "--resume", env={**env, "MSEVAL_TEST_GATE": str(gate)})
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _rows(store, "SELECT task_id, status, attempt FROM mseval_episode ORDER BY task_id")
+    assert [(t, s) for t, s, _ in rows] == [(t, "completed") for t in sorted(GATED)]
+    assert sorted(a for *_, a in rows) == [1, 2]  # the interrupted episode ran again, once
+    assert _rows(store, "SELECT COUNT(*) FROM mseval_run") == [(1,)]
+    out = tmp_path / "out.jsonl"
+    assert mseval("export", "--store", f"sqlite:///{store}", "--out", str(out)).returncode == 0
+    assert sorted(json.loads(x)["task_id"] for x in out.read_text().splitlines()) == sorted(GATED)
+
+
+def test_a_store_deleted_mid_run_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """The run died with a traceback holding the SQL and parameters of a batch of events."""
+    env = _gated_catalog(tmp_path)
+    store = tmp_path / "s.db"
+    done = mseval("run", "-m", "sim:oracle", "-v", "sa", "--tasks", GATED[0], "--store", f"sqlite:///{store}",
+                  "--runs-dir", str(tmp_path / "runs"), env={**env, "MSEVAL_TEST_DELETE": str(store)})  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, lines
+    assert lines[0].startswith(f"the store sqlite:///{store} could not ") and "--resume" in lines[0]
 
 
 @contextmanager

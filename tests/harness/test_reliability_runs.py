@@ -1,23 +1,28 @@
 """What a run does when things go wrong around its episodes (SPEC §12), in one process.
 
-Regression tests, each named after the defect it pins: a check.py that exits, an API error
-recorded without its reason.
+Regression tests, each named after the defect it pins: two processes on one run, a check.py
+that exits, an API error recorded without its reason, a store that fails mid-run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from contracts.errors import InputError
 from harness.catalog import load_tasks
 from harness.models.base import ModelAPIError
 from harness.models.registry import ModelFactory
 from harness.models.scripted import ScriptedModel
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
+from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, Owner, Store, StoreError
+from harness.store import episode_key as key_of
 
 TASKS = ("lms-due-reminder", "lms-missing-work-zeros")
 
@@ -27,6 +32,98 @@ def _plan(tmp_path: Path, *, resume: bool = False, tasks: tuple[str, ...] = TASK
         settings_matrix=[("sim:oracle", "sa")], tasks=[t for name in tasks for t in load_tasks(name)],
         profiles=load_profiles(), store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path, resume=resume,
     )  # fmt: skip
+
+
+def _start_run(tmp_path: Path, owner: Owner) -> str:
+    """A run of the plan, created and claimed by `owner`, none of its episodes finished."""
+    runner = Runner(_plan(tmp_path))
+    try:
+        run_id, jobs, _ = runner.prepare(owner)
+    finally:
+        runner.store.close()
+    assert len(jobs) == len(TASKS)
+    return run_id
+
+
+def _claim(tmp_path: Path, run_id: str, **changes: Any) -> None:
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        with store.engine.begin() as conn:
+            table = ClaimRow.__table__  # type: ignore[attr-defined]
+            conn.execute(table.update().where(table.c.run_id == run_id).values(**changes))
+    finally:
+        store.close()
+
+
+def _exited_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_a_second_resume_of_a_run_in_progress_is_refused_not_run_twice(tmp_path: Path) -> None:
+    """Two `--resume` of one run both ran its pending episodes, in the same world folders; the
+    later one to finish an episode died with a RuntimeError traceback."""
+    run_id = _start_run(tmp_path, Owner())  # this process: alive
+    with pytest.raises(InputError) as caught:
+        asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    (problem,) = caught.value.problems
+    assert problem.file == "--resume"
+    assert f"run {run_id} is being run by another mseval process" in problem.message
+    assert "let it finish" in problem.message
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        assert store.finished_keys(run_id) == set()  # nothing was run
+    finally:
+        store.close()
+
+
+def test_the_claim_of_a_process_that_died_is_taken_over_by_resume(tmp_path: Path) -> None:
+    run_id = _start_run(tmp_path, Owner(pid=_exited_pid()))
+    result = asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    assert result.run_id == run_id and len(result.records) == len(TASKS)
+    assert all(r.status == "completed" for r in result.records)
+
+
+def test_a_claim_from_another_machine_holds_until_it_goes_stale(tmp_path: Path) -> None:
+    run_id = _start_run(tmp_path, Owner(host="another-machine", pid=1))
+    with pytest.raises(InputError, match="pid 1 on another-machine"):
+        asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    _claim(tmp_path, run_id, heartbeat_at=time.time() - CLAIM_STALE_S - 1)
+    result = asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    assert result.run_id == run_id and len(result.records) == len(TASKS)
+
+
+def test_a_finished_run_releases_its_claim(tmp_path: Path) -> None:
+    (record,) = asyncio.run(Runner(_plan(tmp_path, tasks=TASKS[:1])).run()).records
+    assert record.status == "completed"
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        with store.engine.connect() as conn:
+            assert conn.execute(ClaimRow.__table__.select()).all() == []  # type: ignore[attr-defined]
+    finally:
+        store.close()
+
+
+def test_a_process_whose_claim_was_taken_over_stops_with_claim_lost(tmp_path: Path) -> None:
+    """It went on, and finish_episode raised a bare RuntimeError (a traceback) for an episode
+    the other process had started again."""
+    owner = Owner()
+    run_id = _start_run(tmp_path, owner)
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        key = key_of(run_id, TASKS[0], "sim:oracle", "sa", 0)
+        first = store.start_episode(key, run_id, TASKS[0], "sim:oracle", "sa", 0)
+        store.start_episode(key, run_id, TASKS[0], "sim:oracle", "sa", 0)  # the other process's attempt
+        record: Any = None
+        with pytest.raises(ClaimLost, match="run again by another mseval process"):
+            store.finish_episode(key, first, record)
+        _claim(tmp_path, run_id, token="someone-else")
+        with pytest.raises(ClaimLost, match=f"run {run_id} was taken over"):
+            store.renew_claim(run_id, owner)
+    finally:
+        store.close()
 
 
 def test_a_check_that_calls_sys_exit_fails_its_check_instead_of_ending_the_run(
@@ -59,3 +156,22 @@ def test_an_api_error_is_recorded_with_its_reason(tmp_path: Path, monkeypatch: p
     assert (record.status, record.termination) == ("completed", "api_error")
     assert record.reason is not None and record.reason.startswith("api_error: ")
     assert "invalid API key (HTTP 401)" in record.reason
+
+
+def test_a_store_deleted_mid_run_stops_the_run_with_one_store_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run died with an ExceptionGroup of OperationalError and the SQL of a batch of events."""
+    import harness.runner as runner_module
+
+    real_check = runner_module.run_check
+
+    def check_then_delete_the_store(task: Any, world: Any) -> Any:
+        (tmp_path / "s.db").unlink()
+        return real_check(task, world)
+
+    monkeypatch.setattr(runner_module, "run_check", check_then_delete_the_store)
+    with pytest.raises(StoreError) as caught:
+        asyncio.run(Runner(_plan(tmp_path, tasks=TASKS[:1])).run())
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"the store sqlite:///{tmp_path / 's.db'} could not")
