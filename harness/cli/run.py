@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,35 @@ DEMO_MATRIX = [
 INTERRUPTED = "finished episodes are stored; run the same command with --resume to complete the matrix"
 
 
+class Terminated(Exception):
+    """SIGTERM arrived: the run was stopped as Ctrl-C stops it."""
+
+
+async def _until_terminated(work: Coroutine[Any, Any, Any]) -> Any:
+    """Await `work`; SIGTERM cancels it (its episodes, servers and child processes close as on
+    Ctrl-C) and raises `Terminated`, instead of killing the process where it stands."""
+    import asyncio
+    import signal
+
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    assert task is not None
+    terminated: list[bool] = []
+
+    def on_sigterm() -> None:
+        terminated.append(True)
+        task.cancel()
+
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if terminated:
+            raise Terminated from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     import asyncio
 
@@ -35,10 +65,13 @@ def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
                 from harness.ray_executor import run_with_ray
 
                 return run_with_ray(plan, ray_address, advance)
-            return asyncio.run(Runner(plan).run(advance))
+            return asyncio.run(_until_terminated(Runner(plan).run(advance)))
     except KeyboardInterrupt:
         print(f"\ninterrupted: {INTERRUPTED}", file=sys.stderr)
         raise typer.Exit(130) from None
+    except Terminated:
+        print(f"\nstopped (SIGTERM): {INTERRUPTED}", file=sys.stderr)
+        raise typer.Exit(143) from None
     except StoreError as exc:
         after = (
             ""

@@ -1,8 +1,8 @@
-"""`mseval run` as a user meets faults (SPEC §12): a second process, a failing store.
+"""`mseval run` as a user meets faults (SPEC §12): signals, a second process, a failing store.
 
 Each test drives real `mseval` processes and synchronises on what they write (store rows,
-marker files), never on sleeps: a gated check.py holds an episode at its check until the test
-opens the gate.
+marker files), never on sleeps: a model that answers only after 600 s holds an episode open,
+and a gated check.py holds one at its check until the test opens the gate.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 from tests.harness.cli_support import MSEVAL, ROOT, catalog_copy, mseval, one_line_error
 
 WAIT_LIMIT_S = 120  # a bound on a hung child, not a timing assumption
+HELD = "sim:oracle?latency=600"  # its first model call outlasts any test
 GATED = ("lms-due-reminder", "lms-missing-work-zeros")
 GATE_CODE = """
     import os as _os, pathlib as _pathlib, time as _time
@@ -73,6 +74,31 @@ def _gated_catalog(tmp_path: Path) -> dict[str, str]:
         assert sep, check
         check.write_text(head + sep + GATE_CODE + body)
     return env
+
+
+@pytest.mark.parametrize(
+    ("sig", "code", "said"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")]
+)
+def test_a_signal_mid_episode_stops_cleanly_and_says_how_to_resume(
+    tmp_path: Path, sig: signal.Signals, code: int, said: str
+) -> None:
+    """SIGTERM killed `mseval run` where it stood: exit -15, no word of --resume, the run's child
+    servers' pipes broken mid-write."""
+    store = tmp_path / "s.db"
+    proc = _start(["run", "-m", HELD, "-v", "sa", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}",
+                   "--runs-dir", str(tmp_path / "runs")])  # fmt: skip
+    try:
+        _wait_for("a running episode", lambda: _rows(store, "SELECT 1 FROM mseval_event"), proc)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=WAIT_LIMIT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == code, err
+    assert said in err and "--resume" in err and "Traceback" not in err
+    assert _rows(store, "SELECT status FROM mseval_episode") == [("running",)]  # to be run again
+    assert _rows(store, "SELECT * FROM mseval_claim") == []  # released: a resume may start at once
 
 
 def test_a_resume_beside_a_live_run_is_refused_and_a_crashed_run_is_taken_over(tmp_path: Path) -> None:
