@@ -54,11 +54,15 @@ async def _until_terminated(work: Coroutine[Any, Any, Any]) -> Any:
 
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     import asyncio
+    import logging
 
     from harness.cli.common import progress
     from harness.runner import Runner
     from harness.store import ClaimLost, StoreError
 
+    # In-process MCP servers would otherwise log every tool error (and httpx every request) at
+    # INFO on stderr, over the progress bar; warnings and errors still show.
+    logging.basicConfig(level=logging.WARNING)
     try:
         with progress(len(plan.jobs()), "episodes") as advance:
             if executor == "ray":
@@ -170,6 +174,10 @@ def register(app: typer.Typer) -> None:
         )
         for r in absent[:10]:
             print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
+        api_errors = [r for r in result.records if r.termination == "api_error"]
+        for r in api_errors[:10]:  # a wrong key, model name or endpoint shows here, not as a silent 0.00
+            why = (r.reason or "").removeprefix("api_error: ")
+            print(f"  api error: {r.task_id} {r.model} {r.variant} seed {r.seed}: {why}", file=sys.stderr)
         if absent:
             raise typer.Exit(1)
 

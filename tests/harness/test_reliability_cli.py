@@ -199,3 +199,22 @@ def test_a_store_in_a_missing_folder_is_created(tmp_path: Path) -> None:
                   "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert _rows(store, "SELECT status FROM mseval_episode") == [("completed",)]
+
+
+def test_an_api_error_is_named_on_stderr_and_requests_are_not_logged(tmp_path: Path) -> None:
+    """A run whose every call was refused (a wrong key) printed a table of 0.00 and exit 0 with no
+    word of why, under an INFO line per HTTP request (in-process servers set the root logger to
+    INFO)."""
+    from tests.models.fake_llm import FakeLLM, Fault, Reply
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    with FakeLLM("chat", lambda _seen: Reply(text="done")) as fake:
+        fake.fail_next(Fault(401, {}, "bad key", "invalid_api_key"))
+        done = mseval("run", "-m", "openai-compatible:fake", "--base-url", fake.url, "-v", "sa", "--tasks", "lms-due-reminder",
+                      "--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.strip().splitlines()  # nothing else: no log line per request
+    assert (
+        line.startswith("api error: lms-due-reminder openai-compatible:fake sa seed 0: ")
+        and "bad key" in line
+    )
