@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import threading
+import time
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -38,7 +40,14 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         "--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT (/mcp)"
     )
     parser.add_argument("--no-seed", action="store_true", help="do not create and seed missing tables")
+    parser.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop when the process that started this one ends, even by kill -9 (mseval starts its HTTP servers so)",
+    )
     args = parser.parse_args(argv)
+    if args.exit_with_parent:
+        _exit_with_parent()
 
     logging.basicConfig(level=logging.WARNING)
     workspace: Path = args.workspace
@@ -62,6 +71,24 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         app.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         app.run()
+
+
+# How often an orphan check looks whether the parent is still there.
+PARENT_POLL_S = 0.5
+
+
+def _exit_with_parent() -> None:
+    """Exit at once when the parent process goes away: a child started by a process that is
+    killed is re-parented, and `getppid()` changes. (A stdio server ends anyway when its input
+    closes; an HTTP server has nothing else tying it to the harness.)"""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _check_port(parser: argparse.ArgumentParser, port: int) -> None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,8 +79,6 @@ def test_the_runner_records_a_harness_fault_as_absent_with_the_reason(tmp_path: 
 def test_setup_on_a_table_of_a_server_not_yet_imported_regression(tmp_path: Path) -> None:
     """apply_setup found only tables of server modules already imported in the process, so with
     a cached world template a setup step on e.g. web_page failed in a fresh process."""
-    import subprocess
-    import sys
 
     from mcp_servers.common import worldstate
 
@@ -113,3 +115,44 @@ async def test_a_child_server_gets_the_database_url_in_its_environment_not_its_c
     ((cmd, env_line),) = seen
     assert env_line == f"{DB_ENV}={out.world.db_url}"
     assert out.world.db_url not in cmd and "--db" not in cmd
+
+
+def _state(pid: int) -> str | None:
+    """A process's state letter (Z: ended, not yet reaped), or None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def test_an_http_server_ends_when_the_process_that_started_it_is_killed(tmp_path: Path) -> None:
+    from harness.mcp_client import _child_env, _free_port
+
+    port = _free_port()
+    server = [sys.executable, "-m", "mcp_servers.local", "--workspace", str(tmp_path), "--http", str(port),
+              "--exit-with-parent"]  # fmt: skip
+    env = {**_child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", f"import subprocess, time; p = subprocess.Popen({server!r}); print(p.pid, flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        child = int(parent.stdout.readline())  # type: ignore[union-attr]
+        deadline = time.monotonic() + 60
+        while not _listening(port):  # serving: its watch on the parent has started
+            assert time.monotonic() < deadline and _state(child) not in (None, "Z"), (
+                "the server did not start"
+            )
+            time.sleep(0.1)
+    finally:
+        parent.kill()  # as kill -9: the parent cannot stop its child itself
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while _state(child) not in (None, "Z"):
+        assert time.monotonic() < deadline, "the HTTP server outlived the process that started it"
+        time.sleep(0.1)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
