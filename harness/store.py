@@ -355,6 +355,9 @@ class EventStreamer:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._pending: list[dict[str, Any]] = []
+        # Held while a batch is taken and written: a flush returns only when every event put
+        # before it is in the store, also those of a batch the background loop is writing.
+        self._writing = asyncio.Lock()
         self._wake = asyncio.Event()
         self._closed = False
         self._task: asyncio.Task[None] | None = None
@@ -378,9 +381,11 @@ class EventStreamer:
         return put
 
     async def flush(self) -> None:
-        batch, self._pending = self._pending, []
-        if batch:
-            await asyncio.to_thread(self.store.write_events, batch)
+        """Write every event put so far (an episode's outcome is written after its events)."""
+        async with self._writing:
+            batch, self._pending = self._pending, []
+            if batch:
+                await asyncio.to_thread(self.store.write_events, batch)
 
     async def _loop(self) -> None:
         while not self._closed:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,13 @@ import pytest
 
 from contracts.errors import InputError
 from harness.catalog import load_tasks
+from harness.events import Event
 from harness.models.base import ModelAPIError
 from harness.models.registry import ModelFactory
 from harness.models.scripted import ScriptedModel
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
-from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, Owner, Store, StoreError
+from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, EventStreamer, Owner, Store, StoreError
 from harness.store import episode_key as key_of
 
 TASKS = ("lms-due-reminder", "lms-missing-work-zeros")
@@ -175,3 +177,34 @@ def test_a_store_deleted_mid_run_stops_the_run_with_one_store_error(
         asyncio.run(Runner(_plan(tmp_path, tasks=TASKS[:1])).run())
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"the store sqlite:///{tmp_path / 's.db'} could not")
+
+
+class _HeldStore:
+    """A store whose first `write_events` waits until `release` is set (from a timer thread)."""
+
+    def __init__(self) -> None:
+        self.started, self.release = threading.Event(), threading.Event()
+        self.order: list[str] = []
+
+    def write_events(self, batch: list[dict[str, Any]]) -> None:
+        if not self.started.is_set():
+            self.started.set()
+            self.release.wait(10)
+        self.order.append("wrote " + ",".join(str(e["seq"]) for e in batch))
+
+
+async def test_a_flush_returns_only_once_the_batch_the_background_loop_is_writing_is_in_too() -> None:
+    """An episode's outcome is written after its flush: the flush must not return while events
+    put before it are still on their way in the background loop's batch (a kill -9 then would
+    leave an outcome without all its events)."""
+    store = _HeldStore()
+    async with EventStreamer(store) as streamer:  # type: ignore[arg-type]
+        put = streamer.sink("ep", 1)
+        put(Event(1, 0.0, "model_call", "main", {}))
+        streamer._wake.set()  # the background loop takes event 1 and is held writing it
+        await asyncio.to_thread(store.started.wait, 10)
+        put(Event(2, 0.1, "termination", "", {}))
+        threading.Timer(0.2, store.release.set).start()
+        await streamer.flush()
+        store.order.append("flush returned")
+    assert store.order == ["wrote 1", "wrote 2", "flush returned"]
