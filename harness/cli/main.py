@@ -29,8 +29,13 @@ evaluate.register(app)
 
 
 def main() -> None:
+    import logging
+
     from contracts.errors import InputError
 
+    # Warnings and errors only: in-process MCP servers would otherwise configure INFO logging
+    # (every tool error, and httpx every request, on stderr over the progress bar).
+    logging.basicConfig(level=logging.WARNING)
     try:
         app()
     except InputError as exc:

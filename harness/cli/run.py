@@ -54,15 +54,11 @@ async def _until_terminated(work: Coroutine[Any, Any, Any]) -> Any:
 
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     import asyncio
-    import logging
 
     from harness.cli.common import progress
     from harness.runner import Runner
     from harness.store import ClaimLost, StoreError
 
-    # In-process MCP servers would otherwise log every tool error (and httpx every request) at
-    # INFO on stderr, over the progress bar; warnings and errors still show.
-    logging.basicConfig(level=logging.WARNING)
     try:
         with progress(len(plan.jobs()), "episodes") as advance:
             if executor == "ray":
