@@ -4,21 +4,24 @@ The driver creates (or, with --resume, finds) the run in the store and submits e
 episode; each worker builds its own world and servers and writes its events and outcome to the
 same store, which should then be PostgreSQL (`--store postgresql+psycopg://...`) — or a SQLite
 file on a disk every worker sees, for one machine. `--ray-address` joins a cluster; without it
-a local Ray instance starts with `--concurrency` CPUs.
+a local Ray instance starts with `--concurrency` CPUs. The driver holds the run's claim (renewed
+while it waits for the tasks), so a second process cannot run or resume it at the same time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.runner import Job, Runner, RunPlan, RunResult
-from harness.store import EventStreamer
+from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, StoreError
 
 
 def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
@@ -43,11 +46,24 @@ def run_with_ray(
     except ImportError:
         raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
     plan = dataclasses.replace(plan, shared_limits=True)
-    driver = Runner(plan)
+    driver, owner = Runner(plan), Owner()
     try:
-        run_id, jobs, skipped = driver.prepare()
-    finally:
+        run_id, jobs, skipped = driver.prepare(owner)  # claimed by this driver, as a local run is
+    except BaseException:
         driver.store.close()
+        raise
+    try:
+        return _submit(ray, plan, address, progress, driver, owner, run_id, jobs, skipped)
+    finally:
+        with contextlib.suppress(StoreError):  # a store that failed keeps the claim; it goes stale
+            driver.store.release_claim(run_id, owner)
+        driver.store.close()
+
+
+def _submit(
+    ray: Any, plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None,
+    driver: Runner, owner: Owner, run_id: str, jobs: list[Job], skipped: int,
+) -> RunResult:  # fmt: skip
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     started_here = not ray.is_initialized()
     if started_here:
@@ -59,12 +75,17 @@ def run_with_ray(
         task = ray.remote(run_one_episode)
         pending = [task.remote(plan, job, run_id) for job in jobs]
         records: list[EpisodeRecord] = []
+        renewed = time.monotonic()
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            record = EpisodeRecord.model_validate(ray.get(done[0]))
-            records.append(record)
-            if progress is not None:
-                progress(record)
+            done, pending = ray.wait(pending, num_returns=1, timeout=CLAIM_RENEW_S)
+            if time.monotonic() - renewed >= CLAIM_RENEW_S:  # the run is still held by this driver
+                driver.store.renew_claim(run_id, owner)
+                renewed = time.monotonic()
+            for ref in done:
+                record = EpisodeRecord.model_validate(ray.get(ref))
+                records.append(record)
+                if progress is not None:
+                    progress(record)
     finally:
         if started_here:
             ray.shutdown()
