@@ -115,7 +115,7 @@ def priors_draft(
     """Draft a prior from the waves of a recorded episode, for an annotator to edit."""
     from harness.authoring import draft_prior
     from harness.cli.common import check_out_path
-    from harness.store import check_url
+    from harness.store_urls import check_url
 
     if out is not None:
         check_out_path(out, "--out", folder=False)

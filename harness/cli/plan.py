@@ -102,7 +102,7 @@ def build_plan(
 
 def database_problems(store: str, db: str) -> list[Problem]:
     """The run store's URL, and the world databases' ('sqlite' or a PostgreSQL server)."""
-    from harness.store import url_problems
+    from harness.store_urls import url_problems
 
     if db != "sqlite" and not db.startswith("postgresql"):
         return url_problems(store, "--store") + [

@@ -210,7 +210,7 @@ def register(app: typer.Typer) -> None:
         """Browse the recorded episodes: outcomes, checks, waves timelines, event streams."""
         import time
 
-        from harness.store import check_url
+        from harness.store_urls import check_url
         from harness.viewer import serving
 
         check_url(store, must_exist=True)
@@ -235,7 +235,8 @@ def register(app: typer.Typer) -> None:
 
         from contracts.errors import InputError
         from harness.cli.common import check_out_path
-        from harness.store import Store, StoreError, check_url, export_jsonl
+        from harness.store import Store, StoreError, export_jsonl
+        from harness.store_urls import check_url
 
         check_out_path(out, "--out", folder=False)
         check_url(store, must_exist=True)

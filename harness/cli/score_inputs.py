@@ -29,7 +29,7 @@ def input_problems(
 ) -> list[Problem]:
     """What is wrong with the inputs of score/report, all at once, before any is read."""
     from harness.cli.common import check_out_path
-    from harness.store import url_problems
+    from harness.store_urls import url_problems
 
     problems = []
     folder = priors_folder(priors)

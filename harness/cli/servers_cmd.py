@@ -80,7 +80,7 @@ def serve_problems(name: str, workspace: Path, db: str | None, http: int | None)
     """Everything `serve` is given, checked before the server starts (exit 2, one line each)."""
     import socket
 
-    from harness.store import url_problems
+    from harness.store_urls import url_problems
     from mcp_servers.common import registry
 
     problems = []
