@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import create_engine, event, inspect
-from sqlalchemy.engine import Engine
+from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy.engine import Connection, Engine
 
 # Long enough for a burst of concurrent writes within one episode, short enough to surface a
 # genuinely stuck writer as a tool error rather than a hang.
@@ -42,3 +42,14 @@ def make_engine(url: str) -> Engine:
 
 def table_names(engine: Engine) -> set[str]:
     return set(inspect(engine).get_table_names())
+
+
+def create_login_role(conn: Connection, role: str, password: str) -> None:
+    """A PostgreSQL role that may log in and do nothing else until granted (no inheritance)."""
+    # DDL takes no bind parameters; callers pass hex passwords and [a-z0-9_] names.
+    conn.execute(
+        text(
+            f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{password}' "
+            "NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
+        )
+    )

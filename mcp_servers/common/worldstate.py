@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
-from mcp_servers.common.db import is_sqlite, make_engine
+from mcp_servers.common.db import create_login_role, is_sqlite, make_engine
 from mcp_servers.common.spec import ServerSpec
 from mcp_servers.warehouse import pg_role
 
@@ -197,13 +197,7 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
                 )
                 reset_sequence(conn, schema, table)
             if password is not None:
-                # DDL takes no bind parameters; the password is hex, the name is [a-z0-9_].
-                conn.execute(
-                    text(
-                        f"CREATE ROLE \"{schema}\" LOGIN PASSWORD '{password}' "
-                        "NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
-                    )
-                )
+                create_login_role(conn, schema, password)
                 conn.execute(text(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{schema}"'))
                 conn.execute(text(f'GRANT ALL ON ALL TABLES IN SCHEMA "{schema}" TO "{schema}"'))
                 conn.execute(text(f'GRANT ALL ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{schema}"'))

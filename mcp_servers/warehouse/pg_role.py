@@ -21,6 +21,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
+from mcp_servers.common.db import create_login_role
 from mcp_servers.warehouse.schema import TABLES
 
 READER_SUFFIX = "_wh"
@@ -43,13 +44,7 @@ def create_reader(conn: Connection, schema: str, episode_password: str) -> None:
     """Create the reader role of `schema` (as a role with CREATEROLE that owns the tables)."""
     role = reader_role(schema)
     tables = ", ".join(f'"{schema}"."{model.__tablename__}"' for model in TABLES)  # type: ignore[attr-defined]
-    # DDL takes no bind parameters; the password is hex, the names are [a-z0-9_].
-    conn.execute(
-        text(
-            f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{reader_password(episode_password)}' "
-            "NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
-        )
-    )
+    create_login_role(conn, role, reader_password(episode_password))
     conn.execute(text(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"'))
     conn.execute(text(f'GRANT SELECT ON {tables} TO "{role}"'))
 

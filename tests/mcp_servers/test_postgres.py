@@ -133,19 +133,25 @@ async def test_an_episode_connects_as_its_own_role_and_cannot_read_another_schem
         assert other.is_error and "permission denied" in text(other), text(other)
 
 
+def _role_exists(base: str, role: str) -> bool:
+    engine = make_engine(base)
+    try:
+        with engine.connect() as conn:
+            return (
+                conn.execute(sql_text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
+                is not None
+            )
+    finally:
+        engine.dispose()
+
+
 def test_dropping_an_episode_removes_its_role(tmp_path: Path) -> None:
     base = os.environ[PG_URL_ENV]
     url = worldstate.create_episode_db(base, f"pgrole-{uuid.uuid4().hex[:12]}", tmp_path)
     role = make_url(url).username
     assert role is not None and role.startswith("ep_pgrole_")
     worldstate.drop_episode_db(base, url)
-    engine = make_engine(base)
-    try:
-        with engine.connect() as conn:
-            left = conn.execute(sql_text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
-        assert left is None
-    finally:
-        engine.dispose()
+    assert not _role_exists(base, role)
 
 
 def _reader_of(world: World) -> str:
@@ -225,13 +231,7 @@ def test_dropping_an_episode_removes_its_warehouse_reader_and_a_rerun_makes_it_a
         reader_engine.dispose()
         engine.dispose()
         worldstate.drop_episode_db(base, again)
-    admin = make_engine(base)
-    try:
-        with admin.connect() as conn:
-            left = conn.execute(sql_text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": reader}).first()
-        assert left is None
-    finally:
-        admin.dispose()
+    assert not _role_exists(base, reader)
 
 
 def test_every_allowed_warehouse_function_is_a_plain_builtin() -> None:
