@@ -262,9 +262,8 @@ async def test_queries_read_only_the_warehouse_tables(world: World) -> None:
         assert fine["columns"][0] == "lock" and fine["rows"][0][0] == 1, fine
 
 
-def _postgres_only(world: World) -> None:
-    if world.engine.dialect.name != "postgresql":
-        pytest.skip("PostgreSQL only")
+# The `world` fixture on PostgreSQL alone (skipped, as it is, without a server).
+POSTGRES_ONLY = pytest.mark.parametrize("world", ["postgres"], indirect=True)
 
 
 # Queries an analyst writes, in PostgreSQL's dialect: the allow-lists must let every one through.
@@ -295,9 +294,9 @@ LEGITIMATE_ON_POSTGRES = [
 ]
 
 
+@POSTGRES_ONLY
 async def test_postgres_legitimate_queries_give_the_rows_the_database_gives(world: World) -> None:
     """The reader role and the function allow-lists change nothing for an analyst's queries."""
-    _postgres_only(world)
     async with serve("warehouse", world) as client:
         for sql in LEGITIMATE_ON_POSTGRES:
             got = as_data(await client.call_tool("run_query", {"sql": sql, "max_rows": 1000}))
@@ -307,10 +306,10 @@ async def test_postgres_legitimate_queries_give_the_rows_the_database_gives(worl
             assert rows and not got["truncated"], sql
 
 
+@POSTGRES_ONLY
 async def test_a_setting_cannot_leak_through_a_planning_error(world: World) -> None:
     """Regression: the planner evaluates stable functions of constants while it plans, so the
     error of `current_setting('port')::int` named the port before any check of the plan."""
-    _postgres_only(world)
     port = str(world.engine.url.port)
     async with serve("warehouse", world) as client:
         for sql in (
@@ -323,10 +322,10 @@ async def test_a_setting_cannot_leak_through_a_planning_error(world: World) -> N
             assert port not in text(result) and "current_setting() is not available" in text(result)
 
 
+@POSTGRES_ONLY
 async def test_postgres_each_guard_refuses_on_its_own(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     """Defence in depth: without the check of the query's text the plan's check refuses; without
     both, the reader role does (the database: permission denied)."""
-    _postgres_only(world)
     leak = "SELECT query_to_xml('select subject from mail_message', true, false, '')"
     async with serve("warehouse", world) as client:
         monkeypatch.setattr(access, "pg_check_query", lambda *args, **kwargs: None)
@@ -353,8 +352,8 @@ async def test_postgres_each_guard_refuses_on_its_own(world: World, monkeypatch:
         assert fine["rows"] == [[8]]
 
 
+@POSTGRES_ONLY
 async def test_postgres_other_schemas_are_refused(world: World) -> None:
-    _postgres_only(world)
     with world.engine.connect() as conn:
         schema = conn.execute(sql_text("SELECT current_schema()")).scalar()
     template = f"mseval_tpl_{worldstate.template_key()}"
