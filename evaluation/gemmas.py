@@ -23,7 +23,7 @@ from operator import add
 from contracts.episode import NORMAL_TERMINATIONS
 from evaluation.embeddings import Embedder, embedder_id
 from evaluation.graph import AgentGraph, Edge, Node
-from evaluation.tfidf import cosine, has_tokens, tfidf_vectors
+from evaluation.tfidf import cosine, tfidf_of_tokens, tokenize
 
 DEFAULT_LAMBDA = 0.5
 ANSWER_TOLERANCE = Decimal("1e-6")
@@ -49,7 +49,8 @@ def information_diversity(
 ) -> IDSResult:
     """IDS of one graph, with the embedder id and what was left out."""
     # A response without tokens would score cos 0 against anything, even an identical one.
-    kept = [i for i, node in enumerate(graph.nodes) if has_tokens(node.response)]
+    tokens = [tokenize(node.response) for node in graph.nodes]
+    kept = [i for i, words in enumerate(tokens) if words]
     empty = len(graph.nodes) - len(kept)
     spatial, temporal = _undirected(graph.spatial), _undirected(graph.temporal)
     keep = set(kept)
@@ -64,9 +65,8 @@ def information_diversity(
             None, "no weighted pair of nodes with responses (one agent or no edges)", eid, 0, empty
         )
     position = {node: k for k, node in enumerate(kept)}
-    texts = [graph.nodes[i].response for i in kept]
     used = sorted({i for pair in weights for i in pair})
-    syntactic = tfidf_vectors(texts, only={position[i] for i in used})
+    syntactic = tfidf_of_tokens([tokens[i] for i in kept], only={position[i] for i in used})
     semantic = None
     if embedder is not None:
         vectors = embedder.embed([graph.nodes[i].response for i in used])

@@ -42,9 +42,16 @@ def tfidf_vectors(texts: Sequence[str], only: Collection[int] | None = None) -> 
     With `only`, vectors are built for those positions alone (the others stay empty): IDS
     needs the idf of the whole graph but vectors of the nodes in weighted pairs only.
     """
-    counts = [Counter(tokenize(t)) for t in texts]
+    return tfidf_of_tokens([tokenize(t) for t in texts], only)
+
+
+def tfidf_of_tokens(
+    tokens: Sequence[Sequence[str]], only: Collection[int] | None = None
+) -> list[SparseVector]:
+    """`tfidf_vectors` of texts already tokenised (each text's `tokenize`)."""
+    counts = [Counter(t) for t in tokens]
     df = Counter(chain.from_iterable(counts))  # iterating a Counter yields its distinct terms
-    base = math.log(1 + len(texts)) + 1.0
+    base = math.log(1 + len(tokens)) + 1.0
     idf = {term: base - math.log(1 + d) for term, d in df.items()}
     vectors: list[SparseVector] = []
     for position, c in enumerate(counts):
