@@ -52,6 +52,20 @@ async def _until_terminated(work: Coroutine[Any, Any, Any]) -> Any:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+def _whole_run(store_url: str, result: Any) -> list[Any]:
+    """Every finished episode of the run (`result`'s and those a resumed run had finished)."""
+    from harness.store import Store, StoreError
+
+    try:
+        store = Store(store_url)
+        try:
+            return store.records(result.run_id)
+        finally:
+            store.close()
+    except StoreError:  # the run itself is recorded; the table falls back to what this process ran
+        return list(result.records)
+
+
 def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
     import asyncio
 
@@ -163,7 +177,8 @@ def register(app: typer.Typer) -> None:
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
         )  # fmt: skip
         result = _execute(plan, executor, ray_address)
-        print_table(settings_table(result.records))
+        # After a resume the table is the whole run's, the episodes finished before included.
+        print_table(settings_table(_whole_run(store, result) if result.skipped else result.records))
         absent = [r for r in result.records if r.status == "absent"]
         print(
             f"run {result.run_id}: {len(result.records)} episodes run, {result.skipped} already finished, {len(absent)} absent; store {store}"

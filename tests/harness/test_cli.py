@@ -98,8 +98,13 @@ def test_kill_9_then_resume_records_every_episode_exactly_once(tmp_path: Path) -
         proc.wait()
     before = _finished(store)
     assert 2 <= len(before) < 12, "the run must be interrupted part-way for this test to mean anything"
-    result = mseval(*args, "--resume", env=env)
+    result = mseval(*args, "--resume", env={**env, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
+    # the table is the whole run's: each setting's 6 episodes, not only those run by the resume
+    rows = [
+        [c.strip() for c in line.split("│")] for line in result.stdout.splitlines() if "sim:oracle" in line
+    ]
+    assert [(r[2], r[4]) for r in rows] == [("sa", "6"), ("spec", "6")], result.stdout
     after = _finished(store)
     assert len(after) == len(set(after)) == 12  # 3 tasks × 2 variants × 2 seeds, each exactly once
     assert set(before) <= set(after)
