@@ -11,7 +11,6 @@ while it waits for the tasks), so a second process cannot run or resume it at th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import os
 import time
@@ -21,7 +20,7 @@ from typing import Any
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.runner import Job, Runner, RunPlan, RunResult
-from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, StoreError
+from harness.store import CLAIM_RENEW_S, EventStreamer, Owner
 
 
 def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
@@ -46,17 +45,11 @@ def run_with_ray(
     except ImportError:
         raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
     plan = dataclasses.replace(plan, shared_limits=True)
-    driver, owner = Runner(plan), Owner()
+    driver = Runner(plan)
     try:
-        run_id, jobs, skipped = driver.prepare(owner)  # claimed by this driver, as a local run is
-    except BaseException:
-        driver.store.close()
-        raise
-    try:
-        return _submit(ray, plan, address, progress, driver, owner, run_id, jobs, skipped)
+        with driver.claimed_run() as (owner, run_id, jobs, skipped):  # held as a local run is
+            return _submit(ray, plan, address, progress, driver, owner, run_id, jobs, skipped)
     finally:
-        with contextlib.suppress(StoreError):  # a store that failed keeps the claim; it goes stale
-            driver.store.release_claim(run_id, owner)
         driver.store.close()
 
 

@@ -18,7 +18,7 @@ import re
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,16 +170,23 @@ class Runner:
         ]
         return run_id, jobs, len(done)
 
-    async def run(self, progress: Progress | None = None) -> RunResult:
+    @contextlib.contextmanager
+    def claimed_run(self) -> Iterator[tuple[Owner, str, list[Job], int]]:
+        """`prepare` for this process, the run's claim released when the block ends (by the
+        local runner and by the Ray driver alike)."""
         owner = Owner()
+        run_id, jobs, skipped = self.prepare(owner)
+        try:
+            yield owner, run_id, jobs, skipped
+        finally:
+            with contextlib.suppress(StoreError):  # a store that failed keeps the claim; it goes stale
+                self.store.release_claim(run_id, owner)
+
+    async def run(self, progress: Progress | None = None) -> RunResult:
         records: list[EpisodeRecord] = []
         try:
-            run_id, jobs, skipped = self.prepare(owner)
-            try:
+            with self.claimed_run() as (owner, run_id, jobs, skipped):
                 await self._run_jobs(run_id, jobs, owner, records, progress)
-            finally:
-                with contextlib.suppress(StoreError):  # a store that failed keeps the claim; it goes stale
-                    self.store.release_claim(run_id, owner)
         except BaseExceptionGroup as group:
             failed, _ = group.split(StoreError)
             if failed is None:
