@@ -22,7 +22,7 @@ from evaluation.embeddings import Progress
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
-from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
+from evaluation.records import Setting, deduplicate, episode_key, gc_paused, group_by_setting, is_simulated
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from evaluation.success import (
     has_no_verdict,
@@ -266,6 +266,7 @@ def _row_order(setting: Setting, baseline: str) -> tuple[str, int, str]:
     return (setting[0], 0 if setting[1] == baseline else 1, setting[1])
 
 
+@gc_paused()
 def score_records(
     records: Sequence[EpisodeRecord],
     priors: Mapping[str, DelegationPrior],

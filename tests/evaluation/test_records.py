@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
 import pytest
 
 from contracts import InputError
-from evaluation.records import deduplicate, load_episodes, load_priors, load_run_identities, runs_file_for
+from evaluation.records import (
+    deduplicate,
+    gc_paused,
+    load_episodes,
+    load_priors,
+    load_run_identities,
+    runs_file_for,
+)
 from tests.evaluation.builders import episode
 
 
@@ -28,6 +36,26 @@ def test_malformed_lines_are_all_reported_with_their_line(tmp_path: Path) -> Non
     assert lines[0][0] == 2 and "invalid JSON" in lines[0][1]
     assert lines[1] == (4, "unknown key 'colour'")
     assert all(p.file == str(path) for p in caught.value.problems)
+
+
+def test_reading_records_pauses_the_garbage_collector_and_restores_it(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    path.write_text(episode("t1").to_json() + "\n{not json\n")
+    seen: list[bool] = []
+    with gc_paused():
+        seen.append(gc.isenabled())
+    seen.append(gc.isenabled())
+    with pytest.raises(InputError):
+        load_episodes(path)  # a bad file still gives the collector back
+    seen.append(gc.isenabled())
+    gc.disable()
+    try:
+        path.write_text(episode("t1").to_json() + "\n")
+        load_episodes(path)
+        seen.append(gc.isenabled())  # a caller that had it off keeps it off
+    finally:
+        gc.enable()
+    assert seen == [False, True, True, False]
 
 
 def test_runs_file_sits_beside_the_export(tmp_path: Path) -> None:
