@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import threading
 import time
 import traceback
 import uuid
@@ -99,6 +100,37 @@ Progress = Callable[[EpisodeRecord], None]
 
 def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80]
+
+
+CHECK_TIMEOUT_S = 60.0
+"""How long a task's check.py may take on the final world before it fails its check."""
+
+
+async def bounded_check(task: Task, world: EpisodeWorld) -> tuple[list[Criterion], bool]:
+    """`run_check` in a thread of its own, given up after `CHECK_TIMEOUT_S`: (criteria, finished).
+
+    A check.py that never returns fails its check instead of holding the run. Its thread is a
+    daemon, left running (a thread cannot be stopped), and it does not hold up the process at
+    exit either; the caller keeps the episode's database, which the check may still be using.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[list[Criterion]] = loop.create_future()
+
+    def settle(criteria: list[Criterion]) -> None:
+        if not done.done():  # not given up on meanwhile
+            done.set_result(criteria)
+
+    def work() -> None:
+        criteria = run_check(task, world)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, criteria)
+
+    threading.Thread(target=work, name=f"check {task.id}", daemon=True).start()
+    limit = CHECK_TIMEOUT_S
+    try:
+        return await asyncio.wait_for(done, limit), True
+    except TimeoutError:
+        return [Criterion("check", False, f"check.py did not finish within {limit:g} s")], False
 
 
 def run_check(task: Task, world: EpisodeWorld) -> list[Criterion]:
@@ -245,6 +277,7 @@ class Runner:
         termination: Termination | None = None
         reason: str | None = None
         world: EpisodeWorld | None = None
+        check_finished = True
         try:
             world = await asyncio.to_thread(
                 create_world, task, episode_id, plan.runs_dir / "episodes" / run_id, plan.db_base
@@ -271,7 +304,7 @@ class Runner:
                         raise
                     termination = "time_limit"
                     events.emit("budget_breach", "main", reason="time_limit", wall_time_s=budgets.wall_time_s)
-            checks = await asyncio.to_thread(run_check, task, world)
+            checks, check_finished = await bounded_check(task, world)
             events.emit("check", passed=all(c.passed for c in checks), criteria=[c.__dict__ for c in checks])
         except Exception as exc:  # a fault of ours: recorded with its traceback, never hidden
             cause = _first_cause(exc)
@@ -279,7 +312,7 @@ class Runner:
             events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
         finally:
             if world is not None:
-                world.close()
+                world.close(keep_database=not check_finished)
         if reason is None and termination is not None and termination not in NORMAL_TERMINATIONS:
             reason = breach_reason(events, termination, rt.main.run_id if rt is not None else "main")
         events.emit("termination", reason=termination)

@@ -19,7 +19,7 @@ from harness.catalog import Task
 from harness.checks import Criterion
 from harness.mcp_client import ServerPool
 from harness.profiles import ProfileSet, label_types
-from harness.runner import run_check
+from harness.runner import bounded_check
 from harness.tools import ToolInfo, allowlist
 from harness.world import create_world
 
@@ -51,6 +51,7 @@ async def replay(
     """Run the gold calls (or none) on a fresh world; return the check, call failures, and the tool catalog."""
     world = await asyncio.to_thread(create_world, task, f"{task.id}-{'gold' if gold else 'empty'}", root)
     failures: list[CallFailure] = []
+    finished = True
     try:
         async with ServerPool([*task.servers, "local"], world.access()) as pool:
             catalog = list(pool.catalog)
@@ -66,9 +67,9 @@ async def replay(
                         failures.append(
                             CallFailure(i, j, f"sub-task {st.id}: {c.tool} failed: {outcome.text[:300]}")
                         )
-        checks = await asyncio.to_thread(run_check, task, world)
+        checks, finished = await bounded_check(task, world)
     finally:
-        world.close()
+        world.close(keep_database=not finished)
     return checks, failures, catalog
 
 

@@ -1,7 +1,7 @@
 """What a run does when things go wrong around its episodes (SPEC §12), in one process.
 
 Regression tests, each named after the defect it pins: two processes on one run, a check.py
-that exits, an API error recorded without its reason, a store that fails mid-run.
+that exits or never returns, an API error recorded without its reason, a store that fails mid-run.
 """
 
 from __future__ import annotations
@@ -144,6 +144,36 @@ def test_a_check_that_calls_sys_exit_fails_its_check_instead_of_ending_the_run(
     for record in records:
         assert (record.status, record.success) == ("completed", False)
         assert record.checks is not None and "SystemExit(3)" in record.checks[0].message
+
+
+def test_a_check_that_never_returns_fails_its_check_instead_of_holding_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check.py stuck in a loop held `mseval run` (and `tasks validate`) for ever."""
+    import harness.runner as runner_module
+    from harness.catalog import Task
+
+    release = threading.Event()
+
+    def hangs(_world: Any) -> list[Any]:
+        release.wait()  # until the test ends: the check never returns while the run waits
+        return []
+
+    monkeypatch.setattr(Task, "load_check", lambda self: hangs)
+    monkeypatch.setattr(runner_module, "CHECK_TIMEOUT_S", 0.05)
+    try:
+        result = asyncio.run(Runner(_plan(tmp_path)).run())
+    finally:
+        release.set()
+    assert len(result.records) == len(TASKS)
+    for record in result.records:
+        assert (record.status, record.success) == ("completed", False)
+        assert record.checks is not None
+        assert [(c.name, c.passed, c.message) for c in record.checks] == [
+            ("check", False, "check.py did not finish within 0.05 s")
+        ]
+        # The check may still be using the episode's database: it is kept, not pulled away.
+        assert (tmp_path / "episodes" / result.run_id / record.episode_id / "db").is_dir()  # type: ignore[operator]
 
 
 def test_an_api_error_is_recorded_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
