@@ -198,15 +198,21 @@ class _Connection:
             await ready
 
     async def close(self) -> None:
-        if self._stop is not None:
+        task, self._task = self._task, None
+        if task is None:
+            return
+        if self.client is None:
+            # Still starting (a child being spawned, a handshake under way): it would look at
+            # `stop` only once up, a second or more later, so it is cancelled at once. Its
+            # `finally` still stops the child process.
+            task.cancel()
+        elif self._stop is not None:
             self._stop.set()
-        if self._task is not None:
-            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
-                    await asyncio.shield(self._task)
-            if not self._task.done():
-                self._task.cancel()
-        self._task = None
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
+                await asyncio.shield(task)
+        if not task.done():
+            task.cancel()
 
     async def _kill_process(self) -> None:
         proc, self._process = self._process, None

@@ -156,3 +156,42 @@ def test_an_http_server_ends_when_the_process_that_started_it_is_killed(tmp_path
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def test_a_server_still_starting_is_stopped_at_once_when_its_episode_is_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C took 4-6 s with child servers: an episode cancelled while its servers were
+    starting waited for each start to finish (or for the 5 s close timeout) before stopping it."""
+    import harness.mcp_client as mcp_client
+    from harness.world import create_world
+
+    spawned: list[asyncio.subprocess.Process] = []
+    both = asyncio.Event()
+
+    async def never_ready(_port: int, proc: asyncio.subprocess.Process) -> None:
+        spawned.append(proc)
+        if len(spawned) == 2:
+            both.set()
+        await asyncio.Event().wait()  # the child never comes up: only cancelling ends the wait
+
+    monkeypatch.setattr(mcp_client, "_wait_for_port", never_ready)
+    monkeypatch.setattr(mcp_client, "SERVER_CLOSE_TIMEOUT_S", 3600.0)  # no close timeout to fall back on
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+
+    async def episode() -> None:
+        async with mcp_client.ServerPool(["lms", "local"], world.access(), "http"):
+            raise AssertionError("the servers cannot be up")
+
+    try:
+        started = asyncio.create_task(episode())
+        async with asyncio.timeout(60):
+            await both.wait()
+        started.cancel()
+        async with asyncio.timeout(60):  # a guard against the hang this test pins, not a measure
+            with pytest.raises(asyncio.CancelledError):
+                await started
+    finally:
+        world.close()
+    assert [p.returncode is not None for p in spawned] == [True, True]  # both children stopped
