@@ -32,7 +32,7 @@ def tasks_validate(
     selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
     concurrency: Annotated[int, typer.Option(min=1)] = 4,
 ) -> None:
-    """Gold solution passes each check, doing nothing fails it, priors fit solutions, splits are populated.
+    """Gold solution passes each check, doing nothing fails it, priors fit solutions; with `all`, splits are populated.
 
     Malformed files exit 2 before anything runs; a task that fails validation exits 1."""
     import asyncio

@@ -126,7 +126,8 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help="Ray cluster address for --executor ray")
         ] = None,
         resume: Annotated[
-            bool, typer.Option(help="complete the latest unfinished run of this same matrix")
+            bool,
+            typer.Option(help="complete the latest run of this same matrix (its finished episodes are kept)"),
         ] = False,
         base_url: Annotated[
             str | None, typer.Option(help="base URL for openai-compatible (or a proxy)")

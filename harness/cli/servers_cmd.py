@@ -55,7 +55,10 @@ def servers_serve(
     name: Annotated[str, typer.Argument(help="server name (see `mseval servers list`)")],
     workspace: Annotated[Path, typer.Option(help="workspace folder")] = Path("runs/serve/workspace"),
     db: Annotated[
-        str | None, typer.Option(help="database URL (default: world.sqlite in the workspace, seeded)")
+        str | None,
+        typer.Option(
+            help="database URL (default: $MSEVAL_SERVER_DB, else world.sqlite in the workspace; seeded when its tables are missing)"
+        ),
     ] = None,
     http: Annotated[
         int | None, typer.Option(help="serve streamable HTTP on 127.0.0.1:PORT instead of stdio")
