@@ -34,9 +34,10 @@ from harness.catalog_rules import (
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-# MSEVAL_TASKS / MSEVAL_PRIORS point the catalog elsewhere (a team's own task collection).
-TASKS_DIR = Path(os.environ.get("MSEVAL_TASKS", PROJECT_ROOT / "tasks"))
-PRIORS_DIR = Path(os.environ.get("MSEVAL_PRIORS", PROJECT_ROOT / "delegation_priors"))
+# MSEVAL_TASKS / MSEVAL_PRIORS point the catalog elsewhere (a team's own task collection); set
+# but empty counts as unset, as in `mseval score`, not as the current folder.
+TASKS_DIR = Path(os.environ.get("MSEVAL_TASKS") or PROJECT_ROOT / "tasks")
+PRIORS_DIR = Path(os.environ.get("MSEVAL_PRIORS") or PROJECT_ROOT / "delegation_priors")
 _ID = r"^[a-z0-9][a-z0-9-]*$"
 
 

@@ -117,6 +117,16 @@ def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
     assert line == f"{missing}: no such folder of profiles"
 
 
+def test_catalog_variables_set_but_empty_count_as_unset(tmp_path: Path) -> None:
+    """`MSEVAL_PRIORS=` made the current folder the priors folder (every task "no prior"), and
+    `MSEVAL_TASKS=` the tasks folder (no task found), where `mseval score` took empty as unset."""
+    result = mseval("tasks", "list", "lms", env={"MSEVAL_TASKS": "", "MSEVAL_PRIORS": ""}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert len(rows) >= 3 and all(row[1] == "lms" for row in rows)
+    assert {row[2] for row in rows} <= {"D_need", "D_no-need"}  # every task found its prior
+
+
 def test_run_checks_the_tool_globs_of_extra_profiles(tmp_path: Path) -> None:
     _tasks, _priors, env = catalog_copy(tmp_path)
     folder = tmp_path / "profiles"
