@@ -294,6 +294,10 @@ def report(
 
     priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
+    known = {r.episode_id for r in records} | {r.task_id for r in records}
+    if unknown := [name for name in dict.fromkeys(timeline or ()) if name not in known]:
+        names = ", ".join(repr(name) for name in unknown)
+        raise _input_error("--timeline", f"no episode or task {names} among the episodes to report")
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )

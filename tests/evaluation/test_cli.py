@@ -136,6 +136,25 @@ def test_report_writes_markdown_html_plots_and_score(exported: tuple[Path, Path]
     ]
 
 
+def test_report_timeline_of_an_unknown_episode_is_bad_input(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`--timeline` with a mistyped id wrote a report whose timeline was silently empty."""
+    episodes, priors = exported
+    out = tmp_path / "report"
+    task = fixtures.records()[0].task_id
+    result = mseval(
+        "report", "--episodes", str(episodes), "--priors", str(priors), "--out", str(out), "--embedder", "none",
+        "--timeline", task, "--timeline", "no-such-episode",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        == "--timeline: no episode or task 'no-such-episode' among the episodes to report"
+    )
+    assert not out.exists() or not any(out.iterdir())  # nothing written
+
+
 def graph_file(tmp_path: Path, **overrides: object) -> Path:
     """A → B → C spatial, plus temporal A → C. Answers: 5, 5, 7."""
     data = {
