@@ -100,7 +100,8 @@ def state_contribution(node: Node) -> bool:
     return bool(node.response.strip())
 
 
-_ANSWER_IS = re.compile(r"answer\s+is\s*:?\s*(\S+)", re.IGNORECASE)
+# Whole words only: "the answer isn't obvious" or "the answer issue" say no answer.
+_ANSWER_IS = re.compile(r"\banswer\s+is\b\s*:?\s*(\S+)", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 # A comma is a thousands separator only before groups of exactly three digits ("1,234"), so
 # "1,2" is two numbers, not 12.

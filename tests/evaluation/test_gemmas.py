@@ -315,6 +315,20 @@ def test_answer_extraction_strips_emphasis_and_reads_commas_as_thousands_only(te
     assert extract_answer(text) == answer
 
 
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("So \\boxed{7}. The answer isn't obvious at first.", "7"),
+        ("Result: 42. The answer issue was resolved.", "42"),
+        ("the reanswer is 3, so 5", "5"),
+        ("ANSWER IS 9", "9"),
+    ],
+)
+def test_answer_is_matches_whole_words_only(text: str, answer: str) -> None:
+    """Regression: "the answer isn't obvious" gave the answer "n't", "answer issue" gave "sue"."""
+    assert extract_answer(text) == answer
+
+
 def test_answers_compare_as_decimals_within_tolerance() -> None:
     assert answers_match("1,250.50", "1250.5")
     assert answers_match("0.30000000001", "0.3")
