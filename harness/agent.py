@@ -163,6 +163,7 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
             _stop(rt, agent, message, "context_overflow")
             return rt.breach(agent, "context_overflow", input_tokens=response.usage.input_tokens)
         if not message.tool_calls:
+            agent.last_text = message.content  # its answer, even an empty one: not an earlier text
             _turn(rt, agent, message, 0)
             return "text_only"
         if response.truncated:

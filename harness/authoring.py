@@ -187,7 +187,7 @@ whenToUse: "TODO: when the main agent should start it."
 mode: {mode}
 tools: ["mcp__*"]
 disallowedTools: []
-maxSteps: 100
+# maxSteps: 40   # fewer steps than the run's step budget (which applies when this is not set)
 ---
 ## Core responsibilities
 - TODO

@@ -339,6 +339,15 @@ class EpisodeRuntime:
         launches: list[dl.Launch],
         calls: dict[str, ToolCall],
     ) -> None:
+        for call_id in dict.fromkeys(launch.call_id for launch in launches):
+            call = calls[call_id]
+            self.events.emit(
+                "tool_call",
+                MAIN_ID,
+                call_id=call_id,
+                name=call.name,
+                arguments=summarize_args(call.arguments, None),
+            )
         payloads = await self.run_wave(step, launches)
         by_call: dict[str, list[dict[str, Any]]] = {}
         for launch, payload in zip(launches, payloads, strict=True):
@@ -347,11 +356,17 @@ class EpisodeRuntime:
             # The result cap holds for delegation too: each summary gets an equal share of it,
             # so the result stays valid JSON and every sub-agent keeps a say.
             share = max(self.budgets.tool_result_bytes // len(items), 64)
+            truncated = False
             for item in items:
-                item["summary"] = cap_text(item["summary"], share)[0]
+                item["summary"], cut = cap_text(item["summary"], share)
+                truncated |= cut
             call = calls[call_id]
             body = items if call.name == dl.AGENT_SWARM else items[0]
             results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=dl.render(body))
+            self.events.emit(
+                "tool_result", MAIN_ID, call_id=call_id, name=call.name, is_error=False,
+                bytes=len(results[call_id].content.encode()), truncated=truncated,
+            )  # fmt: skip
 
     async def run_wave(self, step: int, launches: list[dl.Launch]) -> list[dict[str, Any]]:
         wave = WaveState(index=len(self.waves), main_step=step)
@@ -419,7 +434,9 @@ class EpisodeRuntime:
             description=run.description,
             call_id=run.call_id,
         )
-        state.last_text = ""
+        # Each run of a sub-agent (a resume too) answers a new prompt: its summary and the
+        # identical-call count start afresh.
+        state.last_text, state.loop_key, state.loop_count = "", None, 0
         try:
             run.termination = await run_agent(self, state, run)
         finally:

@@ -379,3 +379,90 @@ async def test_tool_calls_of_a_reply_cut_off_at_the_token_limit_are_not_run(
     ]
     assert [e.data["stop_reason"] for e in out.kinds("model_call")] == ["max_tokens", "end_turn"]
     assert [(e.agent, e.data["calls"]) for e in out.kinds("truncated")] == [("main", 1)]
+
+
+async def test_a_run_step_budget_above_100_reaches_sub_agents_too(tmp_path: Path) -> None:
+    """`--budget max_steps=150` gave the main agent 150 steps and every sub-agent still 100: the
+    built-in roles' `maxSteps: 100` capped it."""
+
+    def main(v: View) -> AssistantMessage:
+        return say("", agent("read forever")) if v.step == 0 else say("", call(DONE))
+
+    def sub(v: View) -> AssistantMessage:  # never answers: a different read every step
+        return say("", call(READ, term=f"t{len(v.messages)}"))
+
+    out = await run_scripted(tmp_path, main, sub, budgets=Budgets(max_steps=103))
+    (run,) = out.rt.runs
+    assert (run.termination, run.steps) == ("step_limit", 103)
+
+
+async def test_a_sub_agent_summary_is_its_final_answer_even_when_empty(tmp_path: Path) -> None:
+    """A sub-agent that said "Let me check the roster first." beside a tool call, then answered
+    with an empty text, returned that earlier sentence as its summary."""
+
+    def main(v: View) -> AssistantMessage:
+        return say("", agent("read")) if v.step == 0 else say("", call(DONE))
+
+    def sub(v: View) -> AssistantMessage:
+        if not results_of(v):
+            return say("Let me check the roster first.", call(READ))
+        return say("")
+
+    out = await run_scripted(tmp_path, main, sub)
+    (run,) = out.rt.runs
+    assert (run.termination, run.response) == ("text_only", "")
+    assert json.loads(results_of(out.seen[-1])[-1])["summary"] == ""
+
+
+async def test_a_resumed_sub_agent_counts_identical_calls_afresh(tmp_path: Path) -> None:
+    """A sub-agent that made 5 identical reads and answered was stopped `loop_detected` by its
+    first read after a resume: the count went on across its runs."""
+
+    def main(v: View) -> AssistantMessage:
+        if v.step == 0:
+            return say("", agent("read five times"))
+        if v.step == 1:
+            return say("", resume(first_agent_id(v), "read once more, then answer"))
+        return say("", call(DONE))
+
+    def sub(v: View) -> AssistantMessage:
+        since_prompt = 0
+        for m in reversed(v.messages):
+            if m.role == "user":
+                break
+            since_prompt += m.role == "tool"
+        wanted = 5 if len([m for m in v.messages if m.role == "user"]) == 1 else 1
+        return say("", call(READ, term="same")) if since_prompt < wanted else say("read")
+
+    out = await run_scripted(tmp_path, main, sub)
+    assert [(r.id, r.steps, r.termination) for r in out.rt.runs] == [
+        ("a1", 6, "text_only"),
+        ("a2", 2, "text_only"),
+    ]
+
+
+async def test_delegation_calls_are_in_the_event_stream_like_other_tool_calls(tmp_path: Path) -> None:
+    """An accepted Agent or AgentSwarm call wrote no tool_call / tool_result event: the stream
+    did not show what the main agent asked for or got back."""
+    swarm = call(
+        "AgentSwarm", description="rosters", subagent_type="enterprise-data-analyst", prompt_template="read {{item}}",
+        items=["CS101", "CS201"],
+    )  # fmt: skip
+
+    def main(v: View) -> AssistantMessage:
+        return say("", swarm) if v.step == 0 else say("", call(DONE))
+
+    out = await run_scripted(tmp_path, main, answer)
+    main_calls = [(e.data["name"], e.data["call_id"]) for e in out.kinds("tool_call") if e.agent == "main"]
+    main_results = [e for e in out.kinds("tool_result") if e.agent == "main"]
+    assert [name for name, _ in main_calls] == ["AgentSwarm", DONE]
+    swarm_result = main_results[0]
+    assert (swarm_result.data["name"], swarm_result.data["call_id"]) == main_calls[0]
+    assert swarm_result.data["bytes"] == len(results_of(out.seen[-1])[0].encode())
+    kinds = [e.kind for e in out.events.events if e.agent == "main" or e.kind.startswith("wave")]
+    assert (
+        kinds.index("tool_call")
+        < kinds.index("wave_start")
+        < kinds.index("wave_end")
+        < kinds.index("tool_result")
+    )
