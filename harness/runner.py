@@ -136,12 +136,14 @@ async def bounded_check(task: Task, world: EpisodeWorld) -> tuple[list[Criterion
 def run_check(task: Task, world: EpisodeWorld) -> list[Criterion]:
     """The task's check on the final world; a check that raises fails with the error as message.
 
-    `SystemExit` too: a check.py that calls `sys.exit()` fails its check instead of ending the run."""
+    `SystemExit` too: a check.py that calls `sys.exit()` fails its check instead of ending the run.
+    A check that returns no criterion fails too: success needs at least one criterion met."""
     try:
         result = task.load_check()(world.for_check())
-        return [Criterion(str(c.name), bool(c.passed), str(c.message)) for c in result]
+        criteria = [Criterion(str(c.name), bool(c.passed), str(c.message)) for c in result]
     except (Exception, SystemExit) as exc:
         return [Criterion("check", False, f"check.py raised {exc!r}")]
+    return criteria or [Criterion("check", False, "check.py returned no criteria")]
 
 
 def breach_reason(events: EventLog, termination: str, agent: str = "main") -> str:

@@ -146,6 +146,21 @@ def test_a_check_that_calls_sys_exit_fails_its_check_instead_of_ending_the_run(
         assert record.checks is not None and "SystemExit(3)" in record.checks[0].message
 
 
+def test_a_check_that_returns_no_criteria_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check.py returning an empty list made every episode a success (all of nothing passed)."""
+    from harness.catalog import Task
+
+    monkeypatch.setattr(Task, "load_check", lambda self: lambda _world: [])
+    records = asyncio.run(Runner(_plan(tmp_path)).run()).records
+    assert len(records) == len(TASKS)
+    for record in records:
+        assert (record.status, record.success) == ("completed", False)
+        assert record.checks is not None
+        assert [(c.name, c.passed, c.message) for c in record.checks] == [
+            ("check", False, "check.py returned no criteria")
+        ]
+
+
 def test_a_check_that_never_returns_fails_its_check_instead_of_holding_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
