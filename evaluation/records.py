@@ -6,10 +6,8 @@ all problems of a file at once, so `mseval score` exits 2 with one line each (SP
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contracts import DelegationPrior, EpisodeRecord, InputError, Problem, load_yaml_model
+from contracts.episode import gc_paused
 
 EpisodeKey = tuple[str, str, str, int]
 """(model, variant, task_id, seed): one trial of one setting."""
@@ -45,24 +44,6 @@ def _validation_message(exc: ValidationError) -> list[str]:
             msg = f"{where}: {msg}"
         messages.append(msg)
     return messages
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold off Python's cyclic garbage collector while records are read or scored.
-
-    Records hold no reference cycles, but the collector walks every live object again and
-    again as they are allocated: reading 10,000 records took 1.9 s with it on and 0.45 s
-    without, and scoring them carried the same cost (bench/scoring.py). Plain reference
-    counting still frees what is dropped; the collector runs again afterwards.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:

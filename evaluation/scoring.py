@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
+from contracts.episode import gc_paused
 from evaluation.contract import contract_block
 from evaluation.delegation import cached_hits, delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
@@ -22,7 +23,7 @@ from evaluation.embeddings import Progress
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
-from evaluation.records import Setting, deduplicate, episode_key, gc_paused, group_by_setting, is_simulated
+from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from evaluation.success import (
     has_no_verdict,

@@ -35,7 +35,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
-from contracts.episode import EpisodeRecord
+from contracts.episode import EpisodeRecord, gc_paused
 from harness.events import Event
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
@@ -330,7 +330,7 @@ class Store:
 
     def records(self, run_id: str | None = None) -> list[EpisodeRecord]:
         """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts once."""
-        with self.failing("read its episodes"), Session(self.engine) as s:
+        with self.failing("read its episodes"), Session(self.engine) as s, gc_paused():
             stmt = (
                 select(EpisodeRow, RunRow.created_at)
                 .join(RunRow, col(RunRow.run_id) == EpisodeRow.run_id)

@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 
 from contracts import InputError
-from evaluation.records import (
-    deduplicate,
-    gc_paused,
-    load_episodes,
-    load_priors,
-    load_run_identities,
-    runs_file_for,
-)
+from contracts.episode import gc_paused
+from evaluation.records import deduplicate, load_episodes, load_priors, load_run_identities, runs_file_for
 from tests.evaluation.builders import episode
 
 
