@@ -14,7 +14,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
+        # One line per problem, whatever the message quotes (a key with a newline in it).
+        message = self.message.replace("\r", "\\r").replace("\n", "\\n")
+        return f"{where}: {message}"
 
 
 class InputError(Exception):

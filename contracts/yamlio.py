@@ -18,6 +18,25 @@ from contracts.errors import InputError, Problem
 M = TypeVar("M", bound=BaseModel)
 KeyPath = tuple[str | int, ...]
 
+# The most nodes a file may stand for once its aliases are expanded: a few lines of nested
+# aliases (a "billion laughs") stand for billions, which validating would walk one by one.
+MAX_EXPANDED_NODES = 100_000
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many nodes `node` stands for with its aliases expanded (each shared node once counted
+    per use, computed once)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes) + _expanded_size(v, sizes) for k, v in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(item, sizes) for item in node.value)
+    sizes[id(node)] = size
+    return size
+
 
 def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], dupes: list[Problem], file: str) -> None:
     lines[path] = node.start_mark.line + 1
@@ -58,17 +77,30 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
             raise InputError.one(file, None, "not UTF-8 text") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is not None and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
+            raise InputError.one(
+                file, None, f"invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
+            )
         data = yaml.safe_load(text)
+        lines: dict[KeyPath, int] = {}
+        dupes: list[Problem] = []
+        if node is not None:
+            _walk(node, (), lines, dupes, file)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         raise InputError.one(file, line, f"invalid YAML: {exc.problem or exc}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: PyYAML gives an offset, not a line
+        line = text.count("\n", 0, exc.position) + 1
+        char = exc.character
+        shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
+        raise InputError.one(file, line, f"invalid YAML: {exc.reason} ({shown})") from None
     except yaml.YAMLError as exc:
         raise InputError.one(file, None, f"invalid YAML: {exc}") from None
-    lines: dict[KeyPath, int] = {}
-    dupes: list[Problem] = []
-    if node is not None:
-        _walk(node, (), lines, dupes, file)
+    except RecursionError:
+        raise InputError.one(file, None, "invalid YAML: nested too deeply") from None
+    except ValueError as exc:  # a value Python refuses, e.g. an integer of over 4,300 digits
+        raise InputError.one(file, None, f"invalid YAML: {exc}") from None
     if dupes:
         raise InputError(dupes)
     return data, lines

@@ -1,0 +1,58 @@
+"""YAML inputs that used to hang, eat memory or print a traceback: each is one problem line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contracts.errors import InputError, Problem
+from contracts.yamlio import MAX_EXPANDED_NODES, read_yaml
+
+
+def problems(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "f.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_yaml(path)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
+    """Eight lines of nested aliases stand for 10^8 values: reading them took 12 s and 2.2 GB
+    (one level more never ended)."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
+    assert problems(tmp_path, "\n".join(lines) + "\n") == [
+        f"{tmp_path / 'f.yaml'}: invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
+    ]
+
+
+def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_text("base: &b {rpm: 5}\nproviders:\n  openai: *b\n  anthropic: *b\n")
+    data, lines = read_yaml(path)
+    assert data["providers"] == {"openai": {"rpm": 5}, "anthropic": {"rpm": 5}}
+    assert lines[("providers", "anthropic")] == 4
+
+
+def test_an_integer_python_refuses_is_one_problem(tmp_path: Path) -> None:
+    (message,) = problems(tmp_path, "budgets:\n  max_steps: 1" + "0" * 5000 + "\n")
+    assert message.startswith(f"{tmp_path / 'f.yaml'}: invalid YAML: Exceeds the limit")
+
+
+def test_nesting_too_deep_is_one_problem(tmp_path: Path) -> None:
+    assert problems(tmp_path, "deep: " + "[" * 20_000 + "]" * 20_000 + "\n") == [
+        f"{tmp_path / 'f.yaml'}: invalid YAML: nested too deeply"
+    ]
+
+
+def test_a_control_character_is_named_at_its_line_on_one_line(tmp_path: Path) -> None:
+    (message,) = problems(tmp_path, "id: t\nprompt: keynote \x07candidate\n")
+    assert message == f"{tmp_path / 'f.yaml'}:2: invalid YAML: special characters are not allowed (U+0007)"
+
+
+def test_a_message_quoting_a_newline_stays_on_one_line() -> None:
+    assert (
+        str(Problem("c.yaml", 3, "unknown provider 'foo\nbar'")) == "c.yaml:3: unknown provider 'foo\\nbar'"
+    )
