@@ -22,7 +22,7 @@ NORMAL_TERMINATIONS = frozenset({"claim_done", "text_only"})
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Usage(_Strict):
@@ -95,7 +95,7 @@ class CheckResult(_Strict):
 
 
 class EpisodeRecord(_Strict):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
     schema_: Literal["mseval.episode/1"] = Field(default=SCHEMA, alias="schema")
     task_id: str

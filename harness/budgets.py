@@ -23,7 +23,7 @@ NORMAL: frozenset[str] = frozenset({"claim_done", "text_only"})
 
 
 class Budgets(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     max_steps: int = Field(default=100, ge=1, description="steps per agent (main and each sub-agent)")
     wall_time_s: float = Field(default=7200.0, gt=0, description="wall time per episode")
@@ -46,7 +46,7 @@ class Budgets(BaseModel):
 class BudgetOverrides(BaseModel):
     """A task's or run's partial budgets: every field optional, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     max_steps: int | None = Field(default=None, ge=1)
     wall_time_s: float | None = Field(default=None, gt=0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 import threading
 import time
@@ -318,11 +319,17 @@ class Runner:
         if reason is None and termination is not None and termination not in NORMAL_TERMINATIONS:
             reason = breach_reason(events, termination, rt.main.run_id if rt is not None else "main")
         events.emit("termination", reason=termination)
-        record = build_record(
-            rt, task_id=task.id, model=job.model, variant=job.variant, seed=job.seed, episode_id=episode_id,
-            run_id=run_id, checks=checks, termination=termination, reason=reason,
-            duration_s=time.monotonic() - t0, price_version=plan.prices.version if plan.prices else None,
+        record_of = functools.partial(
+            build_record, task_id=task.id, model=job.model, variant=job.variant, seed=job.seed,
+            episode_id=episode_id, run_id=run_id, checks=checks, duration_s=time.monotonic() - t0,
+            price_version=plan.prices.version if plan.prices else None,
         )  # fmt: skip
+        try:
+            record = record_of(rt, termination=termination, reason=reason)
+        except Exception as exc:  # what the episode left cannot be a record: still recorded, once
+            reason = f"the episode's record could not be built: {type(exc).__name__}: {exc}"
+            events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
+            record = record_of(None, termination="harness_error", reason=" ".join(reason.split()))
         await streamer.flush()
         await asyncio.to_thread(self.store.finish_episode, key, attempt, record)
         return record

@@ -21,7 +21,7 @@ DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
 
 
 class _Prices(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     input: float = Field(ge=0)
     cached_input: float = Field(ge=0)
@@ -53,7 +53,7 @@ class ModelPrice(_Prices):
 
 
 class PriceTable(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: str = Field(min_length=1)
     currency_rates: dict[str, float]

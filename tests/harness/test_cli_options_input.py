@@ -268,3 +268,26 @@ def test_a_server_run_as_a_module_reports_bad_options_without_a_traceback(
         )
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert message in result.stderr.strip().splitlines()[-1], result.stderr
+
+
+def test_infinite_or_nan_numbers_are_bad_input(tmp_path: Path) -> None:
+    """A price of `.inf` or a currency rate of `.nan` crashed the episode (its record could not
+    hold a NaN cost), left it `running` in the store and exited 1; `--budget wall_time_s=inf`
+    and a `cost_usd` of Infinity in an export were taken as they were."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    prices = tmp_path / "prices.yaml"
+    source = (Path(__file__).parents[2] / "harness/models/prices.yaml").read_text()
+    prices.write_text(source.replace("  USD: 1.0", "  USD: .nan", 1))
+    line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
+    assert line.startswith(f"{prices}:") and line.endswith(
+        "currency_rates.USD: Input should be a finite number"
+    )
+    line = one_line_error(mseval(*RUN, *store, "--budget", "wall_time_s=inf"))
+    assert line == "--budget/--config: wall_time_s: Input should be a finite number"
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+    episodes = tmp_path / "e.jsonl"
+    episodes.write_text(
+        '{"task_id": "t", "model": "m", "variant": "sa", "status": "completed", "success": true, "cost_usd": Infinity}\n'
+    )
+    line = one_line_error(mseval("score", "--episodes", str(episodes), "--embedder", "none"))
+    assert line == f"{episodes}:1: cost_usd: Input should be a finite number"

@@ -146,6 +146,35 @@ def test_a_check_that_calls_sys_exit_fails_its_check_instead_of_ending_the_run(
         assert record.checks is not None and "SystemExit(3)" in record.checks[0].message
 
 
+def test_an_episode_whose_record_cannot_be_built_is_recorded_as_a_harness_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record that failed validation (a NaN cost from a bad price table) ended the run with a
+    traceback, its episode left `running` in the store."""
+    import harness.runner as runner_module
+
+    real_build = runner_module.build_record
+
+    def fails_with_a_runtime(rt: Any, **fields: Any) -> Any:
+        if rt is not None:
+            raise ValueError("cost_usd: Input should be a finite number")
+        return real_build(rt, **fields)
+
+    monkeypatch.setattr(runner_module, "build_record", fails_with_a_runtime)
+    records = asyncio.run(Runner(_plan(tmp_path)).run()).records
+    assert len(records) == len(TASKS)
+    for record in records:
+        assert (record.status, record.termination) == ("absent", "harness_error")
+        assert record.reason == (
+            "the episode's record could not be built: ValueError: cost_usd: Input should be a finite number"
+        )
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        assert sorted(r.task_id for r in store.records()) == sorted(TASKS)  # finished, each once
+    finally:
+        store.close()
+
+
 def test_a_check_that_returns_no_criteria_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A check.py returning an empty list made every episode a success (all of nothing passed)."""
     from harness.catalog import Task
