@@ -151,7 +151,7 @@ def _load_check(path: Path) -> CheckFn:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise InputError.one(path, exc.lineno, f"syntax error: {exc.msg}") from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise InputError.one(path, None, f"importing check.py failed: {exc!r}") from None
     fn = getattr(module, "check", None)
     if not callable(fn):

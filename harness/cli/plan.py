@@ -46,6 +46,8 @@ def build_plan(
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
     problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort, api_key_env)
     task_list = collect(load_tasks, tasks)
+    for task in task_list or ():  # a check.py that cannot be imported is found now, not per episode
+        collect(task.load_check)
     profile_set = collect(load_profiles, list(profile_dirs))
     if profile_set is not None and profile_dirs:
         problems += extra_profile_problems(profile_set, profile_dirs)

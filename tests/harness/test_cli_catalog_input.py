@@ -175,3 +175,39 @@ def test_tasks_validate_names_the_file_and_line_of_a_failing_gold_call(tmp_path:
     assert result.returncode == 1, result.stdout + result.stderr  # a validation failure, not bad input
     line = line_of(solution, "mcp__lms__no_such_tool")
     assert f"    {solution}:{line}: sub-task s1: no tool mcp__lms__no_such_tool" in result.stdout.splitlines()
+
+
+def test_run_refuses_a_check_that_cannot_be_imported_before_anything_runs(tmp_path: Path) -> None:
+    """A check.py that failed at import (a missing module, `check = 5`, `raise SystemExit`) was
+    found only per episode: the run went through and scored the model as failing."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    store, runs = tmp_path / "s.db", tmp_path / "runs"
+    run = ("run", "-m", "sim:oracle", "-v", "sa", "--store", f"sqlite:///{store}", "--runs-dir", str(runs))
+    source = check.read_text()
+    for first_line, message in [
+        ("import no_such_module_here\n", "importing check.py failed: ModuleNotFoundError(\"No module named 'no_such_module_here'\")"),
+        ("raise SystemExit(0)\n", "importing check.py failed: SystemExit(0)"),
+    ]:  # fmt: skip
+        check.write_text(first_line + source)
+        assert one_line_error(mseval(*run, env=env)) == f"{check}: {message}"
+    check.write_text(source.replace("def check(", "def _check(", 1) + "\ncheck = 5\n")
+    assert (
+        one_line_error(mseval(*run, env=env))
+        == f"{check}: check.py must define check(world) -> list[Criterion]"
+    )
+    assert not store.exists() and not runs.exists()
+
+
+def test_a_setup_file_outside_the_workspace_is_refused_at_load(tmp_path: Path) -> None:
+    """`setup: - file: ../../escape.txt` was refused only when an episode started (exit 1, the
+    episode recorded absent, the store written)."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    spec.write_text(
+        spec.read_text().replace("servers:", "setup:\n- file: ../../escape.txt\n  content: x\nservers:", 1)
+    )
+    line = one_line_error(mseval("tasks", "list", env=env))
+    assert line == (
+        f"{spec}:{line_of(spec, 'escape.txt')}: setup step 1: path '../../escape.txt' refused: '..' may not leave the workspace"
+    )
