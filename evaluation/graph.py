@@ -12,7 +12,6 @@ is scored with the main agent as a single node (`fallback` says why).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -20,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from contracts import EpisodeRecord, InputError, Problem
+from contracts.jsonio import read_json
 
 Edge = tuple[int, int]
 
@@ -190,14 +190,7 @@ def graph_from_file_data(data: GraphFile, file: str) -> AgentGraph:
 def load_graph_file(path: Path) -> AgentGraph:
     """Read a graph JSON file for `mseval gemmas`; problems name the file (and line)."""
     file = str(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError.one(file, None, "not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise InputError.one(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    raw = read_json(path)
     try:
         data = GraphFile.model_validate(raw)
     except ValidationError as exc:

@@ -6,7 +6,6 @@ all problems of a file at once, so `mseval score` exits 2 with one line each (SP
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from pydantic import ValidationError
 
 from contracts import DelegationPrior, EpisodeRecord, InputError, Problem, load_yaml_model
 from contracts.episode import gc_paused
+from contracts.jsonio import read_json
 
 EpisodeKey = tuple[str, str, str, int]
 """(model, variant, task_id, seed): one trial of one setting."""
@@ -82,12 +82,7 @@ def runs_file_for(episodes: Path) -> Path:
 
 def load_run_identities(path: Path) -> list[dict[str, Any]]:
     """Read a JSON list of run-identity objects."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError.one(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise InputError.one(path, 1, "expected a JSON list of run-identity objects")
     return data

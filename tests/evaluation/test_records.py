@@ -93,3 +93,21 @@ def test_duplicates_keep_the_first_and_are_counted() -> None:
     result = deduplicate([first, again, other_seed])
     assert result.records == [first, other_seed]
     assert result.duplicates == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'[{"x": "\xe9"}]', "not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000, "invalid JSON: nested too deeply"),
+        (b'[{"seed": 1' + b"0" * 5000 + b"}]", "invalid JSON: Exceeds the limit"),
+    ],
+)
+def test_an_unreadable_runs_file_is_one_problem(tmp_path: Path, content: bytes, message: str) -> None:
+    """Non-UTF-8 bytes, deep nesting or a huge integer in FILE.runs.json gave a traceback."""
+    path = tmp_path / "e.runs.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    (problem,) = caught.value.problems
+    assert problem.file == str(path) and problem.message.startswith(message)

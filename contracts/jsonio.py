@@ -1,0 +1,26 @@
+"""Read a JSON file given to mseval: every way it can be unreadable is one problem line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from contracts.errors import InputError
+
+
+def read_json(path: Path) -> Any:
+    """The parsed contents of `path`; `InputError` naming the file (and line) otherwise."""
+    file = str(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError.one(file, None, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputError.one(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError.one(file, None, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # a value Python refuses, e.g. an integer of over 4,300 digits
+        raise InputError.one(file, None, f"invalid JSON: {exc}") from None
