@@ -5,8 +5,10 @@ workspace with a minimal environment (no API keys ever reach it), a wall-clock t
 memory cap (RLIMIT_AS) and output capped as it is read. Where user namespaces work (root, or
 unprivileged user namespaces), it runs in namespaces of its own (`unshare -rnmpf`):
 - network: no interface up, so no network at all, loopback included;
-- mounts: a root of its own that holds only this Python (read-only: interpreter, standard
-  library, installed packages, system libraries), /dev, a private /tmp and the workspace, as
+- mounts: a root of its own (pivot_root, the machine's root unmounted, then every capability
+  dropped, so no chroot can climb back out) that holds only this Python (read-only:
+  interpreter, standard library, installed packages, system libraries), /dev, a private /tmp
+  and the workspace, as
   the container below does, so the world database beside the workspace, the task catalog (gold
   solutions, checks), the run store and other episodes are out of its reach;
 - processes: it is process 1 of its namespace, so everything it starts dies with it, on exit
@@ -152,7 +154,20 @@ mount --rbind /dev "$root/dev"
 mount -t proc proc "$root/proc"
 mkdir -p "$root$ws"
 mount --bind "$ws" "$root$ws"
-exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$ws" "$@"
+# The new root by pivot_root, with the old one unmounted: after a chroot, root of this user
+# namespace could chroot again and climb back out; here nothing is left to climb back to.
+mkdir "$root/.old"
+cd "$root"
+PATH="$PATH:/usr/sbin:/sbin" pivot_root . .old
+cd /
+umount -l /.old
+rmdir /.old
+cd "$ws"
+# No capabilities either (no chroot, no mount), where setpriv is there to drop them.
+if command -v setpriv >/dev/null 2>&1; then
+  exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
+fi
+exec "$@"
 """
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import socket
 from pathlib import Path
 
@@ -153,6 +154,33 @@ async def test_python_execute_in_a_process_sees_only_the_workspace_and_the_runti
     assert f"{project / 'tasks'} False" in out and f"{project / 'README.md'} False" in out
     assert "runtime: Read-only file system" in out and "packages ok" in out
     assert (world.workspace / "kept.txt").read_text() == "mine"
+
+
+async def test_python_execute_in_a_process_cannot_climb_out_of_its_root(world: World) -> None:
+    """Root of its own user namespace, the code could chroot into a subfolder and `..` its way
+    back to the machine's root (the classic chroot escape): it read the task catalog and wrote
+    anywhere. Now its root is pivoted (the old one unmounted) and its capabilities dropped."""
+    _confined_or_skip()
+    readme = PROJECT / "README.md"
+    code = (
+        "import os\n"
+        "try:\n"
+        "    os.makedirs('/tmp/esc', exist_ok=True); os.chroot('/tmp/esc')\n"
+        "except OSError as exc:\n"
+        "    print('chroot:', exc.strerror)\n"
+        "for _ in range(64):\n"
+        "    os.chdir('..')\n"
+        "try:\n"
+        "    os.chroot('.')\n"
+        "except OSError:\n"
+        "    pass\n"
+        f"print('catalog', os.path.exists({str(readme)!r}))\n"
+    )
+    async with serve("local", world, sandbox="process") as client:
+        out = text(await client.call_tool("python_execute", {"code": code}))
+    assert "[exit code 0]" in out, out
+    assert "chroot: Operation not permitted" in out or shutil.which("setpriv") is None, out
+    assert "catalog False" in out, out
 
 
 def _alive(marker: str) -> list[str]:
