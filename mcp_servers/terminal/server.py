@@ -233,6 +233,10 @@ def build(ctx: ServerContext) -> MCPServer:
         if source.is_dir() and not recursive:
             raise ToolError(f"{src}: is a directory; pass recursive=true to copy it")
         target = destination(source, dst)
+        if target.is_symlink():
+            # Like cp, it writes through a link at the destination, but only to a place inside
+            # the workspace: a link there that leads out (dangling or not) is refused.
+            target = resolve(root, str(target.relative_to(root.resolve())))
         if target.exists() and target.is_dir():
             raise ToolError(f"{shown(target)}: already exists")
         if target.exists() and target.samefile(source):

@@ -237,6 +237,36 @@ async def test_head_and_tail_read_files_too_big_for_cat(world: World) -> None:
         assert tail.splitlines() == lines[-2:]
 
 
+async def test_cp_never_writes_through_a_link_that_leads_out(world: World) -> None:
+    """Regression: cp named its destination without following a link there, then copied through
+    it: a link to a file outside (or a dangling one, or a folder's entry of the copy's name)
+    let the agent overwrite or create files anywhere. A link inside is written through."""
+    outside = world.workspace.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("outside")
+    ws = world.workspace
+    (ws / "ok.txt").write_text("agent")
+    (ws / "to-victim").symlink_to(outside / "victim.txt")
+    (ws / "dangling").symlink_to(outside / "created.txt")
+    (ws / "d").mkdir()
+    (ws / "d" / "ok.txt").symlink_to(outside / "created.txt")
+    (ws / "inner.txt").write_text("old")
+    (ws / "to-inner").symlink_to(ws / "inner.txt")
+    async with serve("terminal", world) as client:
+        for dst in ("to-victim", "dangling", "d"):
+            refused = await client.call_tool("cp", {"src": "ok.txt", "dst": dst})
+            assert refused.is_error and "resolves outside the workspace" in text(refused), (
+                dst,
+                text(refused),
+            )
+        copied = await client.call_tool("cp", {"src": "ok.txt", "dst": "to-inner"})
+        assert not copied.is_error, text(copied)
+    assert [p.name for p in outside.iterdir()] == ["victim.txt"] and (
+        outside / "victim.txt"
+    ).read_text() == "outside"
+    assert (ws / "to-inner").is_symlink() and (ws / "inner.txt").read_text() == "agent"
+
+
 async def test_a_symlink_pointing_outside_can_be_removed_or_moved(world: World) -> None:
     """Regression: rm and mv of a link whose target is outside the workspace were refused, so a
     stray link could never be cleaned up; the target itself is never touched."""
