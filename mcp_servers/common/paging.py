@@ -22,9 +22,12 @@ def paginate(session: Session, stmt: Any, page: int, page_size: int, render: Any
     if not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ToolError(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
     total = session.execute(select(func.count()).select_from(stmt.order_by(None).subquery())).scalar_one()
-    rows = session.execute(stmt.limit(page_size).offset((page - 1) * page_size)).all()
-    render = render or (lambda row: fields(row[0]))
     pages = max(1, -(-total // page_size))
+    # A page past the last is empty; its offset is not asked for (a huge one overflows SQLite).
+    rows = (
+        session.execute(stmt.limit(page_size).offset((page - 1) * page_size)).all() if page <= pages else []
+    )
+    render = render or (lambda row: fields(row[0]))
     return {"page": page, "pages": pages, "total": total, "items": [render(r) for r in rows]}
 
 

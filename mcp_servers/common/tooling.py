@@ -16,6 +16,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
+from sqlalchemy.exc import OperationalError
 
 from contracts.labels import label_mode
 
@@ -108,16 +109,30 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         async def guarded_async(*args: Any, **kwargs: Any) -> Any:
             check(kwargs)
-            return await fn(*args, **kwargs)
+            try:
+                return await fn(*args, **kwargs)
+            except OperationalError as exc:
+                raise _search_too_long(exc) from None
 
         return guarded_async
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         check(kwargs)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except OperationalError as exc:
+            raise _search_too_long(exc) from None
 
     return guarded
+
+
+def _search_too_long(exc: OperationalError) -> Exception:
+    """SQLite's refusal of a LIKE pattern over 50,000 bytes as a tool error the model can act
+    on; any other database error as it was."""
+    if "pattern too complex" in str(exc.orig):
+        return ToolError("a search text that long cannot be matched; give a shorter one")
+    return exc
 
 
 def _register(

@@ -1,7 +1,8 @@
 """Workspace confinement: every path a tool takes resolves inside the episode workspace.
 
 Refused: absolute paths, `..` segments, NUL bytes, names longer than a file system allows,
-and anything whose real path (after following symlinks) lies outside the workspace. The error is a tool error the model can act on.
+paths longer than 3072 bytes, loops of symlinks, and anything whose real path (after
+following symlinks) lies outside the workspace. The error is a tool error the model can act on.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 # The longest file or folder name (one path component) common file systems take, in bytes.
 MAX_NAME_BYTES = 255
+# The longest path Linux takes (PATH_MAX, 4096 bytes), less room for the workspace's own path.
+MAX_PATH_BYTES = 3072
 
 
 def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
@@ -29,8 +32,15 @@ def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
         raise ToolError(
             f"a file or folder name in {path[:60] + '...'!r} is too long (at most {MAX_NAME_BYTES} bytes)"
         )
+    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+        raise ToolError(f"path {path[:60] + '...'!r} is too long (at most {MAX_PATH_BYTES} bytes)")
     root = workspace.resolve()
-    real = (root / pure).resolve()
+    try:
+        real = (root / pure).resolve()
+    except RuntimeError:  # Python 3.11's word for a symlink loop
+        raise ToolError(f"path {path!r} refused: it goes round a loop of symlinks") from None
+    except OSError as exc:
+        raise ToolError(f"path {path!r}: {exc.strerror or exc}") from None
     if real != root and not real.is_relative_to(root):
         raise ToolError(f"path {path!r} refused: it resolves outside the workspace")
     if must_exist and not real.exists():

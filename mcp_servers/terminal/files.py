@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import relative, resolve
+from mcp_servers.common.workspace import MAX_NAME_BYTES, relative, resolve
 
 # Output a model reads in one result; longer output is cut with a note saying how to narrow it.
 MAX_OUTPUT_CHARS = 100_000
@@ -31,6 +31,8 @@ def entry(workspace: Path, path: str) -> Path:
     pure = PurePosixPath(path.replace("\\", "/"))
     if not path.strip() or "\x00" in path or pure.is_absolute() or path.startswith("~") or ".." in pure.parts:
         resolve(workspace, path)  # raises the usual refusal
+    if len(pure.name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        resolve(workspace, path)  # raises the usual refusal of a name too long
     parent = resolve(workspace, str(pure.parent))
     return parent / pure.name if pure.name not in ("", ".") else parent
 
@@ -137,7 +139,10 @@ def long_line(workspace: Path, p: Path, name: str) -> str:
     when = datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M")
     line = f"{_mode(st)} {st.st_size:>9} {when} {name}"
     if p.is_symlink():
-        target = p.resolve()
+        try:
+            target = p.resolve()
+        except (RuntimeError, OSError):  # a loop of links (RuntimeError on Python 3.11)
+            return line + " -> (a loop of symlinks)"
         line += (
             f" -> {show(workspace, target)}" if inside(workspace, target) else " -> (outside the workspace)"
         )
