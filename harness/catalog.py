@@ -214,17 +214,31 @@ def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
     return sorted(p.parent for p in tasks_dir.glob("*/*/task.yaml"))
 
 
+def _selects(selector: str, folder: Path) -> bool:
+    if selector == "all":
+        return True
+    if selector in SCENARIOS:
+        return folder.parent.name == selector
+    return fnmatch.fnmatchcase(folder.name, selector)
+
+
+def incomplete_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    """Folders that hold a task's check.py or solution.yaml but no task.yaml (renamed, say):
+    named as problems instead of being passed over."""
+    return sorted(
+        p
+        for p in tasks_dir.glob("*/*")
+        if p.is_dir()
+        and not (p / "task.yaml").is_file()
+        and any((p / n).exists() for n in ("check.py", "solution.yaml"))
+    )
+
+
 def select(selector: str, tasks_dir: Path = TASKS_DIR) -> list[Path]:
     """`all`, a scenario, a task id, or a glob over task ids (SPEC §10)."""
     if not tasks_dir.is_dir():
         raise InputError.one(tasks_dir, None, f"no such folder of tasks{_from_env('MSEVAL_TASKS')}")
-    folders = task_folders(tasks_dir)
-    if selector == "all":
-        chosen = folders
-    elif selector in SCENARIOS:
-        chosen = [f for f in folders if f.parent.name == selector]
-    else:
-        chosen = [f for f in folders if fnmatch.fnmatchcase(f.name, selector)]
+    chosen = [f for f in task_folders(tasks_dir) if _selects(selector, f)]
     if not chosen:
         raise InputError.one(
             selector, None, f"no task matches {selector!r} (all, a scenario, a task id or a glob)"
@@ -240,8 +254,18 @@ def load_tasks(
         raise InputError.one(
             priors_dir, None, f"no such folder of delegation priors{_from_env('MSEVAL_PRIORS')}"
         )
-    chosen = select(selector, tasks_dir)
-    problems = duplicate_id_problems(chosen, task_folders(tasks_dir))
+    problems = [
+        Problem(str(f), None, "a task folder without task.yaml")
+        for f in incomplete_folders(tasks_dir)
+        if _selects(selector, f)
+    ]
+    try:
+        chosen = select(selector, tasks_dir)
+    except InputError:
+        if problems:  # what was meant is there, but broken: say that
+            raise InputError(problems) from None
+        raise
+    problems += duplicate_id_problems(chosen, task_folders(tasks_dir))
     tasks: list[Task] = []
     for folder in chosen:
         try:

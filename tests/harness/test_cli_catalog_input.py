@@ -211,3 +211,14 @@ def test_a_setup_file_outside_the_workspace_is_refused_at_load(tmp_path: Path) -
     assert line == (
         f"{spec}:{line_of(spec, 'escape.txt')}: setup step 1: path '../../escape.txt' refused: '..' may not leave the workspace"
     )
+
+
+def test_a_task_folder_without_task_yaml_is_named_not_passed_over(tmp_path: Path) -> None:
+    """A task whose task.yaml was renamed (task.yml) was silently left out of `all` and of its
+    scenario, and `--tasks <its id>` said only that no task matches."""
+    tasks, _priors, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-missing-work-zeros")
+    folder = tasks / "lms" / "lms-missing-work-zeros"
+    (folder / "task.yaml").rename(folder / "task.yml")
+    for selector in ("all", "lms", "lms-missing-work-zeros"):
+        line = one_line_error(mseval("tasks", "list", selector, env=env))
+        assert line == f"{folder}: a task folder without task.yaml", selector
