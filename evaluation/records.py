@@ -52,6 +52,8 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
     problems: list[Problem] = []
     with gc_paused():
         for number, line in enumerate(lines, start=1):
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # a byte-order mark, as some editors write
             if not line.strip():
                 continue
             try:

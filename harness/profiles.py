@@ -81,7 +81,7 @@ def parse_profile(path: Path, text: str | None = None) -> Profile:
             raise InputError.one(file, None, "not UTF-8 text") from None
         except OSError as exc:
             raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
-    m = _FRONT.match(text)
+    m = _FRONT.match(text.removeprefix("\ufeff"))  # a byte-order mark, as some editors write
     if m is None:
         raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")
     try:

@@ -24,6 +24,8 @@ def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputError.one("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)")
+        if key.strip() in out:
+            raise InputError.one("--budget", None, f"{key.strip()} is given twice; give it once")
         out[key.strip()] = value.strip()
     return out
 

@@ -111,3 +111,10 @@ def test_an_unreadable_runs_file_is_one_problem(tmp_path: Path, content: bytes, 
         load_run_identities(path)
     (problem,) = caught.value.problems
     assert problem.file == str(path) and problem.message.startswith(message)
+
+
+def test_an_export_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    """A BOM gave "invalid JSON: expected value at line 1 column 1"."""
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (episode("t1").to_json() + "\n").encode())
+    assert [r.task_id for r in load_episodes(path)] == ["t1"]

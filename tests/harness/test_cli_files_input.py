@@ -47,3 +47,10 @@ def test_a_graph_file_that_is_not_an_object_says_so(tmp_path: Path) -> None:
     assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
         f"{graph}: expected a JSON object with nodes, S and T"
     )
+
+
+def test_a_profile_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    """A BOM (as some editors write) made the profile "not start with YAML front matter"."""
+    (tmp_path / "helper.md").write_bytes(b"\xef\xbb\xbf" + ROLE.encode())
+    result = mseval("profiles", "validate", "--dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr

@@ -291,3 +291,11 @@ def test_infinite_or_nan_numbers_are_bad_input(tmp_path: Path) -> None:
     )
     line = one_line_error(mseval("score", "--episodes", str(episodes), "--embedder", "none"))
     assert line == f"{episodes}:1: cost_usd: Input should be a finite number"
+
+
+def test_a_budget_given_twice_is_bad_input(tmp_path: Path) -> None:
+    """`--budget max_steps=5 --budget max_steps=7` silently ran with 7."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(mseval(*RUN, *store, "--budget", "max_steps=5", "--budget", "max_steps=7"))
+    assert line == "--budget: max_steps is given twice; give it once"
+    assert not (tmp_path / "s.db").exists()
