@@ -102,7 +102,11 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
         raise InputError.one(folder, None, "not a folder of delegation priors")
     priors: dict[str, DelegationPrior] = {}
     problems: list[Problem] = []
-    for path in prior_files(folder):
+    try:
+        paths = prior_files(folder)
+    except OSError as exc:
+        raise InputError.one(folder, None, f"cannot read this folder: {exc.strerror or exc}") from None
+    for path in paths:
         try:
             prior = load_yaml_model(path, DelegationPrior)
         except InputError as exc:

@@ -214,6 +214,17 @@ def task_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
     return sorted(p.parent for p in tasks_dir.glob("*/*/task.yaml"))
 
 
+def readable_folder(folder: Path) -> None:
+    """`InputError` naming `folder` when it is there but cannot be listed (its permissions)."""
+    try:
+        with os.scandir(folder):
+            pass
+    except FileNotFoundError:
+        return  # said elsewhere, in the words of the folder's kind
+    except OSError as exc:
+        raise InputError.one(folder, None, f"cannot read this folder: {exc.strerror or exc}") from None
+
+
 def _selects(selector: str, folder: Path) -> bool:
     if selector == "all":
         return True
@@ -254,6 +265,8 @@ def load_tasks(
         raise InputError.one(
             priors_dir, None, f"no such folder of delegation priors{_from_env('MSEVAL_PRIORS')}"
         )
+    for folder in (priors_dir, tasks_dir):
+        readable_folder(folder)
     problems = [
         Problem(str(f), None, "a task folder without task.yaml")
         for f in incomplete_folders(tasks_dir)

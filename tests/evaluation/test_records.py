@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,3 +119,24 @@ def test_an_export_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     path = tmp_path / "e.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + (episode("t1").to_json() + "\n").encode())
     assert [r.task_id for r in load_episodes(path)] == ["t1"]
+
+
+def test_a_priors_folder_that_cannot_be_listed_is_one_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unreadable priors folder (its permissions) gave a PermissionError traceback."""
+    folder = tmp_path / "priors"
+    folder.mkdir()
+    real_iterdir = Path.iterdir
+
+    def refused(self: Path) -> Any:
+        if self == folder:
+            raise PermissionError(13, "Permission denied")
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", refused)
+    with pytest.raises(InputError) as caught:
+        load_priors(folder)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{folder}: cannot read this folder: Permission denied"
+    ]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
 
@@ -222,3 +225,28 @@ def test_a_task_folder_without_task_yaml_is_named_not_passed_over(tmp_path: Path
     for selector in ("all", "lms", "lms-missing-work-zeros"):
         line = one_line_error(mseval("tasks", "list", selector, env=env))
         assert line == f"{folder}: a task folder without task.yaml", selector
+
+
+def test_a_catalog_folder_that_cannot_be_listed_is_one_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unreadable priors folder (its permissions) gave a PermissionError traceback."""
+    import os
+
+    from contracts.errors import InputError
+    from harness.catalog import load_tasks
+
+    tasks, priors, _env = catalog_copy(tmp_path)
+    real_scandir = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == priors:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    with pytest.raises(InputError) as caught:
+        load_tasks("all", tasks, priors)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{priors}: cannot read this folder: Permission denied"
+    ]
