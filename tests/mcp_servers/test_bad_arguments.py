@@ -33,6 +33,9 @@ async def test_a_bad_path_or_search_text_is_a_tool_error_that_says_why(
     os.symlink("loop.txt", world.workspace / "loop.txt")  # a link to itself, as python_execute can make
     async with serve(server, world) as client:
         result = await client.call_tool(tool, arguments)
+    if said.startswith("a search text") and world.engine.dialect.name != "sqlite":
+        assert not result.is_error, text(result)  # PostgreSQL matches a pattern of any length
+        return
     assert result.is_error and said in text(result), text(result)
 
 
