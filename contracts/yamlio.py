@@ -75,13 +75,15 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
             raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
         except UnicodeDecodeError:
             raise InputError.one(file, None, "not UTF-8 text") from None
+    loader: yaml.SafeLoader | None = None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        loader = yaml.SafeLoader(text)  # reads the text through: a control character raises here
+        node = loader.get_single_node()  # parsed once: the data is built from these nodes
         if node is not None and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
             raise InputError.one(
                 file, None, f"invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
             )
-        data = yaml.safe_load(text)
+        data = loader.construct_document(node) if node is not None else None
         lines: dict[KeyPath, int] = {}
         dupes: list[Problem] = []
         if node is not None:
@@ -101,6 +103,9 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
         raise InputError.one(file, None, "invalid YAML: nested too deeply") from None
     except ValueError as exc:  # a value Python refuses, e.g. an integer of over 4,300 digits
         raise InputError.one(file, None, f"invalid YAML: {exc}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     if dupes:
         raise InputError(dupes)
     return data, lines

@@ -147,13 +147,13 @@ def setup_problems(spec: TaskSpec, file: str, lines: Lines) -> list[Problem]:
     """Setup steps naming a table no server has, or columns the table lacks, or a file outside
     the workspace (absolute, `~`, `..`: the rules of the file tools, checked without a workspace)."""
     from mcp_servers.common import registry
-    from mcp_servers.common.workspace import resolve
+    from mcp_servers.common.workspace import checked
 
     problems = []
     for i, step in enumerate(spec.setup):
         if step.file is not None:
             try:
-                resolve(Path("/mseval-workspace"), step.file)
+                checked(step.file)
             except Exception as exc:  # the file tools' ToolError, with their wording
                 problems.append(Problem(file, lines.get(("setup", i, "file")), f"setup step {i + 1}: {exc}"))
         table_name = step.insert or step.update or step.delete

@@ -17,8 +17,9 @@ MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 3072
 
 
-def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
-    """The real path of `path` (relative to `workspace`), or a ToolError if it would escape."""
+def checked(path: str) -> PurePosixPath:
+    """`path` as a relative path, or a ToolError for what no workspace could hold (empty, NUL,
+    absolute, `~`, `..`, a name or the whole too long); symlinks are `resolve`'s part."""
     if not path or not path.strip():
         raise ToolError("empty path: give a path relative to the workspace, e.g. 'report.xlsx'")
     if "\x00" in path:
@@ -34,6 +35,12 @@ def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
         )
     if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
         raise ToolError(f"path {path[:60] + '...'!r} is too long (at most {MAX_PATH_BYTES} bytes)")
+    return pure
+
+
+def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
+    """The real path of `path` (relative to `workspace`), or a ToolError if it would escape."""
+    pure = checked(path)
     root = workspace.resolve()
     try:
         real = (root / pure).resolve()

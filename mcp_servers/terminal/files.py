@@ -14,10 +14,10 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import MAX_NAME_BYTES, relative, resolve
+from mcp_servers.common.workspace import checked, relative, resolve
 
 # Output a model reads in one result; longer output is cut with a note saying how to narrow it.
 MAX_OUTPUT_CHARS = 100_000
@@ -28,11 +28,7 @@ BINARY_SNIFF_BYTES = 8192
 def entry(workspace: Path, path: str) -> Path:
     """`path` with its folder resolved inside the workspace and its last component kept as is
     (a symlink there may point anywhere: it is the link that is named, not its target)."""
-    pure = PurePosixPath(path.replace("\\", "/"))
-    if not path.strip() or "\x00" in path or pure.is_absolute() or path.startswith("~") or ".." in pure.parts:
-        resolve(workspace, path)  # raises the usual refusal
-    if len(pure.name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
-        resolve(workspace, path)  # raises the usual refusal of a name too long
+    pure = checked(path)
     parent = resolve(workspace, str(pure.parent))
     return parent / pure.name if pure.name not in ("", ".") else parent
 
