@@ -71,12 +71,15 @@ async def mcp_sdk_call_ms(n: int = 2000) -> float:
     client (no harness around it), the mean of n calls in a row after a warm-up."""
     from mcp import Client
 
+    from harness.mcp_client import without_tracing
     from mcp_servers.common import registry
     from mcp_servers.common.db import make_engine
     from mcp_servers.common.spec import ServerContext
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
+        app = without_tracing(
+            registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
+        )
         async with Client(app) as client:
             return await _cpu_ms_per_call(client, n, warm=200)
 

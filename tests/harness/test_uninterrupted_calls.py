@@ -8,16 +8,21 @@ with the steps of all the other sub-agents (which kept a wave of 128 in lock-ste
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+import mcp.server._otel as server_otel
 import pytest
+from mcp import Client
 
 from harness.catalog import load_tasks
 from harness.mcp_client import MAX_SKIPPED_CHECKPOINTS, ServerPool, _Uninterrupted
 from harness.world import create_world
+from mcp_servers.common import registry
+from mcp_servers.common.spec import ServerContext
 from tests.harness.support import children
 
 T = TypeVar("T")
@@ -174,3 +179,38 @@ async def test_the_call_timeout_still_stops_an_inprocess_tool_that_waits(tmp_pat
             assert not after.is_error  # the connection survives the cancelled call
     finally:
         world.close()
+
+
+async def test_inprocess_servers_open_no_tracing_span_but_a_served_one_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's OpenTelemetry middleware (13% of an in-process call) is dropped from the pool's
+    in-process servers; a server built for `mseval servers serve` keeps it."""
+    spans: list[str] = []
+
+    @contextlib.contextmanager
+    def recording_span(name: str, **_: Any) -> Any:
+        spans.append(name)
+        yield _NoSpan()
+
+    monkeypatch.setattr(server_otel, "otel_span", recording_span)
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "t", tmp_path)
+    try:
+        async with ServerPool(["local"], world.access()) as pool:
+            assert not (await pool.call("local", "todo_read", {})).is_error
+        assert spans == []
+        ctx = ServerContext(engine=world.engine, workspace=world.workspace)
+        async with Client(registry.spec("local").build(ctx)) as client:
+            await client.call_tool("todo_read", {})
+        assert "tools/call todo_read" in spans
+    finally:
+        world.close()
+
+
+class _NoSpan:
+    def set_attribute(self, *_: object) -> None: ...
+
+    def set_attributes(self, *_: object) -> None: ...
+
+    def set_status(self, *_: object) -> None: ...
