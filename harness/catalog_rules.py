@@ -205,6 +205,24 @@ def prior_type_problems(task: Task, roles: Container[str]) -> list[Problem]:
     return problems
 
 
+def solution_tool_problems(task: Task, known: Container[str]) -> list[Problem]:
+    """Gold solution calls naming a tool that no registered server offers."""
+    unknown = [
+        (i, j, s.id, c.tool)
+        for i, s in enumerate(task.solution.subtasks)
+        for j, c in enumerate(s.calls)
+        if c.tool not in known
+    ]
+    if not unknown:
+        return []
+    sfile = task.folder / "solution.yaml"
+    lines = read_yaml(sfile)[1]
+    return [
+        Problem(str(sfile), lines.get(("subtasks", i, "calls", j, "tool")), f"sub-task {sid}: no tool {tool}")
+        for i, j, sid, tool in unknown
+    ]
+
+
 def duplicate_id_problems(chosen: Iterable[Path], folders: Iterable[Path]) -> list[Problem]:
     """A task id (its folder's name) may live in one scenario folder only."""
     by_id: dict[str, list[Path]] = {}

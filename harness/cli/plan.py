@@ -51,6 +51,8 @@ def build_plan(
     profile_set = collect(load_profiles, list(profile_dirs))
     if profile_set is not None and profile_dirs:
         problems += extra_profile_problems(profile_set, profile_dirs)
+    if task_list and profile_set is not None:
+        problems += catalog_problems(task_list, profile_set)
     settings_data: dict[str, Any] = {}
     rate_limits: dict[str, Any] = {}
     if config is not None:
@@ -111,6 +113,20 @@ def database_problems(store: str, db: str) -> list[Problem]:
             Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
         ]
     return url_problems(store, "--store") + (url_problems(db, "--db") if db != "sqlite" else [])
+
+
+def catalog_problems(tasks: Sequence[Any], profile_set: Any) -> list[Problem]:
+    """What `tasks validate` and `priors validate` would refuse and a run can see without
+    replaying anything: prior units naming no sub-agent role, gold calls naming no tool."""
+    from harness.catalog_rules import prior_type_problems, solution_tool_problems
+    from harness.servers_catalog import tool_modes
+
+    roles = {name for name, p in profile_set.profiles.items() if not p.is_variant}
+    known = tool_modes()
+    problems: list[Problem] = []
+    for task in tasks:
+        problems += prior_type_problems(task, roles) + solution_tool_problems(task, known)
+    return problems
 
 
 def extra_profile_problems(profile_set: Any, dirs: Sequence[Path]) -> list[Problem]:

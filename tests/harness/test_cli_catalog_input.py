@@ -109,6 +109,29 @@ def test_priors_validate_names_an_unknown_sub_agent_type(tmp_path: Path) -> None
     )
 
 
+def test_run_refuses_an_unknown_sub_agent_type_and_an_unknown_gold_tool_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    """Both were found only by `priors validate` / `tasks validate`: `run` went ahead and the
+    sim agents' calls failed per episode, scored as the model's failures."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    prior.write_text(prior.read_text().replace("gen: explorer", "gen: no-such-role", 1))
+    solution = tasks / "lms" / "lms-enrollment-overview" / "solution.yaml"
+    solution.write_text(
+        solution.read_text().replace("mcp__lms__list_enrollments", "mcp__lms__no_such_tool", 1)
+    )
+    store = tmp_path / "store.db"
+    result = mseval("run", "-m", "sim:oracle", "-v", "spec", "--store", f"sqlite:///{store}",
+                    "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"{prior}:{line_of(prior, 'no-such-role')}: sub-task s1: unknown gen sub-agent type 'no-such-role'",
+        f"{solution}:{line_of(solution, 'mcp__lms__no_such_tool')}: sub-task s1: no tool mcp__lms__no_such_tool",
+    ]
+    assert not store.exists() and not (tmp_path / "runs").exists()
+
+
 def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
     _tasks, _priors, env = catalog_copy(tmp_path)
     missing = str(tmp_path / "nowhere")
