@@ -51,6 +51,7 @@ from harness.models.provider_common import (
     api_key,
     distinct_ids,
     merged,
+    read_answer,
     request_extras,
     split_options,
     status_error,
@@ -253,10 +254,10 @@ class AnthropicModel:
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
         data = answer_object(result, self.name)
+        message, usage, stop = read_answer(from_wire, data, self.name, "content")
         if not data.get("usage") and not self._said_no_usage:
             self._said_no_usage = True
             warn_no_usage(self.name)
-        message, usage, stop = from_wire(data)
         if stop == "model_context_window_exceeded":
             raise ModelAPIError("context_overflow", f"{self.name}: the context window is full", usage=usage)
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)

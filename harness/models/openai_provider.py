@@ -64,6 +64,7 @@ from harness.models.provider_common import (
     api_key,
     distinct_ids,
     merged,
+    read_answer,
     request_extras,
     split_options,
     status_error,
@@ -278,10 +279,11 @@ class OpenAIModel:
         except json.JSONDecodeError as exc:
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
+        items = "output" if self.api == "responses" else None  # chat_from_wire checks `choices`
+        message, usage, stop = read_answer(self._parse, data, self.name, items)
         if not data.get("usage") and not self._said_no_usage:
             self._said_no_usage = True
             warn_no_usage(self.name)
-        message, usage, stop = self._parse(data)
         return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
 
     async def aclose(self) -> None:

@@ -14,8 +14,8 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from contracts.errors import InputError
@@ -23,6 +23,7 @@ from harness.models.base import ErrorKind, ModelAPIError
 from harness.models.registry import PROVIDERS
 
 log = logging.getLogger("harness.models")
+T = TypeVar("T")
 
 # A whole model call; long reasoning answers take minutes, so this is generous (the SDKs'
 # own default is 10 minutes too). Connecting should be quick: a dead host fails fast.
@@ -210,6 +211,31 @@ def unreadable(name: str, detail: str) -> ModelAPIError:
     """A 200 answer that is not the JSON object the API promises (a body cut off mid-way, a
     proxy's HTML page): a server fault, retried like a 5xx."""
     return ModelAPIError("server_error", f"unreadable answer from {name}: {detail}")
+
+
+def read_answer(
+    parse: Callable[[dict[str, Any]], T], data: dict[str, Any], name: str, items: str | None
+) -> T:
+    """`parse(data)` for a JSON object that is the API's answer: one whose `items` (the list
+    that holds the answer: `content`, `output`; None: the parser checks) is missing, or parts
+    of which have the wrong type (a string where an object belongs, a token count that is not
+    a number), is a server fault like an unreadable body, retried, not the model's (empty)
+    answer or a crash of the harness. A JSON error object sent with 200, as some gateways do,
+    names its message. A failed Responses answer (`status: failed`) explains itself."""
+    if items is not None and not isinstance(data.get(items), list) and data.get("status") != "failed":
+        error = data.get("error")
+        if isinstance(error, Mapping) or data.get("type") == "error":
+            message, code = error_text(data, "no message")
+            raise unreadable(
+                name, f"an error object came with 200: {message}" + (f" [{code}]" if code else "")
+            )
+        raise unreadable(name, f"the answer has no {items} list: {json.dumps(data)[:300]}")
+    try:
+        return parse(data)
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise unreadable(
+            name, f"a part of the answer has the wrong shape ({type(exc).__name__}: {exc})"
+        ) from exc
 
 
 def answer_object(result: Any, name: str) -> dict[str, Any]:

@@ -128,6 +128,44 @@ async def test_malformed_200_body_is_retried(name: str, body: str, tmp_path: Pat
     assert retry.data["error_kind"] == "server_error" and retry.data["status"] is None
 
 
+# 200 answers that are JSON objects but not the API's answer, or have parts of the wrong type.
+# They crashed the parser (the episode ended harness_error, absent) or, for `{}` and an error
+# object, were taken as an empty final answer (the main agent stopped `text_only`).
+WRONG_SHAPE_200: dict[str, dict[str, bytes]] = {
+    "anthropic": {
+        "empty object": b"{}",
+        "error object": b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}',
+        "content of strings": b'{"type": "message", "role": "assistant", "content": ["hi"], "stop_reason": "end_turn"}',
+        "token count not a number": b'{"type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": "abc"}}',
+    },
+    "openai": {
+        "choices of strings": b'{"choices": ["hi"]}',
+        "message a string": b'{"choices": [{"index": 0, "message": "hi", "finish_reason": "stop"}]}',
+        "function a string": b'{"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": "x"}]}}]}',
+    },
+    "openai-responses": {
+        "empty object": b"{}",
+        "error object": b'{"error": {"message": "upstream overloaded", "code": "server_error"}}',
+        "output of strings": b'{"status": "completed", "output": ["x"]}',
+        "message content a string": b'{"status": "completed", "output": [{"type": "message", "content": "hi"}]}',
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "body"), [(name, body) for name, bodies in WRONG_SHAPE_200.items() for body in bodies]
+)
+async def test_a_200_of_the_wrong_shape_is_retried(name: str, body: str, tmp_path: Path) -> None:
+    route = ROUTES[name]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(Fault(200, raw=WRONG_SHAPE_200[name][body]))
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done", record.reason
+    (retry,) = [e for e in events if e.kind == "model_retry"]
+    assert retry.agent == "main" and retry.data["error_kind"] == "server_error"
+    assert len([e for e in events if e.kind == "model_call"]) == 4
+
+
 def malformed_script(seen: Seen) -> Reply:
     """Step 1: one call whose arguments are not JSON, one call to a tool that does not exist."""
     if seen.turn == 0:
