@@ -149,6 +149,8 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
             return rt.breach(agent, "api_error", error=str(exc.last), retries=exc.retries)
         except rt.api_error_types as exc:
             kind = getattr(exc, "kind", "other")
+            if agent.is_main and getattr(exc, "refuses_access", False):
+                rt.access_refused = str(exc)
             return rt.breach(
                 agent, "context_overflow" if kind == "context_overflow" else "api_error", error=str(exc)
             )

@@ -30,7 +30,8 @@ def build_record(
     duration_s: float,
     price_version: str | None,
 ) -> EpisodeRecord:
-    absent = termination == "harness_error" or rt is None
+    # never ran to a verdict: a fault of ours, or the provider refused the main agent's key or model
+    absent = termination == "harness_error" or rt is None or rt.access_refused is not None
     check_results = (
         None
         if checks is None

@@ -186,8 +186,10 @@ def register(app: typer.Typer) -> None:
         )
         for r in absent[:10]:
             print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
-        api_errors = [r for r in result.records if r.termination == "api_error"]
-        for r in api_errors[:10]:  # a wrong key, model name or endpoint shows here, not as a silent 0.00
+        # a model's API errors (beyond the retries, a bad request) show here, not as a silent 0.00;
+        # a refused key, model or quota made its episodes absent, listed above
+        api_errors = [r for r in result.records if r.termination == "api_error" and r.status != "absent"]
+        for r in api_errors[:10]:
             why = (r.reason or "").removeprefix("api_error: ")
             print(f"  api error: {r.task_id} {r.model} {r.variant} seed {r.seed}: {why}", file=sys.stderr)
         if absent:

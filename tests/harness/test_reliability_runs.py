@@ -222,14 +222,15 @@ def test_a_check_that_never_returns_fails_its_check_instead_of_holding_the_run(
 
 def test_an_api_error_is_recorded_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An episode that ended `api_error` (a wrong key, an unknown model) had `reason: null`: the
-    record never said what the API answered."""
+    record never said what the API answered. (A refused key makes the episode absent: no verdict
+    on the model.)"""
 
     def refuses(*_args: Any) -> Any:
         raise ModelAPIError("authentication", "invalid API key (HTTP 401)", status=401)
 
     monkeypatch.setattr(ModelFactory, "for_episode", lambda self, *a: ScriptedModel(refuses))
     (record,) = asyncio.run(Runner(_plan(tmp_path, tasks=TASKS[:1])).run()).records
-    assert (record.status, record.termination) == ("completed", "api_error")
+    assert (record.status, record.termination) == ("absent", "api_error")
     assert record.reason is not None and record.reason.startswith("api_error: ")
     assert "invalid API key (HTTP 401)" in record.reason
 

@@ -73,7 +73,9 @@ async def test_authentication_error_is_clear_and_not_retried(name: str, tmp_path
         fake.fail_next(Fault(401, message="invalid api key", code="authentication_error"))
         record, events = await run_episode(fake, route, tmp_path)
     assert len(fake.requests) == 1
-    assert record.termination == "api_error"
+    # the provider refused the key: no verdict on the model, so absent (not a failure of it)
+    assert (record.status, record.success, record.termination) == ("absent", None, "api_error")
+    assert record.reason is not None and "refused the credentials" in record.reason
     assert not [e for e in events if e.kind == "model_retry"]
     (breach,) = [e for e in events if e.kind == "budget_breach"]
     error = breach.data["error"]
@@ -81,6 +83,30 @@ async def test_authentication_error_is_clear_and_not_retried(name: str, tmp_path
         error.startswith("authentication: HTTP 401") and f"${KEY_ENV}" in error and "invalid api key" in error
     )
     assert KEY not in error  # the key itself is never written anywhere
+
+
+@pytest.mark.parametrize(
+    ("fault", "absent"),
+    [
+        (Fault(404, message="model fake-claude not found", code="not_found_error"), True),
+        (Fault(402, message="payment required"), True),
+        (Fault(429, message="you exceeded your current quota", code="insufficient_quota"), True),
+        (Fault(400, message="messages: roles must alternate", code="invalid_request_error"), False),
+    ],
+    ids=["unknown model", "payment", "quota", "bad request"],
+)
+async def test_a_refused_model_or_quota_makes_the_episode_absent_a_bad_request_does_not(
+    fault: Fault, absent: bool, tmp_path: Path
+) -> None:
+    """A wrong model id, an unpaid account or a spent quota ended each episode `api_error`,
+    completed and failed: the model scored 0 for the provider's refusal."""
+    route = ROUTES["anthropic"]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(fault)
+        record, _ = await run_episode(fake, route, tmp_path)
+    assert len(fake.requests) == 1 and record.termination == "api_error"
+    assert (record.status, record.success) == (("absent", None) if absent else ("completed", False))
+    assert record.reason is not None and fault.message in record.reason
 
 
 async def test_context_overflow_stops_the_agent_without_retries(tmp_path: Path) -> None:
