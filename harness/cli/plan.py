@@ -30,6 +30,9 @@ def build_plan(
     from harness.runner import RunPlan
 
     problems: list[Problem] = []
+    # `-m X -m X` or `-v Y -v Y` names a setting twice: it runs once (twice, both copies shared
+    # each episode's key and world, and the second overwrote the first)
+    matrix = list(dict.fromkeys(matrix))
 
     def collect(fn: Any, *args: Any) -> Any:
         try:

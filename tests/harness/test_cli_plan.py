@@ -18,3 +18,13 @@ def test_command_line_rate_limits_win_over_the_config_file(tmp_path: Path) -> No
     assert plan.rate_limits["openai"] == RateLimits(rpm=99, tpm=1000)  # --rpm wins; the file's tpm stays
     assert plan.rate_limits["anthropic"] == RateLimits(rpm=99)
     assert not (tmp_path / "s.db").exists()
+
+
+def test_a_setting_named_twice_runs_once(tmp_path: Path) -> None:
+    """`-m sim:oracle -m sim:oracle` ran every episode twice under one key and in one world:
+    the second copy saw the first's writes, failed its check and overwrote the record."""
+    plan = build_plan(
+        matrix=[("sim:oracle", "sa"), ("sim:single", "sa"), ("sim:oracle", "sa")], tasks="lms-due-reminder",
+        seeds=1, concurrency=1, store=f"sqlite:///{tmp_path / 's.db'}", resume=False,
+    )  # fmt: skip
+    assert plan.settings_matrix == [("sim:oracle", "sa"), ("sim:single", "sa")]
