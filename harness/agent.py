@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from contracts.episode import Turn, Usage
 from harness.budgets import Termination
-from harness.models.base import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec
+from harness.models.base import AssistantMessage, Message, ToolCall, ToolMessage, ToolSpec, UserMessage
 from harness.models.provider_common import distinct_ids
 from harness.models.retry import RetriesExhausted
 from harness.profiles import Profile
@@ -79,6 +79,10 @@ class StepOutcome:
 
 # Encoders made once: json.dumps with options builds a new encoder per call (~17 µs), and these
 # run for every tool call.
+CUT_OFF_ANSWER = (
+    "Your reply was cut off at the output-token limit. Continue from where it stopped, with "
+    "less in one reply."
+)
 _KEY_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
 _ARGS_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
@@ -164,6 +168,14 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
         if response.usage.input_tokens + response.usage.output_tokens > budgets.context_tokens:
             _stop(rt, agent, message, "context_overflow")
             return rt.breach(agent, "context_overflow", input_tokens=response.usage.input_tokens)
+        if not message.tool_calls and response.truncated:
+            # An answer cut off at the output-token limit (often empty: a reasoning model spent
+            # the limit thinking) is not the agent's last word: it is told and goes on (the step
+            # counts); its final text is what it writes after.
+            _turn(rt, agent, message, 0)
+            rt.events.emit("truncated", agent.run_id, step=agent.steps, calls=0)
+            agent.messages.append(UserMessage(content=CUT_OFF_ANSWER))
+            continue
         if not message.tool_calls:
             agent.last_text = message.content  # its answer, even an empty one: not an earlier text
             _turn(rt, agent, message, 0)

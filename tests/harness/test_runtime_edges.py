@@ -381,6 +381,34 @@ async def test_tool_calls_of_a_reply_cut_off_at_the_token_limit_are_not_run(
     assert [(e.agent, e.data["calls"]) for e in out.kinds("truncated")] == [("main", 1)]
 
 
+async def test_an_answer_cut_off_at_the_token_limit_is_not_the_last_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text-only reply cut off at the limit (an empty one: the limit spent on thinking) ended
+    the agent `text_only`, the cut-off text its answer."""
+    from harness.agent import CUT_OFF_ANSWER
+    from harness.models.scripted import ScriptedModel
+
+    generate = ScriptedModel.generate
+
+    async def cut_when_asked(self: ScriptedModel, *args: object) -> ModelResponse:
+        response = await generate(self, *args)  # type: ignore[arg-type]
+        cut = not response.message.content and not response.message.tool_calls
+        return response.model_copy(update={"stop_reason": "max_tokens" if cut else "end_turn"})
+
+    monkeypatch.setattr(ScriptedModel, "generate", cut_when_asked)
+
+    def main(v: View) -> AssistantMessage:
+        answered = any(m.role == "assistant" for m in v.messages)
+        return say("", call(DONE)) if answered else say("")
+
+    out = await run_scripted(tmp_path, main, variant="sa")
+    assert out.rt.termination == "claim_done" and out.rt.main.steps == 2
+    last = out.seen[1].messages[-1]
+    assert (last.role, last.content) == ("user", CUT_OFF_ANSWER)
+    assert [(e.agent, e.data["calls"]) for e in out.kinds("truncated")] == [("main", 0)]
+
+
 async def test_a_run_step_budget_above_100_reaches_sub_agents_too(tmp_path: Path) -> None:
     """`--budget max_steps=150` gave the main agent 150 steps and every sub-agent still 100: the
     built-in roles' `maxSteps: 100` capped it."""
