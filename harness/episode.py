@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -178,6 +179,8 @@ class EpisodeRuntime:
     async def call_model(self, agent: AgentState, run: AgentRun | None) -> ModelResponse:
         model, settings = self.setup.model, self.setup.settings
 
+        started = [0.0]  # when the latest try began
+
         def on_retry(attempt: int, error: ModelAPIError, wait: float) -> None:
             self.events.emit(
                 "model_retry",
@@ -186,9 +189,12 @@ class EpisodeRuntime:
                 error_kind=error.kind,
                 status=error.status,
                 wait_s=round(wait, 3),
+                latency_s=round(time.perf_counter() - started[0], 4),  # what the failed try took
+                error=error.message[:500],
             )
 
         async def attempt() -> ModelResponse:
+            started[0] = time.perf_counter()
             try:
                 return await model.generate(agent.messages, agent.specs, settings)
             except ModelAPIError as error:

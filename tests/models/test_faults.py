@@ -43,9 +43,12 @@ async def test_rate_limit_is_retried_after_the_servers_wait(name: str, tmp_path:
     assert len(fake.requests) == 5  # the refused call, then the four of the episode
     (retry,) = [e for e in events if e.kind == "model_retry"]
     expected_wait = 0.001 if name == "anthropic" else 0.0
+    latency = retry.data.pop("latency_s")  # what the refused try took: recorded, not asserted
     assert retry.agent == "main" and retry.data == {
         "attempt": 1, "error_kind": "rate_limit", "status": 429, "wait_s": expected_wait,
+        "error": "HTTP 429: rate limited [" + RATE_LIMIT[name].code + "]",  # type: ignore[operator]
     }  # fmt: skip
+    assert isinstance(latency, float) and latency >= 0
     assert len([e for e in events if e.kind == "model_call"]) == 4
 
 
