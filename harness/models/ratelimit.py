@@ -23,6 +23,7 @@ from harness.models.base import (
     AssistantMessage,
     Message,
     Model,
+    ModelAPIError,
     ModelResponse,
     ModelSettings,
     ToolCall,
@@ -161,7 +162,14 @@ class RateLimitedModel:
         wait, handle = await self.window.reserve(estimate)
         if wait > 0:
             await self.sleep(wait)
-        response = await self.inner.generate(messages, tools, settings)
+        try:
+            response = await self.inner.generate(messages, tools, settings)
+        except ModelAPIError as error:
+            # A refused call still took its request slot; its tokens are what the provider
+            # reports it used (a failed answer that bills), else none.
+            used = error.usage.input_tokens + error.usage.output_tokens if error.usage else 0
+            await self.window.settle(handle, used)
+            raise
         await self.window.settle(handle, response.usage.input_tokens + response.usage.output_tokens)
         return response
 

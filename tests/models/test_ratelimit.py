@@ -6,7 +6,15 @@ import asyncio
 from typing import Any
 
 from contracts.episode import Usage
-from harness.models.base import AssistantMessage, ModelSettings, ToolCall, ToolMessage, ToolSpec, UserMessage
+from harness.models.base import (
+    AssistantMessage,
+    ModelAPIError,
+    ModelSettings,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
 from harness.models.ratelimit import LocalWindow, RateLimitedModel, RateLimits, Window, estimate_tokens
 from harness.models.scripted import ScriptedModel, say
 
@@ -87,3 +95,23 @@ async def test_the_limited_model_books_the_tools_too() -> None:
     model = RateLimitedModel(inner, Recording(RateLimits(tpm=10_000)))
     await model.generate(CONTEXT, [TOOL], ModelSettings(max_output_tokens=40))
     assert booked == [22 + 40 // 4]
+
+
+async def test_a_refused_call_keeps_its_request_but_frees_its_tokens() -> None:
+    """A 429 kept its estimated tokens booked for a minute, so a burst of refusals slowed the
+    run further."""
+
+    def refuse(*_: object) -> Any:
+        raise ModelAPIError("rate_limit", "HTTP 429: slow down", status=429)
+
+    window = LocalWindow(RateLimits(rpm=2, tpm=1000))
+    model = RateLimitedModel(ScriptedModel(refuse), window)
+    big = [UserMessage(content="a" * 3000)]  # 3000 // 4 + 1 = 751 tokens booked
+    try:
+        await model.generate(big, [], ModelSettings(max_output_tokens=0))
+    except ModelAPIError:
+        pass
+    # the refused call's 751 tokens are free again: 900 more fit at once
+    assert window.window.reserve(1.0, 900)[0] == 0.0
+    # but it still took a request slot: with rpm 2 a third request waits for the first's minute
+    assert window.window.reserve(2.0, 1)[0] > 0.0
