@@ -167,8 +167,9 @@ class Runner:
         self.plan = plan
         self.store = Store(plan.store_url)
         self.factory = ModelFactory(
-            settings=plan.settings, base_url=plan.base_url, api_key_env=plan.api_key_env
-        )
+            settings=plan.settings, base_url=plan.base_url, api_key_env=plan.api_key_env,
+            rate_limits=plan.rate_limits, shared_limits=plan.shared_limits,
+        )  # fmt: skip
 
     def identity(self) -> dict[str, Any]:
         p = self.plan

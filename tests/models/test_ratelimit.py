@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from contracts.episode import Usage
 from harness.models.base import (
@@ -115,3 +118,26 @@ async def test_a_refused_call_keeps_its_request_but_frees_its_tokens() -> None:
     assert window.window.reserve(1.0, 900)[0] == 0.0
     # but it still took a request slot: with rpm 2 a third request waits for the first's minute
     assert window.window.reserve(2.0, 1)[0] > 0.0
+
+
+def test_a_run_applies_its_rate_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--rpm`, `--tpm` and the config file's limits reached the run plan but not the runner's
+    model factory: no call of a run ever waited."""
+    from harness.catalog import load_tasks
+    from harness.profiles import load_profiles
+    from harness.runner import Runner, RunPlan
+
+    monkeypatch.setenv("FAKE_KEY", "k")
+    (task,) = load_tasks("lms-due-reminder")
+    plan = RunPlan(
+        settings_matrix=[("openai-compatible:fake", "sa")], tasks=[task], profiles=load_profiles(),
+        store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path, base_url="http://127.0.0.1:9/v1",
+        api_key_env="FAKE_KEY", rate_limits={"openai-compatible": RateLimits(rpm=5, tpm=700)},
+    )  # fmt: skip
+    runner = Runner(plan)
+    try:
+        model = runner.factory.for_episode("openai-compatible:fake", task, 0)
+        assert isinstance(model, RateLimitedModel) and isinstance(model.window, LocalWindow)
+        assert (model.window.window.rpm, model.window.window.tpm) == (5, 700)
+    finally:
+        runner.store.close()
