@@ -168,7 +168,7 @@ class _Connection:
             return StdioServerParameters(command=sys.executable, args=self._server_args(), env=self._env())
         port = _free_port()
         self._process = await asyncio.create_subprocess_exec(
-            sys.executable, *self._server_args(), "--http", str(port), "--exit-with-parent",
+            sys.executable, *self._server_args(), "--http", str(port), "--exit-with-parent", str(os.getpid()),
             env=self._env(), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip

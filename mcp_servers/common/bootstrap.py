@@ -42,12 +42,16 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     parser.add_argument("--no-seed", action="store_true", help="do not create and seed missing tables")
     parser.add_argument(
         "--exit-with-parent",
-        action="store_true",
-        help="stop when the process that started this one ends, even by kill -9 (mseval starts its HTTP servers so)",
+        nargs="?",
+        type=int,
+        const=0,
+        metavar="PID",
+        help="stop when the process that started this one (PID, if given: it may end before this "
+        "one has finished starting) ends, even by kill -9 (mseval starts its HTTP servers so)",
     )
     args = parser.parse_args(argv)
-    if args.exit_with_parent:
-        _exit_with_parent()
+    if args.exit_with_parent is not None:
+        _exit_with_parent(args.exit_with_parent or os.getppid())
 
     logging.basicConfig(level=logging.WARNING)
     workspace: Path = args.workspace
@@ -77,11 +81,11 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
 PARENT_POLL_S = 0.5
 
 
-def _exit_with_parent() -> None:
-    """Exit at once when the parent process goes away: a child started by a process that is
-    killed is re-parented, and `getppid()` changes. (A stdio server ends anyway when its input
-    closes; an HTTP server has nothing else tying it to the harness.)"""
-    parent = os.getppid()
+def _exit_with_parent(parent: int) -> None:
+    """Exit at once when the parent process `parent` goes away: a child started by a process
+    that is killed is re-parented, and `getppid()` changes. A parent that died while this one
+    was still importing (a second or so) is seen at the first look. (A stdio server ends anyway
+    when its input closes; an HTTP server has nothing else tying it to the harness.)"""
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -153,6 +153,32 @@ def test_an_http_server_ends_when_the_process_that_started_it_is_killed(tmp_path
         time.sleep(0.1)
 
 
+def test_an_http_server_whose_parent_dies_while_it_starts_ends_too(tmp_path: Path) -> None:
+    """The server read its parent's pid only after its imports (about a second): a harness
+    killed in that time left it with the new parent's pid to watch, serving for ever."""
+    from harness.mcp_client import _child_env, _free_port
+
+    port = _free_port()
+    errors = tmp_path / "server.err"
+    server = [sys.executable, "-m", "mcp_servers.local", "--workspace", str(tmp_path), "--http", str(port),
+              "--exit-with-parent"]  # fmt: skip
+    env = {**_child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
+    starter = (  # starts the server, naming itself as the parent, and dies at once
+        f"import os, subprocess; err = open({str(errors)!r}, 'w'); "
+        f"p = subprocess.Popen({server!r} + [str(os.getpid())], stderr=err); print(p.pid, flush=True); os._exit(0)"
+    )
+    parent = subprocess.run(
+        [sys.executable, "-c", starter], capture_output=True, text=True, env=env, check=True
+    )
+    child = int(parent.stdout)
+    deadline = time.monotonic() + 30
+    while _state(child) not in (None, "Z"):
+        assert time.monotonic() < deadline, "the HTTP server outlived the process that started it"
+        time.sleep(0.1)
+    assert errors.read_text() == ""  # it ended watching its parent, not on a usage error
+    assert not _listening(port)
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
