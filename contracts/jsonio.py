@@ -10,10 +10,11 @@ from contracts.errors import InputError
 
 
 def read_json(path: Path) -> Any:
-    """The parsed contents of `path`; `InputError` naming the file (and line) otherwise."""
+    """The parsed contents of `path`; `InputError` naming the file (and line) otherwise. A
+    leading byte-order mark (as some editors write) is read past, as in profiles and exports."""
     file = str(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

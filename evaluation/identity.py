@@ -6,6 +6,9 @@ runs: sha256 over the prior files sorted by name, each contributing its name, a 
 bytes and a NUL byte — so a renamed or edited prior changes it. The runtime hashes the priors
 of a run's tasks by the same rule, so a run that lists its `tasks` is checked against the
 hash of exactly those priors here.
+
+Every episode record carries its model and price version, so a score of records without
+their run identities (an export without its `.runs.json`, a foreign trace) still states them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from contracts import EpisodeRecord
 from evaluation.records import prior_files
 
 # Bumped whenever the same records could score differently. 0.2.0: case-first unit normaliser,
@@ -91,10 +95,23 @@ def _short(value: Any) -> str:
     return text[:12] + "…" if len(text) > 14 else text
 
 
-def identity_warnings(runs: Sequence[Mapping[str, Any]], sources: PriorSources | None) -> list[str]:
-    """Warnings for runs of different identity in one table, and for priors that changed
-    between a run and its scoring (`sources` None: the scoring priors are unknown)."""
+def price_versions(runs: Sequence[Mapping[str, Any]], records: Sequence[EpisodeRecord] = ()) -> list[str]:
+    """The distinct price-table versions the runs and the records name."""
+    named = {str(v) for v in distinct(runs, _ALIASES["price_version"])}
+    return sorted(named | {r.price_version for r in records if r.price_version is not None})
+
+
+def identity_warnings(
+    runs: Sequence[Mapping[str, Any]], sources: PriorSources | None, records: Sequence[EpisodeRecord] = ()
+) -> list[str]:
+    """Warnings for runs of different identity in one table, for costs priced from different
+    price tables, and for priors that changed between a run and its scoring (`sources` None:
+    the scoring priors are unknown)."""
     warnings = []
+    if len(prices := price_versions(runs, records)) > 1:
+        warnings.append(
+            f"costs priced from different price tables are compared: price versions {', '.join(prices)}"
+        )
     for what, names in IDENTITY_GROUPS.items():
         values = distinct(runs, names)
         if len(values) > 1:
@@ -112,18 +129,27 @@ def identity_warnings(runs: Sequence[Mapping[str, Any]], sources: PriorSources |
     return warnings
 
 
-def identity_block(runs: Sequence[Mapping[str, Any]], sources: PriorSources | None) -> dict[str, Any]:
-    """The `identity` object of a score: one value where the runs agree, a list where not."""
+def identity_block(
+    runs: Sequence[Mapping[str, Any]], sources: PriorSources | None, records: Sequence[EpisodeRecord] = ()
+) -> dict[str, Any]:
+    """The `identity` object of a score: one value where the runs agree, a list where not. The
+    price version and the models the runs do not name are taken from the records."""
     block: dict[str, Any] = {}
     for key, names in _ALIASES.items():
         values = distinct(runs, names)
-        block[key] = values[0] if len(values) == 1 else (values or None)
+        block[key] = _one_or_list(values)
+    if block["price_version"] is None:
+        block["price_version"] = _one_or_list(price_versions((), records))
     block["priors_hash"] = hash_prior_sources(sources) if sources is not None else None
     block["scorer"] = SCORER_VERSION
     models = sorted({str(m) for run in runs for m in _as_list(run.get("models", run.get("model")))})
-    block["models"] = models
+    block["models"] = models or sorted({r.model for r in records})
     block["runs"] = [dict(run) for run in runs]
     return block
+
+
+def _one_or_list(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else (values or None)
 
 
 def _as_list(value: Any) -> list[Any]:

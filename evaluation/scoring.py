@@ -291,7 +291,7 @@ def score_records(
     labeler = make_labeler(options.tool_labels, options.llm_labels)
     groups = group_by_setting(records)
     runs = runs_of(records, runs)
-    warnings = identity_warnings(runs, prior_sources)
+    warnings = identity_warnings(runs, prior_sources, records)
     rows: list[SettingRow] = []
     for setting in sorted(groups, key=lambda s: _row_order(s, options.baseline)):
         mas = groups[setting]
@@ -323,7 +323,7 @@ def score_records(
     if simulated:
         warnings.append(f"simulated models (not real LLMs): {', '.join(simulated)}")
     return ScoreDocument(
-        identity=identity_block(runs, prior_sources),
+        identity=identity_block(runs, prior_sources, records),
         contract=contract_block(
             graph_options.embedder_id,
             graph_options.lam,

@@ -48,9 +48,26 @@ def _dump(path: Path, data: Any, header: str = "") -> None:
     )
 
 
+def _refuse_a_used_task_id(name: str, tasks_dir: Path, prior_path: Path) -> None:
+    """A task id is one folder across all scenarios (the catalog refuses a second) and the
+    name of its prior: `InputError` naming whichever of them exists already."""
+    if used := sorted(tasks_dir.glob(f"*/{name}")):
+        raise InputError.one(
+            str(used[0]), None, "exists already: a task id is used once, across all scenarios"
+        )
+    if prior_path.exists():
+        raise InputError.one(
+            str(prior_path),
+            None,
+            f"exists already: the prior of a task {name!r}; remove it or choose another id",
+        )
+
+
 def new_task(
     name: str, scenario: str, tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
 ) -> list[Path]:
+    """A task skeleton that validates (task.yaml, solution.yaml, check.py) in `scenario`, and
+    its skeleton prior."""
     if not _ID.match(name):
         raise InputError.one(name, None, "a task id is lower-case letters, digits and dashes")
     if scenario not in SCENARIOS:
@@ -59,8 +76,7 @@ def new_task(
         )
     folder = tasks_dir / scenario / name
     prior_path = priors_dir / f"{name}.yaml"
-    if folder.exists() or prior_path.exists():
-        raise InputError.one(str(folder), None, "exists already")
+    _refuse_a_used_task_id(name, tasks_dir, prior_path)
     server = SCENARIO_SERVERS[scenario]
     read_tool, read_label = _first_simple_read_tool(server)
     _dump(folder / "task.yaml", {
@@ -203,21 +219,41 @@ disallowedTools: []
 """
 
 
-def new_profile(name: str, folder: Path, mode: str, override: bool = False) -> Path:
-    """A role skeleton in `folder`; replacing a built-in profile takes `override` (which the
-    file then declares, as `mseval profiles validate` requires)."""
-    from harness.profiles import BUILTIN_DIR
+def new_profile(name: str, folder: Path, mode: str | None = None, override: bool = False) -> Path:
+    """A role skeleton in `folder` (`mode` default read-only); replacing a built-in profile
+    takes `override` (which the file then declares, as `mseval profiles validate` requires).
+    A built-in variant's name gives a copy of that variant to edit, not a role: a role of its
+    name would make the variant unknown to `mseval run --variant`."""
+    from harness.profiles import BUILTIN_DIR, parse_profile
 
     if not _ID.match(name):
         raise InputError.one(name, None, "a profile name is lower-case letters, digits and dashes")
-    if mode not in ("read-only", "writable"):
+    if mode not in (None, "read-only", "writable"):
         raise InputError.one("--mode", None, "mode is read-only or writable")
-    if (BUILTIN_DIR / f"{name}.md").exists() and not override:
+    builtin = BUILTIN_DIR / f"{name}.md"
+    if builtin.exists() and not override:
         raise InputError.one(name, None, "a built-in profile has this name; pass --override to replace it")
     path = folder / f"{name}.md"
     if path.exists():
         raise InputError.one(str(path), None, "exists already")
+    original = parse_profile(builtin) if builtin.exists() else None
+    if original is not None and original.is_variant:
+        text = _variant_copy(original.header.model_dump(exclude_none=True), original.principles, mode)
+    else:
+        text = PROFILE_TEMPLATE.format(
+            name=name, mode=mode or "read-only", override="\noverride: true" if override else ""
+        )
     folder.mkdir(parents=True, exist_ok=True)
-    text = PROFILE_TEMPLATE.format(name=name, mode=mode, override="\noverride: true" if override else "")
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _variant_copy(header: dict[str, Any], principles: str, mode: str | None) -> str:
+    """A built-in variant's file with `override: true`: its delegation and sub-agents kept."""
+    header.pop("override", None)
+    header = {"name": header.pop("name"), "override": True, **header}
+    if mode is not None:
+        header["mode"] = mode
+    front = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=110, default_flow_style=None)
+    note = f"# A copy of the built-in variant {header['name']!r}: edit it; it replaces the built-in one.\n"
+    return f"---\n{note}{front}---\n{principles}\n"

@@ -174,6 +174,17 @@ def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) 
                     )
                 )
                 continue
+            if (replaced := profiles.get(p.name)) is not None and replaced.is_variant != p.is_variant:
+                kind, other = ("variant", "role") if replaced.is_variant else ("role", "variant")
+                problems.append(
+                    Problem(
+                        str(path),
+                        p.line("override") or p.line("name"),
+                        f"{p.name!r} overrides a {kind} with a {other}; an override keeps the kind "
+                        f"({'add' if replaced.is_variant else 'remove'} 'delegation')",
+                    )
+                )
+                continue
             profiles[p.name] = p
     for p in profiles.values():
         for i, sub in enumerate(p.header.subagents or ()):

@@ -3,7 +3,9 @@
 `/` lists the finished episodes of the store; `/episode/<id>` shows one: its outcome, the
 check's criteria, a waves timeline (one bar per sub-agent, from its recorded start and end),
 the main agent's turns and the event stream. Plain HTML and inline SVG rendered here; no
-scripts, no external assets.
+scripts, no external assets, which the Content-Security-Policy holds every page to. A request
+whose Host is not this server's own (127.0.0.1:PORT or localhost:PORT) is refused, so a web
+page whose name is rebound to 127.0.0.1 (DNS rebinding) cannot read the episodes.
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import unquote
+from typing import Any, cast
+from urllib.parse import quote, unquote, urlsplit
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.store import Store, episode_key
 
 MAX_PORT = 65535
+# Inline <style> and inline SVG only: nothing is loaded, run, framed or submitted.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}.ok{color:#070}.bad{color:#b00}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:6px}svg text{font:11px sans-serif}"""
@@ -32,6 +41,16 @@ def _page(title: str, body: str) -> bytes:
 
 def _e(value: Any) -> str:
     return html.escape(str(value))
+
+
+def _n(value: Any) -> str:
+    """A field of a record, "—" where it has none (an absent episode's critical steps)."""
+    return "—" if value is None else str(value)
+
+
+def episode_href(episode_id: str | None) -> str:
+    """The link to an episode's page, its id URL-quoted (`/`, `?`, `#` would cut it) and escaped."""
+    return _e("/episode/" + quote(str(episode_id), safe=""))
 
 
 def timeline_svg(record: EpisodeRecord, width: int = 900) -> str:
@@ -58,9 +77,9 @@ def timeline_svg(record: EpisodeRecord, width: int = 900) -> str:
     for i, ((wave, s), (a, b)) in enumerate(zip(subs, spans, strict=True)):
         y = i * row + 5
         colour = "#4a90d9" if s.mode == "writable" else "#e8a33d"
-        parts.append(f"<text x='0' y='{y + 12}'>w{wave} {_e(s.id)} {_e(s.type)[:22]}</text>")
+        parts.append(f"<text x='0' y='{y + 12}'>w{wave} {_e(s.id)} {_e(s.type[:22])}</text>")
         parts.append(
-            f"<rect class='subagent' x='{200 + a * scale:.1f}' y='{y}' width='{max((b - a) * scale, 2):.1f}' height='{row - 4}' fill='{colour}'><title>{_e(s.description)} — {s.steps} steps, {_e(s.termination)}</title></rect>"
+            f"<rect class='subagent' x='{200 + a * scale:.1f}' y='{y}' width='{max((b - a) * scale, 2):.1f}' height='{row - 4}' fill='{colour}'><title>{_e(s.description)} — {s.steps} steps, {_e(_n(s.termination))}</title></rect>"
         )
     unit = "s" if timed else "steps"
     parts.append(
@@ -84,11 +103,13 @@ def episode_page(record: EpisodeRecord, events: list[Any]) -> bytes:
         for e in events
     )
     sim = " (simulated agent)" if record.model.startswith("sim:") else ""
+    cost = "—" if record.cost_usd is None else f"${record.cost_usd:.4f}"
+    outcome = "success" if record.success else "absent" if record.status == "absent" else "failure"
     body = (
         f"<p><a href='/'>all episodes</a></p><h1>{_e(record.task_id)}</h1>"
         f"<p>{_e(record.model)}{sim} · {_e(record.variant)} · seed {record.seed} · "
-        f"<span class='{status}'>{'success' if record.success else 'failure'}</span> · {_e(record.termination)} · "
-        f"critical steps {record.critical_steps} · cost ${record.cost_usd or 0:.4f}</p>"
+        f"<span class='{status}'>{outcome}</span> · {_e(_n(record.termination))} · "
+        f"critical steps {_n(record.critical_steps)} · cost {cost}</p>"
         + (f"<p class='bad'>{_e(record.reason)}</p>" if record.reason else "")
         + f"<h2>Waves</h2>{timeline_svg(record)}<h2>Check</h2><table>{checks}</table>"
         f"<h2>Main agent turns</h2><table><tr><th>step</th><th>tools</th><th>text</th></tr>{turns}</table>"
@@ -99,9 +120,9 @@ def episode_page(record: EpisodeRecord, events: list[Any]) -> bytes:
 
 def index_page(records: list[EpisodeRecord]) -> bytes:
     rows = "".join(
-        f"<tr><td><a href='/episode/{_e(r.episode_id)}'>{_e(r.task_id)}</a></td><td>{_e(r.model)}</td><td>{_e(r.variant)}</td>"
-        f"<td>{r.seed}</td><td class='{'ok' if r.success else 'bad'}'>{r.success}</td><td>{_e(r.termination)}</td>"
-        f"<td>{r.critical_steps}</td><td>{len(r.waves)}</td><td>{len(r.subagents)}</td></tr>"
+        f"<tr><td><a href='{episode_href(r.episode_id)}'>{_e(r.task_id)}</a></td><td>{_e(r.model)}</td><td>{_e(r.variant)}</td>"
+        f"<td>{r.seed}</td><td class='{'ok' if r.success else 'bad'}'>{_n(r.success)}</td><td>{_e(_n(r.termination))}</td>"
+        f"<td>{_n(r.critical_steps)}</td><td>{len(r.waves)}</td><td>{len(r.subagents)}</td></tr>"
         for r in sorted(records, key=lambda r: (r.model, r.variant, r.task_id, r.seed))
     )
     head = "<tr><th>task</th><th>model</th><th>variant</th><th>seed</th><th>success</th><th>termination</th><th>CSteps</th><th>waves</th><th>sub-agents</th></tr>"
@@ -111,25 +132,43 @@ def index_page(records: list[EpisodeRecord]) -> bytes:
 def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            records = store.records()
-            if self.path in ("/", "/index.html"):
-                return self._send(200, index_page(records))
-            if self.path.startswith("/episode/"):
-                eid = unquote(self.path.removeprefix("/episode/"))
-                found = next((r for r in records if r.episode_id == eid), None)
+            self._send(*self._page())
+
+        def do_HEAD(self) -> None:  # noqa: N802 - the stdlib's name
+            self._send(*self._page(), with_body=False)
+
+        def _page(self) -> tuple[int, bytes]:
+            if not self._own_host():
+                return 403, _page("forbidden", "<p>This viewer answers only to 127.0.0.1 and localhost.</p>")
+            path = urlsplit(self.path).path
+            if path in ("/", "/index.html"):
+                return 200, index_page(store.records())
+            if path.startswith("/episode/"):
+                eid = unquote(path.removeprefix("/episode/"))
+                found = next((r for r in store.records() if r.episode_id == eid), None)
                 if found is not None:
                     key = episode_key(
                         found.run_id or "", found.task_id, found.model, found.variant, found.seed
                     )
-                    return self._send(200, episode_page(found, store.events(key)))
-            self._send(404, _page("not found", "<p>No such page. <a href='/'>All episodes</a></p>"))
+                    return 200, episode_page(found, store.events(key))
+            return 404, _page("not found", "<p>No such page. <a href='/'>All episodes</a></p>")
 
-        def _send(self, code: int, body: bytes) -> None:
+        def _own_host(self) -> bool:
+            """The Host a browser sends for this server itself; a rebound name sends its own."""
+            port = cast(ThreadingHTTPServer, self.server).server_port
+            names = ("127.0.0.1", "localhost")
+            allowed = {f"{name}:{port}" for name in names} | (set(names) if port == 80 else set())
+            return (self.headers.get("Host") or "").strip().lower() in allowed
+
+        def _send(self, code: int, body: bytes, with_body: bool = True) -> None:
             self.send_response(code)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
+            for name, value in SECURITY_HEADERS.items():
+                self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(body)
+            if with_body:
+                self.wfile.write(body)
 
         def log_message(self, *args: Any) -> None:
             return None

@@ -8,8 +8,15 @@ from evaluation.document import ScoreDocument
 from evaluation.reports.tables import Table, preamble, tables
 
 
+def _text(text: str) -> str:
+    """Foreign text (model, variant, task names from other harnesses) as literal Markdown: no
+    HTML passes through (`<script>` in a name) and no line break ends a list item or a row."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """`_text` that also keeps a `|` from splitting a table cell."""
+    return _text(text).replace("|", "\\|")
 
 
 def table_md(table: Table) -> list[str]:
@@ -30,10 +37,10 @@ def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]]) -> st
     head = preamble(doc)
     lines = ["# mseval report", ""]
     if head["warnings"]:
-        lines += ["## Warnings", ""] + [f"- **Warning:** {w}" for w in head["warnings"]] + [""]
+        lines += ["## Warnings", ""] + [f"- **Warning:** {_text(w)}" for w in head["warnings"]] + [""]
     if head["simulated"]:
         lines += [
-            f"> **Simulated results.** {', '.join(head['simulated'])} are deterministic simulated agents, "
+            f"> **Simulated results.** {_text(', '.join(head['simulated']))} are deterministic simulated agents, "
             "not language models; their numbers test the harness, not a model.",
             "",
         ]

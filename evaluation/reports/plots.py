@@ -2,14 +2,16 @@
 baseline, taxonomy bars, and a waves timeline of chosen episodes.
 
 Simulated models carry "(simulated)" in every label. Each function writes one file and
-returns its path.
+returns its path. Names are drawn as written: a `$` in a model, variant or task name (traces
+from other harnesses) is not matplotlib mathtext.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec
 
 import matplotlib
 
@@ -22,6 +24,7 @@ from evaluation.document import ScoreDocument, SettingRow  # noqa: E402
 from evaluation.success import critical_steps  # noqa: E402
 from evaluation.taxonomy import CATEGORIES  # noqa: E402
 
+P = ParamSpec("P")
 DPI = 100
 _COLORS = {
     "F2S": "#1a9850",
@@ -32,6 +35,18 @@ _COLORS = {
     "CIF": "#f46d43",
     "neutral": "#bdbdbd",
 }
+
+
+def literal_text(plot: Callable[P, Path]) -> Callable[P, Path]:
+    """Draw every text of `plot` literally: with mathtext, `$5 vs $6` lost its dollars and
+    `a$\\frac$` raised a parse error that left the report unwritten."""
+
+    @functools.wraps(plot)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> Path:
+        with plt.rc_context({"text.parse_math": False}):  # until saved: tick labels appear at draw time
+            return plot(*args, **kwargs)
+
+    return drawn
 
 
 def label(row: SettingRow) -> str:
@@ -53,6 +68,7 @@ def _empty(ax: Any, text: str) -> None:
     ax.set_yticks([])
 
 
+@literal_text
 def msq_leaderboard(doc: ScoreDocument, path: Path) -> Path:
     """Horizontal bars of MSQ with 95% intervals; undefined MSQ is written, not drawn as 0."""
     rows = [r for r in doc.settings if r.baseline is not None]
@@ -79,6 +95,7 @@ def _baseline_of(doc: ScoreDocument, row: SettingRow) -> SettingRow | None:
     return next((r for r in doc.settings if r.model == row.model and r.variant == row.baseline), None)
 
 
+@literal_text
 def tradeoff(doc: ScoreDocument, path: Path) -> Path:
     """ΔSR against Δcost and against ΔCSteps, each MAD-SAE setting relative to its baseline."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -111,6 +128,7 @@ def tradeoff(doc: ScoreDocument, path: Path) -> Path:
     return _save(fig, path)
 
 
+@literal_text
 def taxonomy_bars(doc: ScoreDocument, path: Path) -> Path:
     """Stacked bars of the case taxonomy per MAD-SAE setting."""
     rows = [r for r in doc.settings if r.taxonomy is not None]
@@ -167,6 +185,7 @@ def timeline_bars(record: EpisodeRecord) -> tuple[list[tuple[str, float, float]]
     return bars, "critical steps"
 
 
+@literal_text
 def waves_timeline(records: Sequence[EpisodeRecord], path: Path) -> Path:
     """One Gantt panel per chosen episode: the main agent and each sub-agent by wave."""
     fig, axes = plt.subplots(

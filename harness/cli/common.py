@@ -32,18 +32,38 @@ def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
 
 def check_out_path(path: Path, option: str, *, folder: bool) -> None:
     """An output `path` that can be written: a folder (`folder`) or a file, whose nearest
-    existing ancestor is a folder. `InputError` naming `option` otherwise, before any work."""
+    existing ancestor is a folder we may create files in. `InputError` naming `option`
+    otherwise, before any work."""
     from contracts.errors import InputError
+
+    if problem := _out_path_problem(path, folder=folder):
+        raise InputError.one(option, None, problem)
+
+
+def _out_path_problem(path: Path, *, folder: bool) -> str | None:
+    """Why `path` cannot be written as a folder or a file, or None. Creating (and at once
+    removing) a nameless file is the one check that holds for root, read-only mounts and /sys."""
+    import tempfile
 
     if path.exists():
         if folder and not path.is_dir():
-            raise InputError.one(option, None, f"{path} is a file; give a folder")
+            return f"{path} is a file; give a folder"
         if not folder and path.is_dir():
-            raise InputError.one(option, None, f"{path} is a folder; give a file")
-        return
-    parent = next((p for p in path.parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        raise InputError.one(option, None, f"cannot create {path}: {parent} is a file, not a folder")
+            return f"{path} is a folder; give a file"
+    parent = path if folder and path.is_dir() else next((p for p in path.parents if p.exists()), None)
+    if parent is None:
+        return None
+    if not parent.is_dir():
+        return f"cannot create {path}: {parent} is a file, not a folder"
+    try:
+        if path.is_file():
+            path.open("ab").close()  # appends nothing: the file is left as it was
+        else:
+            tempfile.TemporaryFile(dir=parent).close()
+    except OSError as exc:
+        where = path if path.exists() else f"{path} ({parent})"
+        return f"cannot write {where}: {exc.strerror or exc}"
+    return None
 
 
 @contextmanager

@@ -8,7 +8,7 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -21,6 +21,7 @@ from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
     from evaluation.document import ScoreDocument
+    from evaluation.reports import ReportFiles
 
 StoreOpt = Annotated[
     str | None, typer.Option("--store", help="Store URL to read episodes from (default: runs/mseval.db).")
@@ -290,8 +291,6 @@ def report(
     ] = None,
 ) -> None:
     """Write report.md, a self-contained index.html and PNG plots of the score."""
-    from evaluation.reports import write_report
-
     priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     known = {r.episode_id for r in records} | {r.task_id for r in records}
@@ -302,9 +301,24 @@ def report(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
     _warn(doc)
-    files = write_report(doc, records, out, timeline or ())
-    (out / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
+    files = write_report_files(doc, records, out, timeline or (), "--out")
     print(f"wrote {files.markdown}, {files.html} and {len(files.plots)} plots")
+
+
+def write_report_files(
+    doc: ScoreDocument, records: list[EpisodeRecord], out: Path, timeline: Sequence[str], option: str
+) -> ReportFiles:
+    """The report and score.json in `out` (checked beforehand by `check_out_path`); a write that
+    fails all the same (a file of the report that is a folder, a full disk) is named by `option`."""
+    from evaluation.reports import write_report
+
+    try:
+        files = write_report(doc, records, out, timeline)
+        (out / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
+    except OSError as exc:
+        where = exc.filename or out
+        raise _input_error(option, f"cannot write {where}: {exc.strerror or exc}") from None
+    return files
 
 
 def gemmas(
@@ -394,10 +408,7 @@ def demo_hook(store: str, report_dir: Path | None) -> None:
     _warn(doc)
     print(summary_table(doc))
     if report_dir is not None:
-        from evaluation.reports import write_report
-
-        files = write_report(doc, records, report_dir, ())
-        (report_dir / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
+        files = write_report_files(doc, records, report_dir, (), "--report")
         print(f"report: {files.html} ({files.markdown}, {len(files.plots)} plots)")
 
 

@@ -46,12 +46,19 @@ def profiles_validate(dirs: DirOption = []) -> None:  # noqa: B006
 def profiles_new(
     name: Annotated[str, typer.Argument(help="profile name (lower-case, dashes)")],
     folder: Annotated[Path, typer.Option("--dir", help="where to write it")] = Path("profiles"),
-    mode: Annotated[str, typer.Option(help="read-only or writable")] = "read-only",
+    mode: Annotated[
+        str | None,
+        typer.Option(help="read-only or writable (default: read-only; a variant keeps its own)"),
+    ] = None,
     override: Annotated[
-        bool, typer.Option(help="replace the built-in profile of this name (writes override: true)")
+        bool,
+        typer.Option(
+            help="replace the built-in profile of this name (writes override: true); for a built-in "
+            "variant (sa, gen, spec, plan-first, oracle) it writes a copy of that variant to edit"
+        ),
     ] = False,
 ) -> None:
-    """Write a sub-agent role skeleton to edit."""
+    """Write a sub-agent role skeleton to edit, or with --override a copy of a built-in variant."""
     from harness.authoring import new_profile
     from harness.cli.common import check_out_path
 

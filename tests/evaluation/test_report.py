@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evaluation.process import GraphOptions
 from evaluation.reports import choose_timeline_episodes, write_report
 from evaluation.reports.plots import timeline_bars
@@ -89,3 +91,39 @@ def test_reports_of_baseline_only_or_empty_scores_still_render(tmp_path: Path) -
         files = write_report(doc, records, tmp_path / name)
         assert [p.read_bytes()[:8] for p in files.plots] == [PNG_MAGIC] * 4
         assert "Aggregation contract" in files.markdown.read_text()
+
+
+def test_a_dollar_in_a_name_is_drawn_literally_not_as_mathtext(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Model names from a foreign trace: `a$\\frac$` crashed the report (mathtext parse error)
+    and `price $5 vs $6` was drawn as an italic `price 5vs6`."""
+    import matplotlib.mathtext
+
+    def no_mathtext(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("text was parsed as mathtext")
+
+    monkeypatch.setattr(matplotlib.mathtext.MathTextParser, "parse", no_mathtext)
+    records = fixtures.records(model="openai:a$\\frac$") + fixtures.records(model="openai:price $5 vs $6")
+    doc = score_records(
+        records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None), resamples=20)
+    )
+    files = write_report(doc, records, tmp_path)
+    assert [p.read_bytes()[:8] for p in files.plots] == [PNG_MAGIC] * 4
+
+
+def test_report_md_keeps_foreign_names_literal(tmp_path: Path) -> None:
+    """A `<script>` in a model name from a foreign trace reached report.md raw (Markdown
+    renderers that allow HTML ran it); a `|` must not split a table cell either."""
+    records = fixtures.records(model="openai:<script>alert(1)</script>|x&y")
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    markdown = write_report(doc, records, tmp_path).markdown.read_text()
+    assert "<script>" not in markdown and "</script>" not in markdown
+    assert "openai:&lt;script&gt;alert(1)&lt;/script&gt;\\|x&amp;y" in markdown
+    header, _, row = next(
+        (lines[i], lines[i + 1], lines[i + 2])
+        for lines in [markdown.splitlines()]
+        for i, line in enumerate(lines)
+        if line.startswith("| model") and i + 2 < len(lines) and "script" in lines[i + 2]
+    )
+    assert row.replace("\\|", "").count("|") == header.count("|")

@@ -165,6 +165,29 @@ def test_runs_of_different_identity_are_warned_about() -> None:
     assert not any("identity" in w or "priors" in w for w in same.warnings)
 
 
+def test_records_without_run_identities_give_their_price_version_and_models() -> None:
+    """An export scored without its .runs.json showed `price_version: null` and no models,
+    though every record names both."""
+    records = [r.model_copy(update={"price_version": "2026-11-29.4"}) for r in fixtures.records()]
+    records += [r.model_copy(update={"price_version": "2026-11-29.4"}) for r in fixtures.records("openai:x")]
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    assert doc.identity["price_version"] == "2026-11-29.4"
+    assert doc.identity["models"] == ["openai:x", "sim:test"]
+    assert not any("price" in w for w in doc.warnings)
+    named = score_records(
+        records, fixtures.priors(), runs=[{"price_version": "p1", "models": ["m"]}], options=TFIDF
+    )
+    assert named.identity["price_version"] == "p1" and named.identity["models"] == ["m"]
+
+
+def test_costs_from_different_price_tables_are_warned_about() -> None:
+    records = [r.model_copy(update={"price_version": "p1"}) for r in fixtures.records()]
+    records[0] = records[0].model_copy(update={"price_version": "p2"})
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    assert doc.identity["price_version"] == ["p1", "p2"]
+    assert "costs priced from different price tables are compared: price versions p1, p2" in doc.warnings
+
+
 def test_runs_without_episodes_in_the_table_are_ignored() -> None:
     """A store keeps superseded runs; only runs that records name take part."""
     records = [r.model_copy(update={"run_id": "r1"}) for r in fixtures.records()]

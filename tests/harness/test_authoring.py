@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
+from contracts.errors import InputError
 from tests.harness.test_cli import mseval
 
 
@@ -55,3 +57,65 @@ def test_new_task_record_draft_prior_validate(tmp_path: Path) -> None:
     assert mseval("priors", "validate", env=env).returncode == 0
     again = mseval("tasks", "validate", "lms-walkthrough", env=env)
     assert again.returncode == 0, again.stdout
+
+
+def test_a_task_id_used_in_another_scenario_is_refused_naming_it(tmp_path: Path) -> None:
+    """`tasks new my-task --scenario ec` after `--scenario lms` (its prior removed) made a second
+    folder of the id, and every catalog command then failed; with the prior left, the refusal
+    named `tasks/ec/my-task`, which did not exist."""
+    from harness.authoring import new_task
+
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    new_task("my-task", "lms", tasks, priors)
+    with pytest.raises(InputError) as with_prior:
+        new_task("my-task", "ec", tasks, priors)
+    assert str(with_prior.value.problems[0].file) == str(tasks / "lms" / "my-task")
+    (priors / "my-task.yaml").unlink()
+    with pytest.raises(InputError) as without_prior:
+        new_task("my-task", "ec", tasks, priors)
+    assert str(without_prior.value.problems[0].file) == str(tasks / "lms" / "my-task")
+    assert not (tasks / "ec").exists() and not (priors / "my-task.yaml").exists()
+
+
+def test_a_task_id_with_only_a_prior_names_the_prior(tmp_path: Path) -> None:
+    from harness.authoring import new_task
+
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    priors.mkdir()
+    (priors / "orphan.yaml").write_text("task: orphan\nneed_delegation: false\nwaves: []\n")
+    with pytest.raises(InputError) as caught:
+        new_task("orphan", "lms", tasks, priors)
+    assert str(caught.value.problems[0].file) == str(priors / "orphan.yaml")
+    assert not tasks.exists()
+
+
+def test_overriding_a_built_in_variant_writes_a_variant(tmp_path: Path) -> None:
+    """`profiles new spec --override` wrote a role named spec: `profiles validate` accepted it
+    (one variant fewer) and `run --variant spec` then said 'unknown variant'."""
+    from harness.authoring import new_profile
+    from harness.profiles import load_profiles
+
+    path = new_profile("spec", tmp_path, override=True)
+    profiles = load_profiles([tmp_path])
+    spec = profiles.variant("spec")
+    assert spec.source == path and spec.header.override
+    builtin = load_profiles().variant("spec")
+    assert spec.header.subagents == builtin.header.subagents and spec.principles == builtin.principles
+    assert len(profiles.variants) == len(load_profiles().variants)
+
+
+def test_an_override_that_turns_a_variant_into_a_role_is_refused(tmp_path: Path) -> None:
+    from harness.profiles import load_profiles
+
+    (tmp_path / "spec.md").write_text(
+        "---\nname: spec\noverride: true\ndescription: d\nwhenToUse: w\nmode: read-only\n"
+        'tools: ["mcp__*"]\n---\nbody\n'
+    )
+    with pytest.raises(InputError) as caught:
+        load_profiles([tmp_path])
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == (str(tmp_path / "spec.md"), 3)
+    assert (
+        problem.message
+        == "'spec' overrides a variant with a role; an override keeps the kind (add 'delegation')"
+    )

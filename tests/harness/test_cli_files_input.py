@@ -54,3 +54,13 @@ def test_a_profile_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     (tmp_path / "helper.md").write_bytes(b"\xef\xbb\xbf" + ROLE.encode())
     result = mseval("profiles", "validate", "--dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
+
+
+def test_a_graph_file_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    """`gemmas` said `invalid JSON: Unexpected UTF-8 BOM` where profiles and exports read past it."""
+    graph = tmp_path / "g.json"
+    nodes = '{"nodes": [{"prompt": "p", "response": "r"}], "S": [[0]], "T": [[0]]}'
+    graph.write_bytes(b"\xef\xbb\xbf" + nodes.encode())
+    result = mseval("gemmas", str(graph), "--embedder", "none", "--json")
+    assert result.returncode == 0, result.stderr
+    assert '"nodes": 1' in result.stdout

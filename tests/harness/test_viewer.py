@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import re
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from contracts.episode import EpisodeRecord
 from harness.catalog import load_tasks
 from harness.models.pricing import load_prices
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
-from harness.viewer import serving
+from harness.store import Store, episode_key
+from harness.viewer import episode_page, index_page, serving, timeline_svg
 
 
 def test_viewer_lists_episodes_and_draws_the_waves(tmp_path: Path) -> None:
@@ -31,3 +36,83 @@ def test_viewer_lists_episodes_and_draws_the_waves(tmp_path: Path) -> None:
             raise AssertionError("expected 404")
         except urllib.error.HTTPError as exc:
             assert exc.code == 404
+
+
+def _record(episode_id: str = "e1", status: str = "completed", sub_type: str = "coder") -> EpisodeRecord:
+    waves = [] if status == "absent" else [
+        {"index": 0, "main_step": 1, "subagents": [
+            {"id": "a1", "type": sub_type, "description": "d", "mode": "read-only", "steps": 2, "tools": ["t"]}
+        ]}
+    ]  # fmt: skip
+    return EpisodeRecord.model_validate({
+        "task_id": "t", "model": "openai:m", "variant": "spec", "status": status,
+        "success": True if status == "completed" else None, "waves": waves,
+        "critical_steps": 3 if status == "completed" else None, "episode_id": episode_id, "run_id": "r1",
+    })  # fmt: skip
+
+
+def _stored(tmp_path: Path, *records: EpisodeRecord) -> str:
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    store = Store(url)
+    store.create_run("r1", "m", {})
+    for r in records:
+        key = episode_key("r1", r.task_id, r.model, r.variant, r.seed)
+        store.finish_episode(key, store.start_episode(key, "r1", r.task_id, r.model, r.variant, r.seed), r)
+    store.close()
+    return url
+
+
+def _get(port: int, path: str, host: str | None = None, method: str = "GET") -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest(method, path, skip_host=True)
+    conn.putheader("Host", host if host is not None else f"127.0.0.1:{port}")
+    conn.endheaders()
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response
+
+
+def test_the_timeline_truncates_a_sub_agent_type_before_escaping_it() -> None:
+    """`_e(s.type)[:22]` cut an entity in two: `&lt;script&gt;alert(&q`."""
+    svg = timeline_svg(_record(sub_type='<script>alert("x")</script>'))
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/" in svg
+    assert re.search(r"&[a-z]*</text>", svg) is None
+
+
+def test_links_are_url_quoted_and_an_absent_episode_shows_a_dash() -> None:
+    index = index_page([_record("run/1?x#y", status="absent")]).decode()
+    assert "href='/episode/run%2F1%3Fx%23y'" in index
+    assert "None" not in index
+    page = episode_page(_record(status="absent"), []).decode()
+    assert "critical steps —" in page and "None" not in page
+
+
+def test_a_quoted_episode_id_is_found(tmp_path: Path) -> None:
+    with serving(_stored(tmp_path, _record("run/1?x#y"))) as server:
+        port = server.server_address[1]
+        assert _get(port, "/episode/run%2F1%3Fx%23y").status == 200
+        assert _get(port, "/?sort=task").status == 200
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example:{port}", "127.0.0.1:1", "localhost", "", "127.0.0.1.evil.example:{port}"]
+)
+def test_a_request_for_another_host_is_refused(tmp_path: Path, host: str) -> None:
+    """DNS rebinding: a page of evil.example rebound to 127.0.0.1 sends its own Host."""
+    with serving(_stored(tmp_path, _record())) as server:
+        port = server.server_address[1]
+        assert _get(port, "/", host.format(port=port)).status == 403
+        assert _get(port, "/episode/e1", host.format(port=port)).status == 403
+        assert _get(port, "/", f"LOCALHOST:{port}").status == 200
+
+
+def test_pages_carry_a_content_security_policy_and_nosniff(tmp_path: Path) -> None:
+    with serving(_stored(tmp_path, _record())) as server:
+        port = server.server_address[1]
+        for path, method in (("/", "GET"), ("/episode/e1", "GET"), ("/nope", "GET"), ("/", "HEAD")):
+            response = _get(port, path, method=method)
+            policy = response.getheader("Content-Security-Policy") or ""
+            assert "default-src 'none'" in policy and "style-src 'unsafe-inline'" in policy, (path, policy)
+            assert "script-src" not in policy  # the pages use no script
+            assert response.getheader("X-Content-Type-Options") == "nosniff"
