@@ -78,5 +78,10 @@ def run_identity(
 
 
 def matrix_key(identity: dict[str, Any]) -> str:
+    """What `--resume` matches runs by: the identity but for the git revision, the order the
+    models, variants and settings were given in not counting (`-v sa -v spec` is `-v spec -v sa`)."""
     keep = {k: v for k, v in identity.items() if k not in ("git", "git_dirty")}
+    for name in ("models", "variants", "matrix"):
+        if isinstance(keep.get(name), list):
+            keep[name] = sorted(keep[name])
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]

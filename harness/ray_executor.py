@@ -82,4 +82,4 @@ def _submit(
     finally:
         if started_here:
             ray.shutdown()
-    return RunResult(run_id=run_id, records=records, skipped=skipped)
+    return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)

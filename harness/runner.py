@@ -94,6 +94,7 @@ class RunResult:
     run_id: str
     records: list[EpisodeRecord]
     skipped: int
+    resumed: bool = False  # an earlier run of the same settings was found and continued
 
 
 Progress = Callable[[EpisodeRecord], None]
@@ -166,6 +167,7 @@ class Runner:
     def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
         self.store = Store(plan.store_url)
+        self.resumed = False  # set by `prepare` when --resume found the run
         self.factory = ModelFactory(
             settings=plan.settings, base_url=plan.base_url, api_key_env=plan.api_key_env,
             rate_limits=plan.rate_limits, shared_limits=plan.shared_limits,
@@ -193,11 +195,13 @@ class Runner:
         if run_id is None:
             run_id = uuid.uuid4().hex[:12]
             self.store.create_run(run_id, key, identity, owner)
-        elif owner is not None:
-            try:
-                self.store.claim_run(run_id, owner)
-            except RunBusy as exc:
-                raise InputError.one("--resume", None, str(exc)) from None
+        else:
+            self.resumed = True
+            if owner is not None:
+                try:
+                    self.store.claim_run(run_id, owner)
+                except RunBusy as exc:
+                    raise InputError.one("--resume", None, str(exc)) from None
         done = self.store.finished_keys(run_id)
         jobs = [
             j
@@ -230,7 +234,7 @@ class Runner:
             raise _first_cause(failed) from None  # one line for the command line, not a group
         finally:
             await self.close()
-        return RunResult(run_id=run_id, records=records, skipped=skipped)
+        return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=self.resumed)
 
     async def _run_jobs(
         self,

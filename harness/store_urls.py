@@ -130,3 +130,14 @@ def check_url(url: str, option: str = "--store", *, must_exist: bool = False) ->
     problems = url_problems(url, option, must_exist=must_exist)
     if problems:
         raise InputError(problems)
+
+
+def shown(url: str) -> str:
+    """`url` as it may be printed: a password in it is masked (`***`)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url

@@ -21,6 +21,7 @@ DEMO_MATRIX = [
 
 
 INTERRUPTED = "finished episodes are stored; run the same command with --resume to complete the matrix"
+DEMO_INTERRUPTED = "finished episodes are stored; `mseval demo` runs the whole demo again (it has no --resume)"
 
 
 class Terminated(Exception):
@@ -66,7 +67,7 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
         return list(result.records)
 
 
-def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
+def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str = INTERRUPTED) -> Any:
     import asyncio
 
     from harness.cli.common import progress
@@ -81,10 +82,10 @@ def _execute(plan: Any, executor: str, ray_address: str | None) -> Any:
                 return run_with_ray(plan, ray_address, advance)
             return asyncio.run(_until_terminated(Runner(plan).run(advance)))
     except KeyboardInterrupt:
-        print(f"\ninterrupted: {INTERRUPTED}", file=sys.stderr)
+        print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         raise typer.Exit(130) from None
     except Terminated:
-        print(f"\nstopped (SIGTERM): {INTERRUPTED}", file=sys.stderr)
+        print(f"\nstopped (SIGTERM): {interrupted}", file=sys.stderr)
         raise typer.Exit(143) from None
     except StoreError as exc:
         after = (
@@ -177,12 +178,22 @@ def register(app: typer.Typer) -> None:
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
         )  # fmt: skip
+        from harness.store_urls import shown
+
         result = _execute(plan, executor, ray_address)
-        # After a resume the table is the whole run's, the episodes finished before included.
-        print_table(settings_table(_whole_run(store, result) if result.skipped else result.records))
-        absent = [r for r in result.records if r.status == "absent"]
+        if resume and not result.resumed:  # a run of other settings cannot be continued
+            print(
+                f"--resume: the store has no run of these settings (models, variants, tasks, seeds, budgets, "
+                f"sampling and profiles must be the same); started a new run {result.run_id}",
+                file=sys.stderr,
+            )
+        # After a resume the table is the whole run's, the episodes finished before included, and
+        # so are the absent ones counted.
+        whole = _whole_run(store, result) if result.skipped else result.records
+        print_table(settings_table(whole))
+        absent = [r for r in whole if r.status == "absent"]
         print(
-            f"run {result.run_id}: {len(result.records)} episodes run, {result.skipped} already finished, {len(absent)} absent; store {store}"
+            f"run {result.run_id}: {len(result.records)} episodes run, {result.skipped} already finished, {len(absent)} absent; store {shown(store)}"
         )
         for r in absent[:10]:
             print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
@@ -213,7 +224,7 @@ def register(app: typer.Typer) -> None:
         plan = build_plan(
             matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
         )
-        result = _execute(plan, "local", None)
+        result = _execute(plan, "local", None, DEMO_INTERRUPTED)
         print_table(settings_table(result.records))
         print(f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {store}")
         from harness.cli.evaluate import demo_hook  # the command line reaches evaluation only there

@@ -28,3 +28,12 @@ def test_a_setting_named_twice_runs_once(tmp_path: Path) -> None:
         seeds=1, concurrency=1, store=f"sqlite:///{tmp_path / 's.db'}", resume=False,
     )  # fmt: skip
     assert plan.settings_matrix == [("sim:oracle", "sa"), ("sim:single", "sa")]
+
+
+def test_a_store_url_is_printed_without_its_password() -> None:
+    from harness.store_urls import shown
+
+    assert shown("postgresql+psycopg://mseval:s3cret@127.0.0.1:55432/mseval") == (
+        "postgresql+psycopg://mseval:***@127.0.0.1:55432/mseval"
+    )
+    assert shown("sqlite:////tmp/s.db") == "sqlite:////tmp/s.db"

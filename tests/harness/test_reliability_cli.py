@@ -238,3 +238,39 @@ def test_a_bad_request_fails_the_episode_and_is_named_on_stderr(tmp_path: Path) 
         "api error: lms-due-reminder openai-compatible:fake sa seed 0: bad_request: HTTP 400"
     )
     assert "0 absent" in done.stdout
+
+
+def test_resume_counts_the_whole_runs_absent_episodes_and_the_matrix_order_does_not_matter(
+    tmp_path: Path,
+) -> None:
+    """After a resume the summary counted only the episodes this process ran: a run with an
+    absent episode from before said `0 absent` and exited 0. And `-v spec -v sa` did not find
+    the run of `-v sa -v spec`: it started a new one and ran everything again."""
+    store = tmp_path / "s.db"
+    base = ["run", "-m", "sim:oracle", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}",
+            "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
+    assert mseval(*base, "-v", "sa", "-v", "spec").returncode == 0
+    with sqlite3.connect(store) as db:  # one episode absent, the other never finished
+        db.execute(
+            "UPDATE mseval_episode SET status = 'absent', record = json_set(record, '$.status', 'absent',"
+            " '$.success', json('null'), '$.reason', 'harness_error: boom') WHERE variant = 'sa'"
+        )
+        db.execute("DELETE FROM mseval_episode WHERE variant = 'spec'")
+    done = mseval(*base, "-v", "spec", "-v", "sa", "--resume")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 episodes run, 1 already finished, 1 absent" in done.stdout
+    assert "absent: lms-due-reminder sim:oracle sa seed 0: harness_error: boom" in done.stderr
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT COUNT(*) FROM mseval_run").fetchone()[0] == 1
+
+
+def test_resume_of_other_settings_says_it_starts_a_new_run(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    base = ["run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--store",
+            f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
+    assert mseval(*base).returncode == 0
+    done = mseval(*base, "--seeds", "2", "--resume")
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("--resume: the store has no run of these settings") and "started a new run" in line
+    assert "2 episodes run, 0 already finished" in done.stdout
