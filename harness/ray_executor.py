@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
 import time
 from collections.abc import Callable
 from typing import Any
@@ -59,14 +60,21 @@ def _submit(
 ) -> RunResult:  # fmt: skip
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     started_here = not ray.is_initialized()
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     if started_here:
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=plan.concurrency, include_dashboard=False, log_to_driver=False)
+        # Ray's driver handler exits 15 with a stack dump; the caller's (the CLI stops the run
+        # cleanly and says how to resume) stands.
+        signal.signal(signal.SIGTERM, on_sigterm)
     try:
         task = ray.remote(run_one_episode)
-        pending = [task.remote(plan, job, run_id) for job in jobs]
+        job_of = {}
+        for job in jobs:
+            job_of[task.remote(plan, job, run_id)] = job
+        pending = list(job_of)
         records: list[EpisodeRecord] = []
         renewed = time.monotonic()
         while pending:
@@ -75,7 +83,12 @@ def _submit(
                 driver.store.renew_claim(run_id, owner)
                 renewed = time.monotonic()
             for ref in done:
-                record = EpisodeRecord.model_validate(ray.get(ref))
+                try:
+                    record = EpisodeRecord.model_validate(ray.get(ref))
+                except ray.exceptions.RayError as exc:  # its worker died (after Ray's retries)
+                    record = driver.record_lost(
+                        job_of[ref], run_id, f"its Ray worker failed: {_first_line(exc)}"
+                    )
                 records.append(record)
                 if progress is not None:
                     progress(record)
@@ -83,3 +96,8 @@ def _submit(
         if started_here:
             ray.shutdown()
     return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"

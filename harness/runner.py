@@ -40,7 +40,16 @@ from harness.models.ratelimit import RateLimits
 from harness.models.registry import ModelFactory
 from harness.profiles import ProfileSet
 from harness.records import build_record
-from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, RunBusy, Store, StoreError, episode_key
+from harness.store import (
+    CLAIM_RENEW_S,
+    ClaimLost,
+    EventStreamer,
+    Owner,
+    RunBusy,
+    Store,
+    StoreError,
+    episode_key,
+)
 from harness.world import EpisodeWorld, create_world
 
 
@@ -271,13 +280,31 @@ class Runner:
         await self.factory.aclose()
         self.store.close()
 
+    def record_lost(self, job: Job, run_id: str, reason: str) -> EpisodeRecord:
+        """Record as absent, with `reason`, an episode whose process died under it (a Ray
+        worker): a new attempt that ends at once, so it is counted once and a reader sees why. If
+        the process had recorded its outcome before dying, that outcome stands."""
+        task = job.task
+        key = episode_key(run_id, task.id, job.model, job.variant, job.seed)
+        try:
+            attempt = self.store.start_episode(key, run_id, task.id, job.model, job.variant, job.seed)
+        except ClaimLost:  # finished: its record is there
+            return next(r for r in self.store.records(run_id) if r.episode_id == _episode_id(run_id, job))
+        record = build_record(
+            None, task_id=task.id, model=job.model, variant=job.variant, seed=job.seed,
+            episode_id=_episode_id(run_id, job), run_id=run_id, checks=None, termination="harness_error",
+            reason=reason, duration_s=0.0, price_version=self.plan.prices.version if self.plan.prices else None,
+        )  # fmt: skip
+        self.store.finish_episode(key, attempt, record)
+        return record
+
     async def run_episode(self, job: Job, run_id: str, streamer: EventStreamer) -> EpisodeRecord:
         plan, task = self.plan, job.task
         key = episode_key(run_id, task.id, job.model, job.variant, job.seed)
         attempt = await asyncio.to_thread(
             self.store.start_episode, key, run_id, task.id, job.model, job.variant, job.seed
         )
-        episode_id = _safe(f"{run_id}-{task.id}-{job.model}-{job.variant}-{job.seed}")
+        episode_id = _episode_id(run_id, job)
         events = EventLog(streamer.sink(key, attempt))
         t0 = time.monotonic()
         rt: EpisodeRuntime | None = None
@@ -338,6 +365,10 @@ class Runner:
         await streamer.flush()
         await asyncio.to_thread(self.store.finish_episode, key, attempt, record)
         return record
+
+
+def _episode_id(run_id: str, job: Job) -> str:
+    return _safe(f"{run_id}-{job.task.id}-{job.model}-{job.variant}-{job.seed}")
 
 
 def _first_cause(exc: BaseException) -> BaseException:

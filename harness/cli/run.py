@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +21,9 @@ DEMO_MATRIX = [
 
 
 INTERRUPTED = "finished episodes are stored; run the same command with --resume to complete the matrix"
-DEMO_INTERRUPTED = "finished episodes are stored; `mseval demo` runs the whole demo again (it has no --resume)"
+DEMO_INTERRUPTED = (
+    "finished episodes are stored; `mseval demo` runs the whole demo again (it has no --resume)"
+)
 
 
 class Terminated(Exception):
@@ -67,6 +69,30 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
         return list(result.records)
 
 
+def _sync_until_terminated(work: Callable[[], Any]) -> Any:
+    """`work()`; SIGTERM stops it as Ctrl-C does (the Ray driver: its `finally` shuts Ray
+    down) and raises `Terminated`, instead of killing the process where it stands. It is raised
+    in `work` as KeyboardInterrupt, which Ray's waits let through (another exception raised in
+    a signal handler comes out of them as a SystemError)."""
+    import signal
+
+    terminated: list[bool] = []
+
+    def on_sigterm(_signum: int, _frame: Any) -> None:
+        terminated.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        return work()
+    except KeyboardInterrupt:
+        if terminated:
+            raise Terminated from None
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str = INTERRUPTED) -> Any:
     import asyncio
 
@@ -79,7 +105,7 @@ def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str
             if executor == "ray":
                 from harness.ray_executor import run_with_ray
 
-                return run_with_ray(plan, ray_address, advance)
+                return _sync_until_terminated(lambda: run_with_ray(plan, ray_address, advance))
             return asyncio.run(_until_terminated(Runner(plan).run(advance)))
     except KeyboardInterrupt:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)

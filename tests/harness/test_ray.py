@@ -36,3 +36,27 @@ def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path) -> None:
     run_id = _start_run(tmp_path, Owner())  # held by this (live) process
     with pytest.raises(InputError, match=f"run {run_id} is being run by another mseval process"):
         run_with_ray(_plan(tmp_path, resume=True), None)
+
+
+def test_a_crashed_ray_worker_leaves_its_episode_absent_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A worker that died (after Ray's retries) aborted the whole run with a traceback: the other
+    pending episodes were abandoned and the dead one stayed `running` with no reason."""
+    tasks, _priors, env = catalog_copy(tmp_path, *THREE)
+    check = tasks / "lms" / THREE[0] / "check.py"
+    check.write_text(
+        check.read_text() + "\n\ndef check(world):  # noqa: F811\n    import os\n    os._exit(1)\n"
+    )
+    store = tmp_path / "store.db"
+    result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
+                    "--concurrency", "2", "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"),
+                    env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    with sqlite3.connect(store) as db:
+        rows = dict(db.execute("SELECT task_id, status FROM mseval_episode").fetchall())
+        (reason,) = db.execute(
+            "SELECT json_extract(record, '$.reason') FROM mseval_episode WHERE task_id = ?", (THREE[0],)
+        ).fetchone()
+    assert rows == {THREE[0]: "absent", THREE[1]: "completed", THREE[2]: "completed"}
+    assert reason.startswith("its Ray worker failed: ")
+    assert f"absent: {THREE[0]} sim:oracle sa seed 0: its Ray worker failed" in result.stderr
