@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, inspect
 
 from contracts.errors import InputError, Problem
-from harness.store import EpisodeRow
+from harness.store import EpisodeRow, StoreModel
 
 # How long a pre-flight connection to a database server may take before it is reported.
 CONNECT_TIMEOUT_S = 5
@@ -50,14 +50,66 @@ def url_problems(url: str, option: str = "--store", *, must_exist: bool = False)
         return problem(f"{shown}: {exc}")
     try:
         with engine.connect() as connection:
-            if must_exist and not inspect(connection).has_table(EpisodeRow.__tablename__):
+            found = inspect(connection)
+            if must_exist and not found.has_table(EpisodeRow.__tablename__):
                 return problem(f"{shown} is not an mseval store (no {EpisodeRow.__tablename__} table)")
+            columns = {
+                t: {c["name"] for c in found.get_columns(t)} for t in _store_tables() if found.has_table(t)
+            }
+            if message := _schema_problem(columns):
+                return problem(f"{shown}: {message}")
     except Exception as exc:  # any driver's error: reported as one line, nothing run
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         return problem(f"cannot connect to {shown}: {reason[0] if reason else type(exc).__name__}")
     finally:
         engine.dispose()
     return []
+
+
+def _store_tables() -> dict[str, set[str]]:
+    """The store's tables and their columns, as this mseval writes them."""
+    return {name: set(table.columns.keys()) for name, table in StoreModel.metadata.tables.items()}
+
+
+def _schema_problem(found: dict[str, set[str]]) -> str | None:
+    """Why store tables with the columns `found` (table -> columns, for those that exist) were
+    not written by this mseval: a column missing (an older store) or unknown (a newer one)."""
+    for table, want in _store_tables().items():
+        have = found.get(table)
+        if have is None or have == want:
+            continue
+        missing, unknown = sorted(want - have), sorted(have - want)
+        said = "; ".join(
+            part
+            for part in (
+                f"no column {', '.join(missing)}" if missing else "",
+                f"unknown column {', '.join(unknown)}" if unknown else "",
+            )
+            if part
+        )
+        return f"written by another version of mseval (table {table}: {said}); use a new store"
+    return None
+
+
+def _sqlite_store_problem(path: Path) -> str | None:
+    """Whether the SQLite file at `path` is a sound store of this mseval (read-only: nothing is
+    created): damaged pages (`quick_check`), or tables of another version. None when sound or
+    when it holds no store tables yet."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            (verdict,) = db.execute("PRAGMA quick_check(1)").fetchone()
+            if verdict != "ok":
+                return f"{path} is damaged ({'; '.join(str(verdict).splitlines())}); use a new store"
+            columns = {
+                t: {row[1] for row in db.execute(f"PRAGMA table_info('{t}')")}
+                for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+    except sqlite3.DatabaseError as exc:
+        return f"{path} is damaged or not a database ({exc}); use a new store"
+    message = _schema_problem({t: c for t, c in columns.items() if t in _store_tables()})
+    return f"{path}: {message}" if message else None
 
 
 def _sqlite_has_store(path: Path) -> bool:
@@ -90,12 +142,14 @@ def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
             return f"cannot read {path}: {exc.strerror or exc}"
         if head and head != _SQLITE_MAGIC:
             return f"{path} is not an SQLite database"
+        if message := _sqlite_store_problem(path):
+            return message
         return (
             None
             if _sqlite_has_store(path)
             else f"{path} is not an mseval store (no {EpisodeRow.__tablename__} table)"
         )
-    return _sqlite_write_problem(path)
+    return _sqlite_write_problem(path) or (_sqlite_store_problem(path) if path.exists() else None)
 
 
 def _sqlite_write_problem(path: Path) -> str | None:

@@ -274,3 +274,56 @@ def test_resume_of_other_settings_says_it_starts_a_new_run(tmp_path: Path) -> No
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("--resume: the store has no run of these settings") and "started a new run" in line
     assert "2 episodes run, 0 already finished" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("ALTER TABLE mseval_episode DROP COLUMN attempt", "(table mseval_episode: no column attempt)"),
+        ("ALTER TABLE mseval_run ADD COLUMN shard INTEGER", "(table mseval_run: unknown column shard)"),
+    ],
+    ids=["older", "newer"],
+)
+def test_a_store_of_another_version_is_refused_before_anything_is_written(
+    tmp_path: Path, change: str, said: str
+) -> None:
+    """An older store (no `attempt` column) got a new run row, then the run failed with exit 1
+    and advice to --resume, which could never work; a newer one was written to silently."""
+    store = tmp_path / "s.db"
+    base = ["--store", f"sqlite:///{store}"]
+    run = [
+        "run",
+        "-m",
+        "sim:oracle",
+        "-v",
+        "sa",
+        "--tasks",
+        "lms-due-reminder",
+        "--runs-dir",
+        str(tmp_path / "r"),
+    ]
+    assert mseval(*run, *base).returncode == 0
+    with sqlite3.connect(store) as db:
+        db.execute(change)
+        runs = db.execute("SELECT COUNT(*) FROM mseval_run").fetchone()[0]
+    for command in (run, ["export", "--out", str(tmp_path / "x.jsonl")], ["score", "--embedder", "none"]):
+        line = one_line_error(mseval(*command, *base))
+        assert line == f"--store: {store}: written by another version of mseval {said}; use a new store"
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT COUNT(*) FROM mseval_run").fetchone()[0] == runs  # nothing written
+
+
+def test_a_damaged_sqlite_store_is_refused(tmp_path: Path) -> None:
+    """Damage inside the file went unseen: export and score read the intact rows and said nothing."""
+    store = tmp_path / "s.db"
+    run = ["run", "-m", "sim:oracle", "-v", "sa", "-v", "spec", "--tasks", "lms", "--store", f"sqlite:///{store}",
+           "--runs-dir", str(tmp_path / "r")]  # fmt: skip
+    assert mseval(*run).returncode == 0
+    size = store.stat().st_size
+    with store.open("r+b") as fh:  # a page well inside the file, not the header
+        fh.seek((size // 4096 // 2) * 4096)
+        fh.write(b"\xff" * 4096)
+    line = one_line_error(
+        mseval("export", "--store", f"sqlite:///{store}", "--out", str(tmp_path / "x.jsonl"))
+    )
+    assert line.startswith(f"--store: {store} is damaged (") and line.endswith("; use a new store")
