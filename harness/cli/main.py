@@ -31,17 +31,35 @@ evaluate.register(app)
 def main() -> None:
     import logging
 
+    from typer import Abort
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+
     from contracts.errors import InputError
 
     # Warnings and errors only: in-process MCP servers would otherwise configure INFO logging
     # (every tool error, and httpx every request, on stderr over the progress bar).
     logging.basicConfig(level=logging.WARNING)
     try:
-        app()
+        code = app(standalone_mode=False, prog_name="mseval")
     except InputError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         sys.exit(2)
+    except NoArgsIsHelpError as exc:  # `mseval`, `mseval tasks`: the help, as before
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UsageError as exc:  # an unknown option, a missing value: bad input, one line too
+        where = exc.ctx.command_path if exc.ctx is not None else "mseval"
+        message = " ".join(exc.format_message().split())
+        print(f"{where}: {message} (see {where} --help)", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except Abort:
+        print("Aborted!", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

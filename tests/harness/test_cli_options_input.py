@@ -299,3 +299,26 @@ def test_a_budget_given_twice_is_bad_input(tmp_path: Path) -> None:
     line = one_line_error(mseval(*RUN, *store, "--budget", "max_steps=5", "--budget", "max_steps=7"))
     assert line == "--budget: max_steps is given twice; give it once"
     assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (("run", "--bogus"), "mseval run: No such option: --bogus (see mseval run --help)"),
+        (
+            ("score", "--resamples", "abc"),
+            "mseval score: Invalid value for '--resamples': Input should be a valid integer, unable to parse "
+            "string as an integer (see mseval score --help)",
+        ),
+        (("nosuch",), "mseval: No such command 'nosuch'. (see mseval --help)"),
+    ],
+    ids=["unknown option", "bad value", "unknown command"],
+)
+def test_a_usage_error_is_one_line(args: tuple[str, ...], line: str) -> None:
+    """click's usage errors were three lines (Usage, Try …, Error: …) where all other bad input is one."""
+    assert one_line_error(mseval(*args)) == line
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    result = mseval()
+    assert result.returncode == 2 and result.stderr.startswith("Usage: mseval [OPTIONS] COMMAND")
