@@ -7,16 +7,27 @@ def check(world: World) -> list[Criterion]:
     wb = world.xlsx("Enrollment.xlsx")
     return [Criterion.of("workbook exists", wb is not None, "Enrollment.xlsx is missing")]
 ```
+
+`World.changes` compares the final world with the seed, so a check can say "nothing else was
+changed" in one criterion instead of guarding each column it happens to think of.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import Table, create_engine, select, text
 from sqlalchemy.engine import Engine
+
+# What a task expects of a row that differs from the seed, given the row as seeded (None when the
+# episode added it) and as it is now (None when removed): True (the row may be added, removed
+# or changed at will), False (it may not differ), or the names of the columns that may change.
+Allowance = Callable[[dict[str, Any] | None, dict[str, Any] | None], bool | Iterable[str]]
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,33 @@ class World:
         final = self.path(name.removeprefix("./"))
         return sent is not None and final.is_file() and final.read_bytes() == sent
 
+    def changes(self, *scope: str, allow: Mapping[str, Allowance] | None = None) -> list[str]:
+        """What differs from the seed in `scope` (table names; a server name stands for all its
+        tables): one line per row added, removed or changed, rows matched by primary key, as
+        `railway_booking 812: status 'confirmed' -> 'cancelled'`. `allow[table](seeded, final)`
+        says what the task expects of a row that differs (see `Allowance`). The seed is the world
+        before the task's `setup`, so rows a setup step changes must be allowed too."""
+        out: list[str] = []
+        for table in _tables(scope):
+            seeded = _seeded_rows(table.name)
+            final = _keyed(self.engine, table)
+            expects = (allow or {}).get(table.name, lambda seeded, final: False)
+            for key in sorted(seeded.keys() | final.keys()):
+                before, after = seeded.get(key), final.get(key)
+                if before == after:
+                    continue
+                may = expects(before, after)
+                if may is True:
+                    continue
+                name = f"{table.name} {', '.join(map(str, key))}"
+                if before is None or after is None:
+                    out.append(f"{name} {'added' if before is None else 'removed'}")
+                    continue
+                moved = [c for c in after if before[c] != after[c]]
+                if set(moved) - set(may or ()):
+                    out.append(f"{name}: " + ", ".join(f"{c} {before[c]!r} -> {after[c]!r}" for c in moved))
+        return out
+
     def path(self, relative: str) -> Path:
         return self.workspace / relative
 
@@ -116,3 +154,47 @@ def close_enough(a: Any, b: float, tol: float = 0.005) -> bool:
     except (TypeError, ValueError):
         return False
     return abs(x - b) <= tol
+
+
+def _tables(scope: Iterable[str]) -> list[Table]:
+    """The world tables named in `scope`, a server name standing for all of its tables."""
+    from mcp_servers.common import registry
+
+    out: list[Table] = []
+    for name in scope:
+        if name in registry.names():
+            out += [model.__table__ for model in registry.spec(name).tables]  # type: ignore[attr-defined]
+        elif (table := registry.table(name)) is not None:
+            out.append(table)
+        else:
+            raise KeyError(f"{name!r} is neither a server nor a world table")
+    return out
+
+
+def _keyed(engine: Engine, table: Table) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The rows of `table` by primary key, values read through the column types and numbers as
+    floats, so SQLite and PostgreSQL (Decimal for NUMERIC) give the same rows."""
+    key = [c.name for c in table.primary_key.columns]
+    with engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(select(table))]
+    return {
+        tuple(r[k] for k in key): {
+            c: round(float(v), 9) if isinstance(v, float | Decimal) else v for c, v in r.items()
+        }
+        for r in rows
+    }
+
+
+@cache
+def _seeded_rows(table: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The seeded rows of world table `table`, read (once) from the cached template database."""
+    from mcp_servers.common.registry import table as world_table
+    from mcp_servers.common.worldstate import sqlite_template
+
+    found = world_table(table)
+    assert found is not None, table
+    engine = create_engine(f"sqlite:///file:{sqlite_template()}?mode=ro&uri=true")
+    try:
+        return _keyed(engine, found)
+    finally:
+        engine.dispose()

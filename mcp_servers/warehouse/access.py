@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.warehouse import pg_calls
+from mcp_servers.warehouse import clock, pg_calls
 
 # Functions a warehouse query may call on SQLite: aggregates, window functions, text, numbers,
 # dates and JSON. Missing on purpose: load_extension, zeroblob/randomblob (memory), sqlite_*
@@ -54,7 +54,8 @@ SQLITE_FUNCTIONS = frozenset(
 # Functions a warehouse query may call on PostgreSQL: aggregates, window functions, text, numbers,
 # dates, arrays and JSON, all in pg_catalog and none SECURITY DEFINER. Missing on purpose: every
 # function that reads settings, files, large objects, catalogs or statistics, or runs a query
-# given as text (current_setting, pg_*, lo_*, query_to_xml, ts_stat, dblink, ...).
+# given as text (current_setting, pg_*, lo_*, query_to_xml, ts_stat, dblink, ...), and the clock
+# (now, clock_timestamp, ...: see clock.py).
 PG_FUNCTIONS = frozenset(
     """
     count sum avg min max string_agg array_agg bool_and bool_or every bit_and bit_or
@@ -71,10 +72,9 @@ PG_FUNCTIONS = frozenset(
     abs cbrt ceil ceiling degrees div exp factorial floor gcd lcm ln log log10 min_scale mod pi
     power radians random round scale sign sqrt trim_scale trunc width_bucket
     acos asin atan atan2 cos cot sin tan sinh cosh tanh numeric int2 int4 int8 float4 float8 bool
-    age clock_timestamp date date_bin date_part date_trunc extract isfinite justify_days
+    age date date_bin date_part date_trunc extract isfinite justify_days
     justify_hours justify_interval make_date make_interval make_time make_timestamp
-    make_timestamptz now statement_timestamp transaction_timestamp timeofday timezone
-    timestamp timestamptz time interval overlaps
+    make_timestamptz timezone timestamp timestamptz time interval overlaps
     array_append array_cat array_length array_lower array_upper array_ndims array_position
     array_positions array_prepend array_remove array_replace cardinality unnest generate_series
     num_nulls num_nonnulls
@@ -90,9 +90,7 @@ PG_FUNCTIONS = frozenset(
     """.split()
 )
 # SQL syntax written like a call, with no function of that name: COALESCE(...), TRIM(BOTH ...).
-PG_SYNTAX_CALLS = frozenset(
-    "coalesce nullif greatest least grouping trim current_time current_timestamp localtime localtimestamp".split()
-)
+PG_SYNTAX_CALLS = frozenset("coalesce nullif greatest least grouping trim".split())
 
 # Plan fields that hold a name, not an expression (a quoted alias may contain '(').
 _PLAN_NAME_FIELDS = frozenset(
@@ -149,8 +147,10 @@ def pg_denial_message(exc: Any, tables: frozenset[str]) -> str | None:
 
 
 def pg_check_query(statement: str, tables: frozenset[str], backslash_escapes: bool = False) -> None:
-    """Refuse `statement` when its text calls a function outside the allow-list (or outside
-    pg_catalog): before it is planned, since the planner evaluates stable functions of constants."""
+    """Refuse `statement` when its text reads the clock or calls a function outside the allow-list
+    (or outside pg_catalog): before it is planned, since the planner evaluates stable functions of
+    constants."""
+    clock.pg_refuse_clock(statement, backslash_escapes)
     _refuse_calls(statement, tables, backslash_escapes)
 
 
@@ -158,6 +158,8 @@ def _refuse_calls(text: str, tables: frozenset[str], backslash_escapes: bool = F
     for schema, name in pg_calls.called_functions(text, backslash_escapes):
         if schema in (None, "pg_catalog") and (name in PG_FUNCTIONS or name in PG_SYNTAX_CALLS):
             continue
+        if schema in (None, "pg_catalog") and name in clock.PG_CLOCK_FUNCTIONS:
+            raise ToolError(clock.clock_refusal(f"{name}()"))
         shown = f"{schema}.{name}" if schema else name
         raise ToolError(pg_refusal(f"{shown}() is not available", tables))
 

@@ -9,7 +9,7 @@ is `READ ONLY` and always rolled back (which also undoes any session setting it 
 
 What a query may read (the warehouse's own tables, common functions) is enforced by the
 database (an authorizer on SQLite, a reader role on PostgreSQL) and allow-lists, not by words:
-see `access.py`.
+see `access.py`. It may not read the computer's clock: see `clock.py`.
 
 Runaway queries are bounded by a statement timeout (SQLite: a progress handler; PostgreSQL:
 `SET LOCAL statement_timeout`); results by a row limit and a size limit (`MAX_RESULT_CHARS`,
@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from mcp_servers.common.tooling import ToolError, as_json
-from mcp_servers.warehouse import access
+from mcp_servers.warehouse import access, clock
 
 # Any sensible query over a few thousand rows takes milliseconds; this only cuts runaway ones
 # (a cartesian blow-up, an unbounded recursive CTE) before they hold a worker thread for long.
@@ -137,6 +137,7 @@ def check_select(sql: str, dialect: str = "sqlite") -> str:
     for w in words:
         if w in _FORBIDDEN or w.startswith(_FORBIDDEN_PREFIXES):
             raise ToolError(f"the warehouse is read-only: {w.upper()!r} is not allowed in a query")
+    clock.refuse_clock_words(words)
     return sql[:end].strip()
 
 
@@ -239,8 +240,14 @@ def _run_sqlite(
     raw.set_authorizer(access.sqlite_authorizer(tables))
     cur = raw.cursor()
     try:
-        cur.execute(statement)
-        return _collect(cur, max_rows, deadline)
+        with clock.sqlite_world_clock(raw) as refused:
+            try:
+                cur.execute(statement)
+                return _collect(cur, max_rows, deadline)
+            except sqlite3.Error:
+                if refused:
+                    raise ToolError(clock.clock_refusal(refused[0])) from None
+                raise
     finally:
         cur.close()
         raw.set_authorizer(None)

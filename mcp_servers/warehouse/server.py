@@ -123,6 +123,8 @@ def build(ctx: ServerContext) -> MCPServer:
         Only the warehouse tables can be read, with common aggregate, window, text, number, date
         and JSON functions; writes, several statements, PRAGMA/ATTACH, catalogs, engine functions
         and session commands are refused. Use the dialect list_tables names (sqlite or postgresql).
+        Today is 2026-11-20: write dates as literals ('2026-11-20'); the computer's clock (date('now'),
+        'localtime', CURRENT_DATE, now(), ...) is refused, as it is not the warehouse's date.
         At most `max_rows` rows come back (1-1000, default 100) and about 28,000 characters of
         rows (long text values are cut); when the result has more, `truncated` is true and `note`
         says how many rows were left out: aggregate, filter or add LIMIT/OFFSET."""

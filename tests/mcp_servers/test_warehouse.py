@@ -11,6 +11,7 @@ from sqlalchemy import text as sql_text
 
 from mcp_servers.common import worldstate
 from mcp_servers.warehouse import access, readonly_sql
+from mcp_servers.warehouse.schema import TODAY
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -129,6 +130,49 @@ async def test_writes_and_session_commands_are_refused(world: World) -> None:
             assert result.is_error, sql
             assert expected in text(result), (sql, text(result))
     assert world.dump() == before
+
+
+# Queries that read the host's clock or time zone, in each dialect (audit F10).
+CLOCK = ["SELECT CURRENT_DATE", "SELECT CURRENT_TIMESTAMP"]
+CLOCK_ON_SQLITE = [
+    "SELECT date('now')",
+    "SELECT date()",
+    "SELECT strftime('%Y-%m')",
+    "SELECT datetime('2026-11-20 09:00', 'localtime')",
+    "SELECT julianday('2026-11-20', 'UTC')",
+    "SELECT count(*) FROM warehouse_salaries WHERE effective_date <= date(lower('NOW'))",
+]
+CLOCK_ON_POSTGRES = ["SELECT now()", "SELECT 'today'::date", "SELECT age(DATE '2026-01-01')"]
+
+
+async def test_the_clock_is_the_worlds(world: World) -> None:
+    """Regression (audit F10): date('now') and CURRENT_DATE gave the host's date (and 'localtime'
+    its time zone), so "up to today" depended on when and where the run happened. They are
+    refused, naming the world's date; dates written as literals compute as before."""
+    postgres = world.engine.dialect.name == "postgresql"
+    async with serve("warehouse", world) as client:
+        (tool,) = [t for t in (await client.list_tools()).tools if t.name == "run_query"]
+        assert f"Today is {TODAY}" in (tool.description or "")
+        for sql in CLOCK + (CLOCK_ON_POSTGRES if postgres else CLOCK_ON_SQLITE):
+            result = await client.call_tool("run_query", {"sql": sql})
+            assert result.is_error, sql
+            assert "reads the computer's clock" in text(result) and f"today is {TODAY}" in text(result), (
+                sql,
+                text(result),
+            )
+        literal = (
+            "SELECT (DATE '2026-11-20' + 1)::text AS d, count(*) AS n FROM warehouse_salaries "
+            "WHERE effective_date <= '2026-11-20'"
+            if postgres
+            else "SELECT date('2026-11-20', '+1 day') AS d, count(*) AS n FROM warehouse_salaries "
+            "WHERE date(effective_date) <= '2026-11-20'"
+        )
+        found = as_data(await client.call_tool("run_query", {"sql": literal}))
+        with world.engine.connect() as conn:
+            expected = conn.execute(
+                sql_text("SELECT count(*) FROM warehouse_salaries WHERE effective_date <= '2026-11-20'")
+            ).scalar_one()
+        assert found["rows"] == [["2026-11-21", expected]], found
 
 
 async def test_database_refuses_writes_even_past_the_lexical_check(

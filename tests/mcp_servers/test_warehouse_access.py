@@ -85,9 +85,9 @@ def test_functions_outside_the_allow_list_are_refused(sql: str) -> None:
 
 def test_common_functions_and_syntax_are_allowed() -> None:
     access.pg_check_query(
-        "WITH m(month) AS (SELECT date_trunc('month', now())) "
+        "WITH m(month) AS (SELECT date_trunc('month', DATE '2026-11-20')) "
         "SELECT COALESCE(NULLIF(trim(both ' ' from code), ''), 'x'), greatest(1, 2), "
-        "pg_catalog.round(1.25, 1), EXTRACT(year FROM CURRENT_DATE), CURRENT_TIMESTAMP(0), "
+        "pg_catalog.round(1.25, 1), EXTRACT(year FROM DATE '2026-11-20'), age(DATE '2026-11-20', m.month), "
         "string_agg(code, ',' ORDER BY code), jsonb_build_object('a', 1) ->> 'a', "
         "percentile_cont(0.5) WITHIN GROUP (ORDER BY id), row_number() OVER (ORDER BY id) "
         "FROM warehouse_regions, m GROUP BY code, id",
@@ -101,4 +101,32 @@ def test_the_refusal_names_what_is_allowed() -> None:
     assert str(refused.value) == (
         "refused: pg_ls_dir() is not available; a warehouse query may read only the warehouse "
         "tables (warehouse_regions) and call common aggregate, window, text, number, date and JSON functions"
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT now()",
+        "SELECT pg_catalog.clock_timestamp()",
+        "SELECT CURRENT_DATE",
+        "SELECT CURRENT_TIMESTAMP(0)",
+        "SELECT localtimestamp",
+        "SELECT 'today'::date",
+        "SELECT DATE 'tomorrow'",
+        "SELECT CAST(' Now ' AS timestamp)",
+        "SELECT age(hire_date::date) FROM warehouse_employees",
+        "SELECT age((SELECT min(hire_date) FROM warehouse_employees)::date)",
+    ],
+)
+def test_the_clock_is_refused_with_the_worlds_date(sql: str) -> None:
+    """Regression (audit F10): now(), CURRENT_DATE and 'today' read the host's clock, so an answer
+    'up to today' changed with the day the run happened."""
+    with pytest.raises(ToolError, match=r"^refused: .* reads the computer's clock.* today is 2026-11-20"):
+        access.pg_check_query(sql, TABLES)
+
+
+def test_age_of_two_dates_is_not_the_clock() -> None:
+    access.pg_check_query(
+        "SELECT age(DATE '2026-11-20', min(hire_date)::date) FROM warehouse_employees", TABLES
     )

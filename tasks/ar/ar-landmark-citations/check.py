@@ -136,9 +136,11 @@ def check(world: World) -> list[Criterion]:
         for m in sent_mail(
             world.engine, to="emeka.kaur@company.example", subject_contains="landmark citation profile"
         )
-        if WORKBOOK in m.attachment_list()
+        if world.sent_as_final(m.id, WORKBOOK)
     ]
-    out.append(Criterion.of("mailed", bool(mails), f"no mail to Emeka with {WORKBOOK} attached"))
+    out.append(
+        Criterion.of("mailed", bool(mails), f"no mail to Emeka with {WORKBOOK} attached (as it is now)")
+    )
     body = " ".join(m.body for m in mails).lower()
     unstated = [
         name for name, e in expected.items() if not mentions(body, name, (len(e["rows"]), e["in_2026"]))

@@ -1,5 +1,5 @@
 """The two most cited 2026 multi-agent-evaluation papers missing from 'Delegation survey' were added
-with the note, nothing else was added or removed, and Emeka got their titles."""
+with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's)."""
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
@@ -26,6 +26,8 @@ def check(world: World) -> list[Criterion]:
     assert fresh[1]["citation_count"] > fresh[2]["citation_count"]
     mails = sent_mail(world.engine, to="emeka.kaur@company.example", subject_contains="two additions")
     body = " ".join(m.body for m in mails).lower()
+    # the mail gives the two added titles and no other candidate's, which it would claim was added
+    claimed = [c["title"] for c in candidates if c["id"] not in want and c["title"].lower() in body]
     return [
         Criterion.of(
             "original papers kept", len(seeded) == 4, f"{len(seeded)} of the 4 original papers remain"
@@ -43,4 +45,5 @@ def check(world: World) -> list[Criterion]:
             bool(mails) and all(t.lower() in body for t in want.values()),
             "no mail to Emeka naming both titles",
         ),
+        Criterion.of("no other title in the mail", not claimed, f"the mail also names {claimed}"),
     ]

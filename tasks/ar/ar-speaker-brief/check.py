@@ -78,7 +78,7 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to="bea.costa@company.example", subject_contains="keynote candidate")
-        if DOC in m.attachment_list()
+        if world.sent_as_final(m.id, DOC)
     ]
     return [
         Criterion.of("title", titled, "the document is not titled 'Speaker brief: Ada Bauer'"),
@@ -96,5 +96,5 @@ def check(world: World) -> list[Criterion]:
             f"first table header is {table[:1]}",
         ),
         Criterion.of("five most cited", rows == expected, f"table rows are {table[1:]}, expected {expected}"),
-        Criterion.of("mailed to Bea", bool(mails), f"no mail to Bea with {DOC} attached"),
+        Criterion.of("mailed to Bea", bool(mails), f"no mail to Bea with {DOC} attached (as it is now)"),
     ]

@@ -1,4 +1,5 @@
-"""The damaged blender's order line is refunded (and nothing else), and the customer is told."""
+"""The damaged blender's order line is refunded (and nothing else changed in the shop), and the customer,
+and no one else, is told."""
 
 import re
 
@@ -13,6 +14,21 @@ def amounts(text: str) -> list[float]:
     """The numbers of a text, reading 173,99 as 173.99 and 1,173.99 as 1173.99."""
     text = re.sub(r"(\d),(\d{2})\b(?!,\d)", r"\1.\2", text)
     return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
+
+
+def others_changed(world: World, order_id: int) -> list[str]:
+    """Changes to the shop other than the refund of the order and its refunded amount."""
+    return world.changes(
+        "shop",
+        allow={
+            "shop_orders": lambda seeded, _: (
+                {"refunded_amount"} if seeded and seeded["id"] == order_id else False
+            ),
+            "shop_refunds": lambda seeded, final: (
+                seeded is None and final is not None and final["order_id"] == order_id
+            ),
+        },
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -40,8 +56,15 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("only that refund", len(refunds) == len(mine), f"{len(refunds)} refunds were issued"),
         Criterion.of("order kept", line["status"] == "delivered", f"the order is now {line['status']}"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world, line["id"])),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]
     mails = sent_mail(world.engine, to=line["email"])
+    # the mail names the customer's order and refund: no one else may get it
+    leaks = sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - {line["email"]})
     amount = f"{line['line_total']:.2f}"
     told = [
         m
@@ -58,4 +81,5 @@ def check(world: World) -> list[Criterion]:
             f"no mail to {line['email']} naming {line['order_number']} and the refund of {amount} EUR",
         )
     )
+    out.append(Criterion.of("only the customer mailed", not leaks, f"mail also went to {leaks}"))
     return out

@@ -98,13 +98,13 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to=YUSUF, subject_contains="Keyforge vendor brief")
-        if "Keyforge_Brief.docx" in m.attachment_list()
+        if world.sent_as_final(m.id, "Keyforge_Brief.docx")
     ]
     out.append(
         Criterion.of(
             "brief mailed",
             bool(mails),
-            f"no mail to {YUSUF} with the subject 'Keyforge vendor brief' and Keyforge_Brief.docx attached",
+            f"no mail to {YUSUF} with the subject 'Keyforge vendor brief' and Keyforge_Brief.docx (as it is now) attached",
         )
     )
     return out

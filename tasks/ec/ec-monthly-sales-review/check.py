@@ -133,9 +133,11 @@ def check(world: World) -> list[Criterion]:
     else:
         out.append(Criterion("summary", False, "no Summary sheet"))
     mails = sent_mail(world.engine, to=CFO, subject_contains="Shop orders")
-    attached = [m for m in mails if "Monthly_Orders.xlsx" in m.attachment_list()]
+    attached = [m for m in mails if world.sent_as_final(m.id, "Monthly_Orders.xlsx")]
     out.append(
-        Criterion.of("mailed to the CFO", bool(attached), f"no mail to {CFO} with the workbook attached")
+        Criterion.of(
+            "mailed to the CFO", bool(attached), f"no mail to {CFO} with the workbook (as it is now) attached"
+        )
     )
     if attached:
         told = [m for m in attached if all(any(cents(x, v) for x in numbers(m.body)) for v in nets.values())]

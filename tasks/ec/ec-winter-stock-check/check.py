@@ -152,13 +152,13 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to=YUSUF, subject_contains=TITLE)
-        if "Winter_Stock.pptx" in m.attachment_list()
+        if world.sent_as_final(m.id, "Winter_Stock.pptx")
     ]
     out.append(
         Criterion.of(
             "deck mailed",
             bool(mails),
-            f"no mail to {YUSUF} with the subject {TITLE!r} and Winter_Stock.pptx attached",
+            f"no mail to {YUSUF} with the subject {TITLE!r} and Winter_Stock.pptx (as it is now) attached",
         )
     )
     return out

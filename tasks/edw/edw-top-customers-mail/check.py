@@ -33,7 +33,8 @@ def check(world: World) -> list[Criterion]:
         )
     ]
     lines = mails[0]["body"].splitlines() if mails else []
-    found = []
+    # where each customer stands: its line and the name's place in it (five on one line are ordered too)
+    found: list[tuple[int, int] | None] = []
     for t in top:
         at = next((i for i, line in enumerate(lines) if t["name"].lower() in line.lower()), None)
         ok = (
@@ -41,7 +42,7 @@ def check(world: World) -> list[Criterion]:
             and t["account_number"] in lines[at]
             and any(abs(a - float(t["revenue"])) <= 0.005 + 1e-9 for a in amounts(lines[at]))
         )
-        found.append(at if ok else None)
+        found.append((at, lines[at].lower().index(t["name"].lower())) if ok and at is not None else None)
     out.append(
         Criterion.of(
             "top five with revenue",

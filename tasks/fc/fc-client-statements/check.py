@@ -112,11 +112,13 @@ def check(world: World) -> list[Criterion]:
             for m in sent_mail(
                 world.engine, to=orders[0]["contact_email"], subject_contains="catering statement"
             )
-            if path in m.attachment_list()
+            if world.sent_as_final(m.id, path)
         ]
         out.append(
             Criterion.of(
-                f"{client} mailed", bool(mails), f"no mail to {orders[0]['contact_email']} with {path}"
+                f"{client} mailed",
+                bool(mails),
+                f"no mail to {orders[0]['contact_email']} with {path} (as it is now)",
             )
         )
     leaks = [

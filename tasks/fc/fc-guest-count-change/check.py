@@ -1,5 +1,5 @@
-"""Northam's next confirmed order has 15 more guests (its total follows), no other order of theirs
-changed, and they got a mail with the new guest count and total."""
+"""Northam's next confirmed order has 15 more guests (its total follows), nothing else of it or of any
+other order changed, and they got a mail with the new guest count and total."""
 
 import re
 
@@ -7,7 +7,7 @@ from harness.checks import Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 CLIENT = "Northam Institute of Technology"
-# Guest counts of the client's orders in the seeded world (the episode overwrites one of them);
+# Guest counts of the client's orders in the seeded world (the episode overwrites the target's);
 # CO-1151 is a quote for an event before the next confirmed one.
 SEEDED = {"CO-1008": 120, "CO-1036": 200, "CO-1059": 60, "CO-1073": 25, "CO-1088": 200, "CO-1095": 20,
           "CO-1126": 45, "CO-1143": 45, "CO-1103": 30, "CO-1151": 30}  # fmt: skip
@@ -34,7 +34,15 @@ def check(world: World) -> list[Criterion]:
     upcoming = [o for o in orders if o["status"] == "confirmed" and o["event_date"] >= "2026-11-23"]
     target = upcoming[0]
     want = SEEDED[target["reference"]] + 15
-    others = [o["reference"] for o in orders if o is not target and o["guests"] != SEEDED.get(o["reference"])]
+    # only the target's guests and total may differ from the seed, in any kitchen table
+    changed = world.changes(
+        "kitchen",
+        allow={
+            "kitchen_catering_order": lambda seeded, final: (
+                {"guests", "total"} if seeded and seeded["reference"] == target["reference"] else False
+            )
+        },
+    )
     mails = sent_mail(world.engine, to="hospitality@nit.example", subject_contains=target["reference"])
     body = " ".join(m.body for m in mails)
     return [
@@ -49,7 +57,7 @@ def check(world: World) -> list[Criterion]:
             f"total is {target['total']}",
         ),
         Criterion.of("status kept", target["status"] == "confirmed", f"status is {target['status']}"),
-        Criterion.of("other orders unchanged", not others, f"guest counts changed on {others}"),
+        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
         Criterion.of(
             "client mailed",
             bool(mails)

@@ -109,7 +109,9 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to="catering@kestrelbay.example", subject_contains="menu comparison")
-        if WORKBOOK in m.attachment_list()
+        if world.sent_as_final(m.id, WORKBOOK)
     ]
-    out.append(Criterion.of("mailed", bool(mails), f"no mail to the client with {WORKBOOK} attached"))
+    out.append(
+        Criterion.of("mailed", bool(mails), f"no mail to the client with {WORKBOOK} (as it is now) attached")
+    )
     return out

@@ -1,4 +1,4 @@
-"""A CS101 announcement names the open assignment and its due date."""
+"""A CS101 announcement names the open assignment and its due date; nothing else in the LMS changed."""
 
 from harness.checks import Criterion, World
 
@@ -21,6 +21,10 @@ def check(world: World) -> list[Criterion]:
         if p["title"].strip().lower() == f"reminder: {open_['title']}".lower()
         and open_["title"].lower() in p["body"].lower() and open_["due_date"] in p["body"]
     ]  # fmt: skip
+    # the new announcement is the only change to the LMS (its course and count are checked below)
+    changed = world.changes(
+        "lms", allow={"lms_announcement": lambda seeded, final: seeded is None and final is not None}
+    )
     return [
         Criterion.of(
             "reminder posted",
@@ -33,4 +37,5 @@ def check(world: World) -> list[Criterion]:
             not elsewhere,
             f"announcements were also posted in {sorted({r['code'] for r in elsewhere})}",
         ),
+        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
     ]

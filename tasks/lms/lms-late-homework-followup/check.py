@@ -1,4 +1,5 @@
-"""A mail to the CS305 TA lists exactly the late and missing Homework 3 submissions, each with its status."""
+"""A mail to the CS305 TA lists exactly the late and missing Homework 3 submissions, each with its status;
+nothing went to anyone else and nothing in the LMS changed (no announcement of the list, say)."""
 
 import re
 
@@ -67,6 +68,9 @@ def check(world: World) -> list[Criterion]:
             f"{len(mails)} mails to {ta} titled 'CS305 Homework 3 follow-up'",
         ),
         Criterion.of("only the TA mailed", not others, f"mail also went to {others}"),
+        Criterion.of(
+            "LMS unchanged", not (changed := world.changes("lms")), f"unexpected changes: {changed[:5]}"
+        ),
     ]
     body = mails[0]["body"] if mails else ""
     listed = set(re.findall(r"S\d{5}", body))

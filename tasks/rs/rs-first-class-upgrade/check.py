@@ -1,5 +1,5 @@
-"""Every upcoming confirmed booking of P00055 is still confirmed, in first class at the right fare; she got a
-mail with the references and the total amount due."""
+"""Every upcoming confirmed booking of P00055 is still confirmed, in first class at the right fare, and no
+other booking changed; she got a mail with the references and the total amount due."""
 
 import re
 
@@ -30,6 +30,23 @@ def _price(world: World, booking_id: int, seat_class: str, discount: float, seat
     return round(total, 2)
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to bookings and tickets other than the class and fare of her upcoming ones."""
+    hers = {b["id"] for b in world.rows("railway_booking") if b["reference"] in UPCOMING}
+    return world.changes(
+        "railway_booking",
+        "railway_ticket",
+        allow={
+            "railway_booking": lambda seeded, _: (
+                {"seat_class", "total_fare"} if seeded and seeded["id"] in hers else False
+            ),
+            "railway_ticket": lambda seeded, _: (
+                {"seat_class", "fare"} if seeded and seeded["booking_id"] in hers else False
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     p = world.rows("railway_passenger", passenger_number=PASSENGER)[0]
     discount = RAILCARDS[p["railcard"]]
@@ -48,6 +65,11 @@ def check(world: World) -> list[Criterion]:
             f"her upcoming confirmed bookings are {kept}; expected {sorted(UPCOMING)} (upgraded, not cancelled)",
         ),
         Criterion.of("railcard kept", p["railcard"] == "family", f"her railcard is now {p['railcard']}"),
+        Criterion.of(
+            "no other booking changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]
     bookings = [b for b in bookings if b["status"] == "confirmed"]
     due = 0.0

@@ -1,5 +1,6 @@
-"""The three RE 608 bookings are cancelled (refunded) and rebooked on RE 607; each passenger got a mail with
-the new departure and the refund, and RE608_Rebooking.xlsx records the changes, one row per booking."""
+"""The three RE 608 bookings are cancelled (refunded) and rebooked on RE 607, and no other booking changed;
+each passenger got a mail with the new departure and the refund, and RE608_Rebooking.xlsx records the
+changes, one row per booking."""
 
 import re
 
@@ -29,6 +30,32 @@ def states_refund(body: str, amount: float) -> bool:
     sentences = [s for line in body.splitlines() for s in re.split(r"(?<=[.!?])\s+", line)]
     return any(
         "refund" in s.lower() and any(close_enough(n, amount) for n in NUMBER.findall(s)) for s in sentences
+    )
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes to bookings and tickets other than cancelling the old bookings and booking their passengers
+    anew on the day."""
+    old = [b for b in world.rows("railway_booking") if b["reference"] in OLD]
+    passengers = {b["passenger_id"] for b in old}
+    rebooked = {
+        b["id"]
+        for b in world.rows("railway_booking", travel_date=DAY)
+        if b["passenger_id"] in passengers and b["reference"] not in OLD
+    }
+    return world.changes(
+        "railway_booking",
+        "railway_ticket",
+        allow={
+            "railway_booking": lambda seeded, final: (
+                {"status", "refund"}
+                if seeded and seeded["reference"] in OLD
+                else seeded is None and final is not None and final["id"] in rebooked
+            ),
+            "railway_ticket": lambda seeded, final: (
+                seeded is None and final is not None and final["booking_id"] in rebooked
+            ),
+        },
     )
 
 
@@ -92,6 +119,8 @@ def check(world: World) -> list[Criterion]:
                 f"no mail 'Your journey on 5 December: booking {ref}' to {b['email']} gives the refund of {b['total_fare']:.2f}",
             )
         )
+    changed = others_changed(world)
+    out.append(Criterion.of("no other booking changed", not changed, f"unexpected changes: {changed[:5]}"))
     wb = world.xlsx("RE608_Rebooking.xlsx")
     if wb is None or "Rebooked" not in wb.sheetnames:
         out.append(Criterion("workbook", False, "RE608_Rebooking.xlsx with a sheet Rebooked is missing"))

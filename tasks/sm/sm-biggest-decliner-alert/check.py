@@ -15,6 +15,40 @@ def has_number(text: str, value: float, tol: float) -> bool:
     return any(abs(float(n) - value) <= tol for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", "")))
 
 
+FALL = re.compile(
+    r"\b(?:fell|falls?|falling|down|declin\w*|dropp?\w*|lost|los(?:s|es|ing)|slid\w*|slipp?\w*|decreas\w*|lower)\b",
+    re.I,
+)
+RISE = re.compile(r"\b(?:up|rose|rises?|rising|gain\w*|climb\w*|increas\w*|higher|advanc\w*|jump\w*)\b", re.I)
+
+
+def states_change(text: str, change: float, tol: float) -> bool:
+    """The change is given with its sign: some mention of its size reads as a fall ('-0.70%', 'fell
+    0.70%', '0.70% lower') and none as a rise ('+0.70%', 'up 0.70%'). A mention is read by its own
+    sign, else by the nearest word of rise or fall in its sentence, before it first."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    signs = []
+    for m in re.finditer(r"(?<![\d.])([+\-\u2212]?)\s*(\d+(?:\.\d+)?)", text):
+        if abs(float(m[2]) - abs(change)) > tol:
+            continue
+        before = re.split(r"[;!?\n]|(?<!\d)\.|\.(?!\d)", text[: m.start()])[-1]
+        after = re.split(r"[;!?\n]|(?<!\d)\.|\.(?!\d)", text[m.end() :])[0]
+        said = [
+            (w.start(), sign) for pattern, sign in ((FALL, -1), (RISE, 1)) for w in pattern.finditer(before)
+        ]
+        later = [
+            (w.start(), sign) for pattern, sign in ((FALL, -1), (RISE, 1)) for w in pattern.finditer(after)
+        ]
+        if m[1]:
+            signs.append(-1 if m[1] in "-\u2212" else 1)
+        elif said:
+            signs.append(max(said)[1])
+        elif later:
+            signs.append(min(later)[1])
+    wanted = -1 if change < 0 else 1
+    return wanted in signs and -wanted not in signs
+
+
 def worst_holding(world: World) -> dict:
     best: dict = {}
     for h in world.query(
@@ -77,7 +111,7 @@ def check(world: World) -> list[Criterion]:
         m
         for m in mails
         if has_number(m.body, w["close"], 0.006)
-        and has_number(m.body, abs(w["change"]), 0.006)
+        and states_change(m.body, w["change"], 0.006)
         and head.lower() in m.body.lower()
     ]
     out = [
@@ -89,7 +123,8 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "alert content",
             bool(told),
-            f"the mail must give the close {w['close']:.2f}, the change {w['change']:.2f}% and the headline {head!r}",
+            f"the mail must give the close {w['close']:.2f}, the change {w['change']:.2f}% (a fall, not a rise) and the"
+            f" headline {head!r}",
         ),
     ]
     events = world.query(

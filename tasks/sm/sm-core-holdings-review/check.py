@@ -10,6 +10,7 @@ HEADER = [
     "latest headline",
 ]  # fmt: skip
 CFO = "kai.kaur@company.example"
+FILES = {"Holdings_Review.xlsx", "Holdings_Review.pptx"}
 
 
 def expected(world: World, symbol: str) -> dict:
@@ -143,7 +144,11 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to=CFO, subject_contains="Core holdings review")
-        if {"Holdings_Review.xlsx", "Holdings_Review.pptx"} <= set(m.attachment_list())
+        if all(world.sent_as_final(m.id, f) for f in FILES)
     ]
-    out.append(Criterion.of("mailed to the CFO", bool(mails), f"no mail to {CFO} with both files attached"))
+    out.append(
+        Criterion.of(
+            "mailed to the CFO", bool(mails), f"no mail to {CFO} with both files (as they are now) attached"
+        )
+    )
     return out

@@ -1,4 +1,5 @@
-"""'Dividend ideas' holds every ticker yielding at least 3%, the added ones noted; the CFO is told."""
+"""'Dividend ideas' holds every ticker yielding at least 3%, the added ones noted; the CFO is told which
+were added (and no others)."""
 
 import re
 
@@ -89,12 +90,15 @@ def check(world: World) -> list[Criterion]:
         for m in mails
         if (given := yields_named(m.body, set(yields)))
         and all(given.get(s) is not None and abs(given[s] - yields[s]) < 1e-6 for s in wanted)
+        # a symbol given with a yield is one said to be added: none that was not
+        and {s for s, y in given.items() if y is not None} <= wanted
     ]
     out.append(
         Criterion.of(
             "CFO told",
             bool(told),
-            f"no mail to Kai giving each added symbol with its yield ({ {s: yields[s] for s in sorted(wanted)} })",
+            f"no mail to Kai giving each added symbol with its yield ({ {s: yields[s] for s in sorted(wanted)} })"
+            " and no other symbol with one",
         )
     )
     return out

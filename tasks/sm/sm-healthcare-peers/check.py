@@ -133,9 +133,13 @@ def check(world: World) -> list[Criterion]:
     mails = [
         m
         for m in sent_mail(world.engine, to=LARA, subject_contains="Healthcare peers")
-        if "Healthcare_Peers.pptx" in m.attachment_list()
+        if world.sent_as_final(m.id, "Healthcare_Peers.pptx")
     ]
     out.append(
-        Criterion.of("deck mailed", bool(mails), f"no mail to {LARA} with Healthcare_Peers.pptx attached")
+        Criterion.of(
+            "deck mailed",
+            bool(mails),
+            f"no mail to {LARA} with Healthcare_Peers.pptx (as it is now) attached",
+        )
     )
     return out

@@ -1,11 +1,10 @@
 """A public 'Best of 2026' playlist on Fit with Leo holds its public 2026 videos by views; Victor was told
-its id and how many videos it holds; no other playlist was touched."""
+its id and how many videos it holds; nothing else on the platform (no other playlist) was changed."""
 
 import re
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
-from mcp_servers.video.schema import TODAY
 
 WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
@@ -48,10 +47,17 @@ def check(world: World) -> list[Criterion]:
             p=p["id"],
         )
     ]
-    elsewhere = world.query(
-        """SELECT DISTINCT playlist_id FROM video_playlist_items WHERE added_at >= :today AND playlist_id != :p""",
-        today=TODAY,
-        p=p["id"],
+    # the new playlist and its items are the only change to the video platform
+    changed = world.changes(
+        "video",
+        allow={
+            "video_playlists": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] == p["id"]
+            ),
+            "video_playlist_items": lambda seeded, final: (
+                seeded is None and final is not None and final["playlist_id"] == p["id"]
+            ),
+        },
     )
     mails = sent_mail(
         world.engine,
@@ -63,11 +69,7 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("one playlist", len(lists) == 1, f"{len(lists)} playlists titled 'Best of 2026'"),
         Criterion.of("public", p["visibility"] == "public", f"the playlist is {p['visibility']}"),
         Criterion.of("videos in order", items == wanted, f"playlist holds {items}; expected {wanted}"),
-        Criterion.of(
-            "other playlists untouched",
-            not elsewhere,
-            f"videos were added to other playlists: {[r['playlist_id'] for r in elsewhere]}",
-        ),
+        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
         Criterion.of(
             "mail",
             bool(told),

@@ -3,7 +3,9 @@ its check must fail. `test_near_misses.py` replays each on a fresh world; each s
 
 A near miss is written against the gold calls' JSON: `replace` substitutes literal text in
 it (a wrong figure, recipient, name), `drop` leaves out the calls to some tools (a missing
-deliverable), and `extra` appends calls after the gold ones (damage, duplicates).
+deliverable), `extra` appends calls after the gold ones (damage, duplicates), and `mail_early`
+sends the first mail with an attachment right after its file was created, before the calls that
+fill the file in (the recipient gets an empty document; the workspace file ends up complete).
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ class NearMiss:
     replace: tuple[tuple[str, str], ...] = ()
     drop: tuple[str, ...] = ()
     extra: tuple[tuple[str, dict[str, Any]], ...] = field(default=())
+    mail_early: bool = False
 
     def apply(self, task: Task) -> Task:
         data = task.solution.model_dump()
+        if self.mail_early:
+            _mail_before_filled(data)
         for sub in data["subtasks"]:
             sub["calls"] = [c for c in sub["calls"] if c["tool"] not in self.drop]
         text = json.dumps(data, ensure_ascii=False)
@@ -36,6 +41,26 @@ class NearMiss:
         data = json.loads(text)
         data["subtasks"][-1]["calls"] += [{"tool": t, "arguments": a} for t, a in self.extra]
         return replace(task, solution=Solution.model_validate(data))
+
+
+CREATE_FILE = ("mcp__word__create_document", "mcp__pptx__create_deck", "mcp__excel__create_workbook")
+
+
+def _mail_before_filled(data: dict[str, Any]) -> None:
+    """Move the first mail with attachments to right after the call that created the last of its files."""
+    calls = [(sub, c) for sub in data["subtasks"] for c in sub["calls"]]
+    sub, mail = next(
+        (s, c)
+        for s, c in calls
+        if c["tool"] == "mcp__mail__send_message" and c["arguments"].get("attachments")
+    )
+    files = set(mail["arguments"]["attachments"])
+    at, create = [
+        (s, c) for s, c in calls if c["tool"] in CREATE_FILE and c["arguments"].get("path") in files
+    ][-1]
+    sub["calls"].remove(mail)
+    at["calls"].insert(at["calls"].index(create) + 1, mail)
+    data["subtasks"] = [s for s in data["subtasks"] if s["calls"]]
 
 
 @cache

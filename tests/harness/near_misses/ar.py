@@ -252,3 +252,29 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # audit F1: only a mail whose attachment is the final file counts
+    NearMiss(
+        "ar-landmark-citations",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    NearMiss(
+        "ar-speaker-brief",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    # audit F5
+    NearMiss(
+        "ar-reading-list-additions",
+        "the mail claims a third, un-added paper too",
+        replace=(
+            (
+                "- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)\\n",
+                "- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)\\n"
+                "- DeltaVL-Lite: Rethinking Process Metrics for Software Team Simulation\\n",
+            ),
+        ),
+    ),
+]

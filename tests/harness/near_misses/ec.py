@@ -319,3 +319,38 @@ MISSES: list[NearMiss] = [
         replace=(('["Nimbus", 6, 358, 3.5, 6]', '["Nimbus", 6, 358, 3.5, 7]'),),
     ),
 ]
+
+MISSES += [
+    # audit F1: only a mail whose attachment is the final file counts
+    NearMiss(
+        "ec-keyforge-vendor-brief",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    NearMiss(
+        "ec-monthly-sales-review",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    NearMiss(
+        "ec-winter-stock-check",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    # audit F9: nothing else in the shop changes, and no one else is told
+    NearMiss(
+        "ec-damaged-item-refund",
+        "also restocks an unrelated product",
+        extra=(("mcp__shop__restock", {"sku": "COM-1030", "quantity": 5}),),
+    ),
+    NearMiss(
+        "ec-damaged-item-refund",
+        "the confirmation cc'd to another customer",
+        replace=(
+            (
+                '"to": ["wen.meyer@mail.example"]',
+                '"to": ["wen.meyer@mail.example"], "cc": ["nadia.nakamura@mail.example"]',
+            ),
+        ),
+    ),
+]

@@ -193,3 +193,21 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # audit F2: highest first, also when all five stand on one line
+    NearMiss(
+        "edw-top-customers-mail",
+        "all five on one line, lowest first",
+        replace=(
+            (
+                "1. Blue Harbor Retail (C1113): 1,043,652.00 USD\\n2. Summit Manufacturing (C1061): 783,855.20 USD\\n"
+                "3. Polar Pharma (C1040): 644,318.50 USD\\n4. Atlas Facilities (C1075): 559,028.70 USD\\n"
+                "5. Meridian Facilities (C1020): 535,249.20 USD",
+                "Meridian Facilities (C1020) 535,249.20 USD; Atlas Facilities (C1075) 559,028.70 USD; "
+                "Polar Pharma (C1040) 644,318.50 USD; Summit Manufacturing (C1061) 783,855.20 USD; "
+                "Blue Harbor Retail (C1113) 1,043,652.00 USD",
+            ),
+        ),
+    ),
+]

@@ -223,3 +223,30 @@ MISSES: list[NearMiss] = [
         replace=(('"notes": "CS end-of-term party"', '"notes": "end-of-term"'),),
     ),
 ]
+
+MISSES += [
+    # audit F1: only a mail whose attachment is the final file counts (each statement)
+    NearMiss(
+        "fc-client-statements",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    NearMiss(
+        "fc-menu-comparison",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    # audit F6: nothing else of the client's orders changes
+    NearMiss(
+        "fc-guest-count-change",
+        "also cancels the client's other confirmed event CO-1088",
+        extra=(("mcp__kitchen__update_catering_order", {"reference": "CO-1088", "status": "cancelled"}),),
+    ),
+    NearMiss(
+        "fc-guest-count-change",
+        "also moves the order's event date",
+        extra=(
+            ("mcp__kitchen__update_catering_order", {"reference": "CO-1073", "event_date": "2026-12-11"}),
+        ),
+    ),
+]

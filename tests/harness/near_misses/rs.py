@@ -200,3 +200,17 @@ MISSES: list[NearMiss] = [
         ),
     ),
 ]
+
+MISSES += [
+    # audit F8: bookings outside the task stay as seeded
+    NearMiss(
+        "rs-first-class-upgrade",
+        "also upgrades a near-namesake's booking (Ines Tanaka, P00058)",
+        extra=(("mcp__railway__change_seat_class", {"reference": "MEGWUQ", "seat_class": "first"}),),
+    ),
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "also cancels an unrelated passenger's booking",
+        extra=(("mcp__railway__cancel_booking", {"reference": "XBRZ6V"}),),
+    ),
+]

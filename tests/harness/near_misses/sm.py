@@ -298,3 +298,37 @@ MISSES += [
         replace=(("+6.64% since the first open of 2026", "-1.86% since the first open of 2026"),),
     ),
 ]
+
+MISSES += [
+    # audit F1: only a mail whose attachment is the final file counts
+    NearMiss(
+        "sm-core-holdings-review",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    NearMiss(
+        "sm-healthcare-peers",
+        "the deliverable mailed right after it was created (empty), filled in afterwards",
+        mail_early=True,
+    ),
+    # audit F3: the change is a fall
+    NearMiss(
+        "sm-biggest-decliner-alert",
+        "the mail says NOVA rose 0.70%",
+        replace=(
+            ("it closed at 419.30 USD, -0.70% on the day", "it closed at 419.30 USD, up +0.70% on the day"),
+            ("NOVA fell -0.70% today", "NOVA today"),
+        ),
+    ),
+    # audit F4: the mail names only the added symbols with a yield
+    NearMiss(
+        "sm-dividend-watchlist",
+        "the mail claims the three seeded ideas were added too",
+        replace=(
+            (
+                "- FOOD (Harvest Foods): 3.0%",
+                "- FOOD (Harvest Foods): 3.0%\\n- PETX: 3.8%\\n- REIT: 4.6%\\n- TELX: 5.2%",
+            ),
+        ),
+    ),
+]

@@ -314,3 +314,12 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # audit F7: other playlists stay as seeded, removals included
+    NearMiss(
+        "vp-best-of-playlist",
+        "also removes a video from the channel's 'Start Here' playlist",
+        extra=(("mcp__video__remove_from_playlist", {"playlist_id": 8, "video_id": "7kMGWCVLOP7"}),),
+    ),
+]
