@@ -239,8 +239,13 @@ def summary_table(doc: ScoreDocument) -> str:
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
     identity = doc.identity
     priors = (identity.get("priors_hash") or "none")[:12]
+    tasks = identity.get("tasks_hash")
+    tasks = "differ between runs" if isinstance(tasks, list) else (tasks or "unknown")[:12]
+    prices = identity.get("price_version")
+    prices = ", ".join(prices) if isinstance(prices, list) else prices or "unknown"
     lines.append(
-        f"scorer {identity['scorer']}; priors {priors}; runs {len(identity.get('runs', []))}; "
+        f"scorer {identity['scorer']}; tasks {tasks}; priors {priors}; prices {prices}; "
+        f"runs {len(identity.get('runs', []))}; "
         f"IDS embedder {doc.contract['embedder']}; absent episodes count as failures; '—' = undefined."
     )
     return "\n".join(lines)

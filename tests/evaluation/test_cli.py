@@ -93,6 +93,27 @@ def test_score_table_with_the_default_minilm_embedder(exported: tuple[Path, Path
     assert "IDS embedder all-MiniLM-L6-v2" in result.stdout and f"scorer {SCORER_VERSION}" in result.stdout
 
 
+def test_score_text_names_the_tasks_and_prices_it_scored(exported: tuple[Path, Path], tmp_path: Path) -> None:
+    """The table's footer named the scorer and priors but not the tasks or the price table."""
+    episodes, priors = exported
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none")
+    assert result.returncode == 0, result.stderr
+    footer = result.stdout.strip().splitlines()[-1]
+    assert "; tasks differ between runs;" in footer and "; prices unknown;" in footer  # runs a and b
+    one = tmp_path / "one.jsonl"
+    one.write_text(
+        "".join(
+            r.model_copy(update={"price_version": "p-2026-11"}).to_json() + "\n" for r in fixtures.records()
+        )
+    )
+    (tmp_path / "one.runs.json").write_text(
+        json.dumps([{"mseval": "0.1.0", "tasks_hash": "0123456789abcdef"}])
+    )
+    result = mseval("score", "--episodes", str(one), "--priors", str(priors), "--embedder", "none")
+    footer = result.stdout.strip().splitlines()[-1]
+    assert "; tasks 0123456789ab;" in footer and "; prices p-2026-11;" in footer
+
+
 def test_malformed_episode_line_exits_2_naming_file_and_line(tmp_path: Path) -> None:
     episodes = tmp_path / "bad.jsonl"
     episodes.write_text(fixtures.records()[0].to_json() + "\n{oops\n")
