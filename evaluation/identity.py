@@ -112,11 +112,20 @@ def identity_warnings(
         warnings.append(
             f"costs priced from different price tables are compared: price versions {', '.join(prices)}"
         )
+    selections = {tuple(run["tasks"]) for run in runs if isinstance(run.get("tasks"), list)}
     for what, names in IDENTITY_GROUPS.items():
         values = distinct(runs, names)
+        if what in ("tasks", "priors") and len(selections) > 1:
+            continue  # hashes over different selections differ of course: said once, below
         if len(values) > 1:
             listed = ", ".join(_short(v) for v in values)
             warnings.append(f"runs of different identity in one table: their {what} differ ({listed})")
+    if len(selections) > 1:
+        sizes = " and ".join(str(n) for n in sorted({len(t) for t in selections}))
+        warnings.append(
+            f"runs of different task selections in one table ({len(selections)} selections of {sizes} "
+            "tasks): a setting's row covers the tasks its runs selected"
+        )
     for run in runs if sources is not None else ():
         recorded = _lookup(run, IDENTITY_GROUPS["priors"])
         tasks = run.get("tasks") if isinstance(run.get("tasks"), list) else None

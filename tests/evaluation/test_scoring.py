@@ -152,7 +152,17 @@ def test_runs_of_different_identity_are_warned_about() -> None:
     doc = score_records(
         fixtures.records(), fixtures.priors(), runs=runs, prior_sources=SOURCES, options=TFIDF
     )
-    assert any("their tasks differ" in w for w in doc.warnings)
+    # r1 and r2 selected different tasks: said as such, not as tasks (or priors) that differ
+    assert (
+        "runs of different task selections in one table (2 selections of 1 and 2 tasks): a setting's row covers the tasks its runs selected"
+        in doc.warnings
+    )
+    assert not any("their tasks differ" in w or "their priors differ" in w for w in doc.warnings)
+    same = [{**run, "tasks": ["need1", "need2"]} for run in runs]  # one selection, edited tasks
+    edited = score_records(
+        fixtures.records(), fixtures.priors(), runs=same, prior_sources=SOURCES, options=TFIDF
+    )
+    assert any("their tasks differ (t-one, t-two)" in w for w in edited.warnings)
     assert [w for w in doc.warnings if "made with priors" in w] == [
         f"run r2 was made with priors stale but the priors scoring it hash to {hash_prior_sources(SOURCES, ['none1'])[:12]}…"
     ]
