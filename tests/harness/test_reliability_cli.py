@@ -164,20 +164,15 @@ def _read_only(path: Path) -> Iterator[None]:
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
+def _due_reminder_run(runs: Path) -> list[str]:
+    """`mseval run` of one small episode (sim:oracle, sa, lms-due-reminder), store not given."""
+    return ["run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--runs-dir", str(runs)]
+
+
 def test_a_store_that_cannot_be_written_is_refused_before_anything_runs(tmp_path: Path) -> None:
     """A read-only store file, or a store in a read-only folder, ended `mseval run` with an
     OperationalError traceback (exit 1) after the run had started."""
-    args = [
-        "run",
-        "-m",
-        "sim:oracle",
-        "-v",
-        "sa",
-        "--tasks",
-        "lms-due-reminder",
-        "--runs-dir",
-        str(tmp_path / "runs"),
-    ]
+    args = _due_reminder_run(tmp_path / "runs")
     existing = tmp_path / "old.db"
     sqlite3.connect(existing).close()  # an empty SQLite file
     with _read_only(existing):
@@ -291,17 +286,7 @@ def test_a_store_of_another_version_is_refused_before_anything_is_written(
     and advice to --resume, which could never work; a newer one was written to silently."""
     store = tmp_path / "s.db"
     base = ["--store", f"sqlite:///{store}"]
-    run = [
-        "run",
-        "-m",
-        "sim:oracle",
-        "-v",
-        "sa",
-        "--tasks",
-        "lms-due-reminder",
-        "--runs-dir",
-        str(tmp_path / "r"),
-    ]
+    run = _due_reminder_run(tmp_path / "r")
     assert mseval(*run, *base).returncode == 0
     with sqlite3.connect(store) as db:
         db.execute(change)
