@@ -196,17 +196,25 @@ def test_a_store_in_a_missing_folder_is_created(tmp_path: Path) -> None:
     assert _rows(store, "SELECT status FROM mseval_episode") == [("completed",)]
 
 
-def test_an_api_error_is_named_on_stderr_and_requests_are_not_logged(tmp_path: Path) -> None:
-    """A run whose every call was refused (a wrong key) printed a table of 0.00 and exit 0 with no
-    word of why (and, until the refusal counted as absent, a success rate of 0 for the model), under an INFO line per HTTP request (in-process servers set the root logger to
-    INFO)."""
+def _run_against_a_failing_model(
+    tmp_path: Path, status: int, message: str, code: str
+) -> subprocess.CompletedProcess[str]:
+    """`mseval run` of one episode on a fake OpenAI-compatible server whose first answer is
+    HTTP `status`; no API key of the environment reaches the run."""
     from tests.models.fake_llm import FakeLLM, Fault, Reply
 
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     with FakeLLM("chat", lambda _seen: Reply(text="done")) as fake:
-        fake.fail_next(Fault(401, {}, "bad key", "invalid_api_key"))
-        done = mseval("run", "-m", "openai-compatible:fake", "--base-url", fake.url, "-v", "sa", "--tasks", "lms-due-reminder",
+        fake.fail_next(Fault(status, {}, message, code))
+        return mseval("run", "-m", "openai-compatible:fake", "--base-url", fake.url, "-v", "sa", "--tasks", "lms-due-reminder",
                       "--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+
+
+def test_an_api_error_is_named_on_stderr_and_requests_are_not_logged(tmp_path: Path) -> None:
+    """A run whose every call was refused (a wrong key) printed a table of 0.00 and exit 0 with no
+    word of why (and, until the refusal counted as absent, a success rate of 0 for the model),
+    under an INFO line per HTTP request (in-process servers set the root logger to INFO)."""
+    done = _run_against_a_failing_model(tmp_path, 401, "bad key", "invalid_api_key")
     # the refused key leaves the episode absent (no verdict on the model) and the run failed
     assert done.returncode == 1, done.stderr
     (line,) = done.stderr.strip().splitlines()  # nothing else: no log line per request
@@ -220,13 +228,9 @@ def test_an_api_error_is_named_on_stderr_and_requests_are_not_logged(tmp_path: P
 def test_a_bad_request_fails_the_episode_and_is_named_on_stderr(tmp_path: Path) -> None:
     """A model's own API error (a 400) is its failure: the episode is completed, unsuccessful,
     and the run says why on stderr, exit 0."""
-    from tests.models.fake_llm import FakeLLM, Fault, Reply
-
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    with FakeLLM("chat", lambda _seen: Reply(text="done")) as fake:
-        fake.fail_next(Fault(400, {}, "tool_choice is not supported", "invalid_request_error"))
-        done = mseval("run", "-m", "openai-compatible:fake", "--base-url", fake.url, "-v", "sa", "--tasks", "lms-due-reminder",
-                      "--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+    done = _run_against_a_failing_model(
+        tmp_path, 400, "tool_choice is not supported", "invalid_request_error"
+    )
     assert done.returncode == 0, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(
