@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -146,3 +147,10 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def runs_file_for(episodes: Path) -> Path:
+    """`FILE.runs.json` beside `FILE.jsonl`: the run identities `mseval export` writes beside its
+    records, and scoring reads."""
+    name = episodes.name.removesuffix(".jsonl")
+    return episodes.with_name(f"{name}.runs.json")

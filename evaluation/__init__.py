@@ -9,6 +9,7 @@ wave alignment), `delegation` (UDR, ODR, hit scores), `utilities` (U_p, U_e, U_c
 (the `mseval.score/1` document) and `reports`.
 """
 
+from contracts.episode import runs_file_for
 from evaluation.delegation import DelegationRates, HitScores, delegation_rates, episode_hits, hit_scores
 from evaluation.document import ScoreDocument, SettingRow
 from evaluation.efficiency import Efficiency, Sample, communication_efficiency, token_f1
@@ -26,7 +27,7 @@ from evaluation.graph import AgentGraph, Node, graph_of_record, load_graph_file
 from evaluation.identity import SCORER_VERSION, priors_hash
 from evaluation.llm_tagger import Agreement, Complete, LLMTagging, cohen_kappa, llm_tag
 from evaluation.process import GraphOptions
-from evaluation.records import load_episodes, load_priors, load_run_identities, runs_file_for
+from evaluation.records import load_episodes, load_priors, load_run_identities
 from evaluation.scoring import ScoreOptions, score_records
 from evaluation.success import SuccessRate, critical_steps, success_rate
 from evaluation.tagging import Tag, tag_subagent

@@ -76,12 +76,6 @@ def load_episodes(path: Path) -> list[EpisodeRecord]:
         raise InputError.one(path, None, "not UTF-8 text") from None
 
 
-def runs_file_for(episodes: Path) -> Path:
-    """`FILE.runs.json` beside `FILE.jsonl`: the run identities `mseval export` writes."""
-    name = episodes.name.removesuffix(".jsonl")
-    return episodes.with_name(f"{name}.runs.json")
-
-
 def load_run_identities(path: Path) -> list[dict[str, Any]]:
     """Read a JSON list of run-identity objects."""
     data = read_json(path)

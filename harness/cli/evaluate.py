@@ -60,7 +60,8 @@ def _input_error(where: str, message: str) -> Exception:
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
     """Episode records and run identities from a `.jsonl` export or from the store."""
-    from evaluation.records import load_episodes, load_run_identities, runs_file_for
+    from contracts.episode import runs_file_for
+    from evaluation.records import load_episodes, load_run_identities
 
     if store is not None and episodes is not None:
         raise InputError.one("--episodes", None, "give either --store or --episodes, not both")

@@ -288,8 +288,8 @@ def register(app: typer.Typer) -> None:
         """Write every finished episode as `mseval.episode/1` records, one JSON per line."""
         import json
 
+        from contracts.episode import runs_file_for
         from contracts.errors import InputError
-        from evaluation.records import runs_file_for
         from harness.cli.common import check_out_path
         from harness.store import Store, StoreError, export_jsonl
         from harness.store_urls import check_url

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from contracts import InputError
-from contracts.episode import gc_paused
-from evaluation.records import deduplicate, load_episodes, load_priors, load_run_identities, runs_file_for
+from contracts.episode import gc_paused, runs_file_for
+from evaluation.records import deduplicate, load_episodes, load_priors, load_run_identities
 from tests.evaluation.builders import episode
 
 
