@@ -69,7 +69,11 @@ def _submit(
         # Ray's driver handler exits 15 with a stack dump; the caller's (the CLI stops the run
         # cleanly and says how to resume) stands.
         signal.signal(signal.SIGTERM, on_sigterm)
+    from harness.models.ratelimit import create_shared_windows
+
+    windows: list[Any] = []
     try:
+        windows = create_shared_windows(plan.rate_limits)  # held, so alive, until the run ends
         task = ray.remote(run_one_episode)
         job_of = {}
         for job in jobs:
@@ -93,6 +97,8 @@ def _submit(
                 if progress is not None:
                     progress(record)
     finally:
+        for actor in windows:
+            ray.kill(actor)  # a later run on the same cluster starts with empty windows
         if started_here:
             ray.shutdown()
     return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)

@@ -10,6 +10,7 @@ window lives in a named actor, so every worker draws from the same budget.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections import deque
@@ -109,36 +110,67 @@ class LocalWindow:
 
 
 class RayWindow:
-    """The window of a whole Ray cluster: a named actor every worker finds by name."""
+    """The window of a whole Ray cluster: a named actor every worker finds by name.
+
+    The Ray driver creates the actors (`create_shared_windows`) and holds them for the run: an
+    actor that a worker's episode created would be owned by that task and die with it, so the
+    next episode would start an empty window."""
 
     def __init__(self, provider: str, limits: RateLimits) -> None:
         import ray
 
-        @ray.remote
-        class SharedWindow:
-            def __init__(self) -> None:
-                self.window = Window(limits.rpm, limits.tpm)
-                self.bookings: dict[int, list[float]] = {}
-                self.next = 0
-
-            def reserve(self, tokens: int) -> tuple[float, int]:
-                wait, booking = self.window.reserve(time.monotonic(), tokens)
-                self.next += 1
-                self.bookings[self.next] = booking
-                return wait, self.next
-
-            def settle(self, key: int, tokens: int) -> None:
-                booking = self.bookings.pop(key, None)
-                if booking is not None:
-                    Window.settle(booking, tokens)
-
-        self.actor = SharedWindow.options(name=f"mseval-ratelimit-{provider}", get_if_exists=True).remote()  # type: ignore[attr-defined]
+        try:
+            self.actor = ray.get_actor(window_name(provider))
+        except ValueError:  # no driver made it (a worker run on its own): this episode's own
+            self.actor = (
+                _shared_window_class().options(name=window_name(provider), get_if_exists=True).remote(limits)
+            )
 
     async def reserve(self, tokens: int) -> tuple[float, Any]:
         return await self.actor.reserve.remote(tokens)  # type: ignore[no-any-return]
 
     async def settle(self, handle: Any, tokens: int) -> None:
         await self.actor.settle.remote(handle, tokens)
+
+
+def window_name(provider: str) -> str:
+    return f"mseval-ratelimit-{provider}"
+
+
+def create_shared_windows(limits: dict[str, RateLimits]) -> list[Any]:
+    """The cluster-wide windows of a Ray run, one per limited provider, created by the driver;
+    keep the returned handles until the run ends (the actors live as long as they are held)."""
+    cls = _shared_window_class()
+    return [
+        cls.options(name=window_name(provider), get_if_exists=True).remote(lim)
+        for provider, lim in limits.items()
+        if lim.rpm or lim.tpm
+    ]
+
+
+@functools.cache
+def _shared_window_class() -> Any:
+    import ray
+
+    @ray.remote
+    class SharedWindow:
+        def __init__(self, limits: RateLimits) -> None:
+            self.window = Window(limits.rpm, limits.tpm)
+            self.bookings: dict[int, list[float]] = {}
+            self.next = 0
+
+        def reserve(self, tokens: int) -> tuple[float, int]:
+            wait, booking = self.window.reserve(time.monotonic(), tokens)
+            self.next += 1
+            self.bookings[self.next] = booking
+            return wait, self.next
+
+        def settle(self, key: int, tokens: int) -> None:
+            booking = self.bookings.pop(key, None)
+            if booking is not None:
+                Window.settle(booking, tokens)
+
+    return SharedWindow
 
 
 class RateLimitedModel:

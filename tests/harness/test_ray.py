@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -60,3 +61,32 @@ def test_a_crashed_ray_worker_leaves_its_episode_absent_and_the_run_goes_on(tmp_
     assert rows == {THREE[0]: "absent", THREE[1]: "completed", THREE[2]: "completed"}
     assert reason.startswith("its Ray worker failed: ")
     assert f"absent: {THREE[0]} sim:oracle sa seed 0: its Ray worker failed" in result.stderr
+
+
+def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each episode's worker created the window actor itself; owned by that task, it died with
+    it, so every episode started an empty window and `--rpm` held nothing under Ray."""
+    import ray
+
+    from harness.models.ratelimit import RateLimits, RayWindow, create_shared_windows
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        windows = create_shared_windows({"openai": RateLimits(rpm=2), "anthropic": RateLimits()})
+        assert len(windows) == 1  # a provider without limits gets no window
+
+        @ray.remote
+        def episode() -> float:  # what a worker's model does before a call: book in the window
+            async def book() -> float:
+                wait, _ = await RayWindow("openai", RateLimits(rpm=2)).reserve(10)
+                return wait
+
+            return asyncio.run(book())
+
+        waits = [ray.get(episode.remote()) for _ in range(3)]  # one after another, as three episodes
+        assert waits[:2] == [0.0, 0.0] and 55.0 < waits[2] <= 60.0  # the third waits for the minute
+    finally:
+        ray.shutdown()
