@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Column, delete, insert, update
+from sqlalchemy import JSON, Column, delete, func, insert, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
@@ -327,6 +327,16 @@ class Store:
                 .order_by(col(EventRow.seq))
             )
             return list(s.exec(stmt))
+
+    def finished_mark(self) -> tuple[int, str | None, int]:
+        """What changes whenever an episode finishes or a run starts: (finished episodes, the
+        latest end, runs). A reader that keeps `records()` may reuse them while it is the same."""
+        with self.failing("read its episodes"), Session(self.engine) as s:
+            count, latest = s.exec(
+                select(func.count(), func.max(EpisodeRow.ended_at)).where(EpisodeRow.status != "running")
+            ).one()
+            runs = s.exec(select(func.count()).select_from(RunRow)).one()
+            return int(count), latest, int(runs)
 
     def records(self, run_id: str | None = None) -> list[EpisodeRecord]:
         """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts once."""

@@ -116,3 +116,32 @@ def test_pages_carry_a_content_security_policy_and_nosniff(tmp_path: Path) -> No
             assert "default-src 'none'" in policy and "style-src 'unsafe-inline'" in policy, (path, policy)
             assert "script-src" not in policy  # the pages use no script
             assert response.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_the_store_is_parsed_again_only_when_an_episode_has_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page parsed every record of the store again (about 0.5 s a page on a large store)."""
+    parsed: list[int] = []
+    records = Store.records
+
+    def counted(self: Store, run_id: str | None = None) -> list[EpisodeRecord]:
+        parsed.append(1)
+        return records(self, run_id)
+
+    monkeypatch.setattr(Store, "records", counted)
+    url = _stored(tmp_path, _record("e1"))
+    with serving(url) as server:
+        port = server.server_address[1]
+        for path in ("/", "/episode/e1", "/", "/episode/e1"):
+            assert _get(port, path).status == 200
+        assert len(parsed) == 1
+        store = Store(url)  # another episode finishes meanwhile
+        second = _record("e2").model_copy(update={"task_id": "t2"})
+        key = episode_key("r1", "t2", second.model, second.variant, second.seed)
+        store.finish_episode(
+            key, store.start_episode(key, "r1", "t2", second.model, second.variant, 0), second
+        )
+        store.close()
+        assert _get(port, "/episode/e2").status == 200
+        assert len(parsed) == 2
