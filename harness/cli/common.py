@@ -68,10 +68,11 @@ def _out_path_problem(path: Path, *, folder: bool) -> str | None:
 
 @contextmanager
 def progress(total: int, description: str) -> Iterator[Any]:
-    """A progress bar on a terminal; nothing otherwise. Yields `advance(record)`."""
+    """A progress bar on stderr when it is a terminal; nothing otherwise. Yields `advance(record)`."""
     if not sys.stderr.isatty() or total == 0:
         yield lambda _record: None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -80,6 +81,7 @@ def progress(total: int, description: str) -> Iterator[Any]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         transient=True,
+        console=Console(stderr=True),  # where the terminal was looked for: stdout may be a file
     ) as bar:
         task = bar.add_task(description, total=total)
         yield lambda _record: bar.advance(task)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import sqlite3
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -129,3 +131,32 @@ def test_task_selectors(selector: str) -> None:
 def test_no_task_matches_is_an_input_error() -> None:
     result = mseval("tasks", "list", "no-such-*")
     assert result.returncode == 2 and "no task matches" in result.stderr
+
+
+def test_the_progress_bar_goes_to_the_terminal_on_stderr_not_to_redirected_stdout(tmp_path: Path) -> None:
+    """The bar was drawn on stdout while the terminal was looked for on stderr: with stdout in
+    a file the bar went into the file, and nothing showed on the terminal."""
+    import pty
+
+    main, terminal = pty.openpty()
+    shown = bytearray()
+
+    def read_terminal() -> None:  # read as it is written: a full terminal would block the run
+        with contextlib.suppress(OSError):  # the terminal closes with the process
+            while chunk := os.read(main, 65536):
+                shown.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal)
+    reader.start()
+    proc = subprocess.Popen(
+        [*MSEVAL, "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder",
+         "--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=terminal, text=True,
+    )  # fmt: skip
+    os.close(terminal)
+    stdout, _ = proc.communicate(timeout=300)
+    reader.join(timeout=30)
+    os.close(main)
+    assert proc.returncode == 0
+    assert b"episodes" in shown and b"\x1b[" in shown  # the bar, drawn on the terminal
+    assert "\x1b[" not in stdout and "1 episodes run" in stdout  # the file gets the table alone
