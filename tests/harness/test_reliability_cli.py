@@ -60,9 +60,13 @@ def _wait_for(what: str, ready: object, proc: subprocess.Popen[str]) -> None:
 
 
 def _start(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """`mseval` in its own session, with SIGINT's default action: a suite started in the
+    background by a shell inherits SIGINT ignored, and so would the child (Ctrl-C then does
+    nothing, as a shell means for background jobs)."""
     return subprocess.Popen(
         [*MSEVAL, *args], cwd=ROOT, env={**os.environ, **(env or {})}, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
 
 
