@@ -75,9 +75,7 @@ def _submit(
     try:
         windows = create_shared_windows(plan.rate_limits)  # held, so alive, until the run ends
         task = ray.remote(run_one_episode)
-        job_of = {}
-        for job in jobs:
-            job_of[task.remote(plan, job, run_id)] = job
+        job_of = {task.remote(plan, job, run_id): job for job in jobs}
         pending = list(job_of)
         records: list[EpisodeRecord] = []
         renewed = time.monotonic()

@@ -161,6 +161,14 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
+def shown(url: str) -> str:
+    """A store `url` as it may be printed: a server's password masked (`***`)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return url
+
+
 def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) -> str:
     return f"{run_id}|{task_id}|{model}|{variant}|{seed}"
 
@@ -168,9 +176,7 @@ def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) 
 class Store:
     def __init__(self, url: str = DEFAULT_STORE) -> None:
         self.url = url
-        self.shown = url  # for messages: a server URL without its password
-        with contextlib.suppress(SQLAlchemyError):
-            self.shown = make_url(url).render_as_string(hide_password=True)
+        self.shown = shown(url)  # for messages
         self.file: Path | None = None  # a SQLite store's file
         self._opened = False
         if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):

@@ -91,10 +91,10 @@ def _schema_problem(found: dict[str, set[str]]) -> str | None:
     return None
 
 
-def _sqlite_store_problem(path: Path) -> str | None:
+def _sqlite_store_problem(path: Path, must_exist: bool) -> str | None:
     """Whether the SQLite file at `path` is a sound store of this mseval (read-only: nothing is
-    created): damaged pages (`quick_check`), or tables of another version. None when sound or
-    when it holds no store tables yet."""
+    created): damaged pages (`quick_check`), tables of another version, or (`must_exist`) no
+    store tables at all. None when sound."""
     import sqlite3
 
     try:
@@ -108,22 +108,11 @@ def _sqlite_store_problem(path: Path) -> str | None:
             }
     except sqlite3.DatabaseError as exc:
         return f"{path} is damaged or not a database ({exc}); use a new store"
-    message = _schema_problem({t: c for t, c in columns.items() if t in _store_tables()})
-    return f"{path}: {message}" if message else None
-
-
-def _sqlite_has_store(path: Path) -> bool:
-    """Whether the SQLite file holds the store's episode table (read-only: nothing is created)."""
-    import sqlite3
-
-    try:
-        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            found = db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (EpisodeRow.__tablename__,)
-            ).fetchone()
-    except sqlite3.Error:
-        return False
-    return found is not None
+    if message := _schema_problem({t: c for t, c in columns.items() if t in _store_tables()}):
+        return f"{path}: {message}"
+    if must_exist and EpisodeRow.__tablename__ not in columns:
+        return f"{path} is not an mseval store (no {EpisodeRow.__tablename__} table)"
+    return None
 
 
 def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
@@ -142,14 +131,10 @@ def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
             return f"cannot read {path}: {exc.strerror or exc}"
         if head and head != _SQLITE_MAGIC:
             return f"{path} is not an SQLite database"
-        if message := _sqlite_store_problem(path):
-            return message
-        return (
-            None
-            if _sqlite_has_store(path)
-            else f"{path} is not an mseval store (no {EpisodeRow.__tablename__} table)"
-        )
-    return _sqlite_write_problem(path) or (_sqlite_store_problem(path) if path.exists() else None)
+        return _sqlite_store_problem(path, must_exist=True)
+    return _sqlite_write_problem(path) or (
+        _sqlite_store_problem(path, must_exist=False) if path.exists() else None
+    )
 
 
 def _sqlite_write_problem(path: Path) -> str | None:
@@ -184,14 +169,3 @@ def check_url(url: str, option: str = "--store", *, must_exist: bool = False) ->
     problems = url_problems(url, option, must_exist=must_exist)
     if problems:
         raise InputError(problems)
-
-
-def shown(url: str) -> str:
-    """`url` as it may be printed: a password in it is masked (`***`)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url

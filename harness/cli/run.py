@@ -204,7 +204,7 @@ def register(app: typer.Typer) -> None:
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
         )  # fmt: skip
-        from harness.store_urls import shown
+        from harness.store import shown
 
         result = _execute(plan, executor, ray_address)
         if resume and not result.resumed:  # a run of other settings cannot be continued

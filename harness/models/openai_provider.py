@@ -279,7 +279,8 @@ class OpenAIModel:
         except json.JSONDecodeError as exc:
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
-        items = "output" if self.api == "responses" else None  # chat_from_wire checks `choices`
+        # chat_from_wire checks `choices`; a failed Responses answer explains itself, output or not
+        items = "output" if self.api == "responses" and data.get("status") != "failed" else None
         message, usage, stop = read_answer(self._parse, data, self.name, items)
         if not data.get("usage") and not self._said_no_usage:
             self._said_no_usage = True

@@ -221,8 +221,8 @@ def read_answer(
     of which have the wrong type (a string where an object belongs, a token count that is not
     a number), is a server fault like an unreadable body, retried, not the model's (empty)
     answer or a crash of the harness. A JSON error object sent with 200, as some gateways do,
-    names its message. A failed Responses answer (`status: failed`) explains itself."""
-    if items is not None and not isinstance(data.get(items), list) and data.get("status") != "failed":
+    names its message."""
+    if items is not None and not isinstance(data.get(items), list):
         error = data.get("error")
         if isinstance(error, Mapping) or data.get("type") == "error":
             message, code = error_text(data, "no message")
