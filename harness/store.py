@@ -321,8 +321,9 @@ class Store:
             with self.failing("record events"), self.engine.begin() as conn:
                 conn.execute(insert(EventRow.__table__), rows)  # type: ignore[attr-defined]
 
-    def events(self, key: str) -> list[EventRow]:
-        """The events of the current attempt of one episode."""
+    def events(self, key: str, first: int = 0, limit: int | None = None) -> list[EventRow]:
+        """The events of the current attempt of one episode, in order; `first` and `limit` take
+        a slice of them in the database (the viewer pages an episode of 200k events)."""
         with self.failing("read events"), Session(self.engine) as s:
             row = s.get(EpisodeRow, key)
             if row is None:
@@ -331,8 +332,19 @@ class Store:
                 select(EventRow)
                 .where(EventRow.episode_key == key, EventRow.attempt == row.attempt)
                 .order_by(col(EventRow.seq))
+                .offset(first)
+                .limit(limit)
             )
             return list(s.exec(stmt))
+
+    def event_count(self, key: str) -> int:
+        """How many events the current attempt of one episode has."""
+        with self.failing("read events"), Session(self.engine) as s:
+            row = s.get(EpisodeRow, key)
+            if row is None:
+                return 0
+            stmt = select(func.count()).where(EventRow.episode_key == key, EventRow.attempt == row.attempt)
+            return int(s.exec(stmt).one())
 
     def finished_mark(self) -> tuple[int, str | None, int]:
         """What changes whenever an episode finishes or a run starts: (finished episodes, the

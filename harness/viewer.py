@@ -16,13 +16,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.store import Store, episode_key
 
 MAX_PORT = 65535
+EVENTS_PER_PAGE = 1000
+"""An episode's events are shown this many to a page (one of 200k events made an 80 MB page)."""
 # Inline <style> and inline SVG only: nothing is loaded, run, framed or submitted.
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
@@ -88,7 +90,26 @@ def timeline_svg(record: EpisodeRecord, width: int = 900) -> str:
     return "".join(parts)
 
 
-def episode_page(record: EpisodeRecord, events: list[Any]) -> bytes:
+def events_pager(record: EpisodeRecord, page: int, total: int) -> str:
+    """Where this page's events lie among the episode's, with links to the pages around it."""
+    if total <= EVENTS_PER_PAGE:
+        return ""
+    last = -(-total // EVENTS_PER_PAGE)
+    first = (page - 1) * EVENTS_PER_PAGE
+    href = episode_href(record.episode_id)
+    links = [
+        f"<a href='{href}?page={n}'>{label}</a>"
+        for n, label in ((1, "first"), (page - 1, "previous"), (page + 1, "next"), (last, "last"))
+        if 1 <= n <= last and n != page
+    ]
+    shown = (
+        f"events {first + 1:,}–{min(first + EVENTS_PER_PAGE, total):,} of {total:,} (page {page} of {last})"
+    )
+    return f"<p class='pager'>{shown} · {' · '.join(links)}</p>"
+
+
+def episode_page(record: EpisodeRecord, events: list[Any], page: int = 1, total: int | None = None) -> bytes:
+    """One episode; `events` are those of events page `page` (1-based) of `total` in all."""
     status = "ok" if record.success else "bad"
     checks = "".join(
         f"<tr><td class='{'ok' if c.passed else 'bad'}'>{'pass' if c.passed else 'FAIL'}</td><td>{_e(c.name)}</td><td>{_e(c.message)}</td></tr>"
@@ -113,7 +134,7 @@ def episode_page(record: EpisodeRecord, events: list[Any]) -> bytes:
         + (f"<p class='bad'>{_e(record.reason)}</p>" if record.reason else "")
         + f"<h2>Waves</h2>{timeline_svg(record)}<h2>Check</h2><table>{checks}</table>"
         f"<h2>Main agent turns</h2><table><tr><th>step</th><th>tools</th><th>text</th></tr>{turns}</table>"
-        f"<h2>Events</h2><table><tr><th>#</th><th>t (s)</th><th>kind</th><th>agent</th><th>data</th></tr>{rows}</table>"
+        f"<h2>Events</h2>{events_pager(record, page, len(events) if total is None else total)}<table><tr><th>#</th><th>t (s)</th><th>kind</th><th>agent</th><th>data</th></tr>{rows}</table>"
     )
     return _page(record.task_id, body)
 
@@ -127,6 +148,15 @@ def index_page(records: list[EpisodeRecord]) -> bytes:
     )
     head = "<tr><th>task</th><th>model</th><th>variant</th><th>seed</th><th>success</th><th>termination</th><th>CSteps</th><th>waves</th><th>sub-agents</th></tr>"
     return _page("mseval episodes", f"<h1>Episodes</h1><table>{head}{rows}</table>")
+
+
+def _page_number(query: str) -> int | None:
+    """The events page a query asks for (1 when none); None when it is not a page number."""
+    values = parse_qs(query).get("page", ["1"])
+    text = values[-1]
+    if len(values) != 1 or not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
+        return None
+    return int(text)
 
 
 def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
@@ -159,11 +189,16 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/episode/"):
                 eid = unquote(path.removeprefix("/episode/"))
                 found = next((r for r in records() if r.episode_id == eid), None)
-                if found is not None:
+                page = _page_number(urlsplit(self.path).query)
+                if found is not None and page is not None:
                     key = episode_key(
                         found.run_id or "", found.task_id, found.model, found.variant, found.seed
                     )
-                    return 200, episode_page(found, store.events(key))
+                    total = store.event_count(key)
+                    if page == 1 or (page - 1) * EVENTS_PER_PAGE < total:
+                        first = (page - 1) * EVENTS_PER_PAGE
+                        events = store.events(key, first, EVENTS_PER_PAGE)
+                        return 200, episode_page(found, events, page, total)
             return 404, _page("not found", "<p>No such page. <a href='/'>All episodes</a></p>")
 
         def _own_host(self) -> bool:

@@ -262,7 +262,7 @@ def register(app: typer.Typer) -> None:
         store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
         port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8765,
     ) -> None:
-        """Browse the recorded episodes: outcomes, checks, waves timelines, event streams."""
+        """Browse the recorded episodes: outcomes, checks, waves timelines, event streams (1,000 events a page)."""
         import time
 
         from harness.store_urls import check_url

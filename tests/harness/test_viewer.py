@@ -145,3 +145,36 @@ def test_the_store_is_parsed_again_only_when_an_episode_has_finished(
         store.close()
         assert _get(port, "/episode/e2").status == 200
         assert len(parsed) == 2
+
+
+def test_an_episode_of_many_events_is_shown_a_page_at_a_time(tmp_path: Path) -> None:
+    """An episode of 200k events was one 80 MB page; 2,500 events make three pages of 1,000."""
+    url = _stored(tmp_path, _record("e1"))
+    store = Store(url)
+    key = episode_key("r1", "t", "openai:m", "spec", 0)
+    store.write_events([
+        {"episode_key": key, "attempt": 1, "seq": n, "t": n / 1000, "kind": "tool_call", "agent": "main",
+         "data": {"marker": f"event-{n}-end"}}
+        for n in range(2500)
+    ])  # fmt: skip
+    store.close()
+
+    def page(query: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"{base}/episode/e1{query}") as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, ""
+
+    with serving(url) as server:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        code, first = page("")
+        assert code == 200 and "events 1–1,000 of 2,500 (page 1 of 3)" in first
+        assert "event-0-end" in first and "event-999-end" in first and "event-1000-end" not in first
+        assert "href='/episode/e1?page=2'>next" in first and "previous" not in first
+        code, last = page("?page=3")
+        assert code == 200 and "events 2,001–2,500 of 2,500 (page 3 of 3)" in last
+        assert "event-1999-end" not in last and "event-2000-end" in last and "event-2499-end" in last
+        assert "href='/episode/e1?page=2'>previous" in last and "next" not in last
+        for query in ("?page=4", "?page=0", "?page=x", "?page=1&page=2", "?page=%C2%B2"):
+            assert page(query)[0] == 404, query
