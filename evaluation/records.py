@@ -6,6 +6,7 @@ all problems of a file at once, so `mseval score` exits 2 with one line each (SP
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,11 +77,60 @@ def load_episodes(path: Path) -> list[EpisodeRecord]:
         raise InputError.one(path, None, "not UTF-8 text") from None
 
 
+# The run-identity keys scoring reads, by the kind of value each must have when given (null is
+# "not given"). Other keys, as a foreign harness may write, are kept and not read.
+_IDENTITY_TEXT = (
+    "run_id", "mseval", "mseval_version", "version", "git", "git_rev", "git_revision", "tasks_hash",
+    "priors_hash", "profiles_hash", "price_version", "prices_version", "scorer", "scorer_version",
+    "created_at", "model",
+)  # fmt: skip
+_IDENTITY_TEXT_LISTS = ("tasks", "variants", "matrix")
+
+
+def _identity_problem(run: dict[str, Any]) -> str | None:
+    """What is wrong with the value of a key scoring reads, if anything."""
+    for key, value in run.items():
+        if value is None:
+            continue
+        if key in _IDENTITY_TEXT and not isinstance(value, str):
+            return f"{key!r} must be a string, not {json.dumps(value)[:40]}"
+        listed = value if isinstance(value, list) else None
+        if key in _IDENTITY_TEXT_LISTS and (listed is None or not all(isinstance(v, str) for v in listed)):
+            return f"{key!r} must be a list of strings, not {json.dumps(value)[:40]}"
+        if (
+            key == "models"
+            and not isinstance(value, str)
+            and (listed is None or not all(isinstance(v, str) for v in listed))
+        ):
+            return f"'models' must be a string or a list of strings, not {json.dumps(value)[:40]}"
+    return None
+
+
+def _item_lines(text: str) -> list[int]:
+    """The line each item of a JSON list starts on."""
+    decoder, lines = json.JSONDecoder(), list[int]()
+    at = text.index("[") + 1
+    while True:
+        while text[at] in " \t\r\n,":
+            at += 1
+        if text[at] == "]":
+            return lines
+        lines.append(text.count("\n", 0, at) + 1)
+        at = decoder.raw_decode(text, at)[1]
+
+
 def load_run_identities(path: Path) -> list[dict[str, Any]]:
-    """Read a JSON list of run-identity objects."""
+    """Read a JSON list of run-identity objects; the keys scoring reads must have values of
+    their kind (a string, a list of strings), each wrong one a problem naming its line."""
     data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise InputError.one(path, 1, "expected a JSON list of run-identity objects")
+    found = [(n, problem) for n, run in enumerate(data) if (problem := _identity_problem(run))]
+    if found:
+        lines = _item_lines(path.read_text(encoding="utf-8-sig"))
+        raise InputError(
+            [Problem(str(path), lines[n], f"run identity {n + 1}: {problem}") for n, problem in found]
+        )
     return data
 
 

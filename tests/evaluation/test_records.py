@@ -140,3 +140,22 @@ def test_a_priors_folder_that_cannot_be_listed_is_one_problem(
     assert [str(p) for p in caught.value.problems] == [
         f"{folder}: cannot read this folder: Permission denied"
     ]
+
+
+def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_path: Path) -> None:
+    """A foreign identity with `tasks_hash: {...}` made `mseval score` fail with a TypeError
+    traceback, and `run_id: 7` left it out of the count of runs; other keys stay free."""
+    path = tmp_path / "e.runs.json"
+    path.write_text(
+        '[\n  {"run_id": "a", "contract": {"any": 1}, "extra": [1]},\n'
+        '  {"tasks_hash": {"a": [1]}},\n  {"tasks": [1, 2]},\n  {"models": 3}\n]'
+    )
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [(p.line, p.message) for p in caught.value.problems] == [
+        (3, "run identity 2: 'tasks_hash' must be a string, not {\"a\": [1]}"),
+        (4, "run identity 3: 'tasks' must be a list of strings, not [1, 2]"),
+        (5, "run identity 4: 'models' must be a string or a list of strings, not 3"),
+    ]
+    path.write_text('[{"run_id": "a", "models": "m", "tasks": null, "contract": {"any": 1}}]')
+    assert load_run_identities(path)[0]["models"] == "m"
