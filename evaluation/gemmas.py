@@ -102,7 +102,6 @@ def state_contribution(node: Node) -> bool:
 
 # Whole words only: "the answer isn't obvious" or "the answer issue" say no answer.
 _ANSWER_IS = re.compile(r"\banswer\s+is\b\s*:?\s*(\S+)", re.IGNORECASE)
-_BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 # A comma is a thousands separator only before groups of exactly three digits ("1,234"), so
 # "1,2" is two numbers, not 12.
 _THOUSANDS = r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
@@ -116,14 +115,29 @@ def _unwrap(answer: str) -> str:
     return answer.strip().rstrip(_TRAILING).lstrip(_LEADING)
 
 
+def boxed(text: str) -> list[str]:
+    """The contents of each \\boxed{...} in `text`, braces inside balanced (\\boxed{\\frac{1}{2}}
+    holds \\frac{1}{2}); one never closed is left out."""
+    found, at = [], text.find("\\boxed{")
+    while at >= 0:
+        start, depth = at + len("\\boxed{"), 1
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                found.append(text[start:end])
+                break
+        at = text.find("\\boxed{", start)
+    return found
+
+
 def extract_answer(text: str) -> str | None:
     """The last "answer is X", else the last \\boxed{X}, else the last number; None if none."""
-    for pattern in (_ANSWER_IS, _BOXED, _NUMBER):
-        found = pattern.findall(text)
+    for find in (_ANSWER_IS.findall, boxed, _NUMBER.findall):
+        found = find(text)
         if found:
             answer = _unwrap(found[-1])
-            boxed = _BOXED.fullmatch(answer)
-            answer = _unwrap(boxed.group(1)) if boxed else answer
+            inner = boxed(answer)
+            answer = _unwrap(inner[0]) if inner and answer == f"\\boxed{{{inner[0]}}}" else answer
             if answer:
                 return answer
     return None

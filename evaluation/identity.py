@@ -24,8 +24,9 @@ from evaluation.records import prior_files
 
 # Bumped whenever the same records could score differently. 0.2.0: case-first unit normaliser,
 # LLM-label fallback, token-less IDS nodes and CJK unigrams, foreign-trace verdicts, UPR main
-# turns without tools_ok, answer extraction (emphasis, thousands separators).
-SCORER_VERSION = "0.2.0"
+# turns without tools_ok, answer extraction (emphasis, thousands separators). 0.3.0: planned
+# episodes without a record count absent; \boxed{} answers keep their inner braces.
+SCORER_VERSION = "0.3.0"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.

@@ -7,7 +7,7 @@ all problems of a file at once, so `mseval score` exits 2 with one line each (SP
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,6 +97,8 @@ def _identity_problem(run: dict[str, Any]) -> str | None:
         listed = value if isinstance(value, list) else None
         if key in _IDENTITY_TEXT_LISTS and (listed is None or not all(isinstance(v, str) for v in listed)):
             return f"{key!r} must be a list of strings, not {json.dumps(value)[:40]}"
+        if key == "seeds" and (type(value) is not int or not 1 <= value <= MAX_SEEDS):
+            return f"'seeds' must be a whole number from 1 to {MAX_SEEDS:,}, not {json.dumps(value)[:40]}"
         if (
             key == "models"
             and not isinstance(value, str)
@@ -117,6 +119,50 @@ def _item_lines(text: str) -> list[int]:
             return lines
         lines.append(text.count("\n", 0, at) + 1)
         at = decoder.raw_decode(text, at)[1]
+
+
+NOT_RUN = (
+    "not run: its run stopped before this planned episode finished "
+    "(mseval run --resume with the same settings runs it)"
+)
+"""The reason given to a planned episode that has no record."""
+
+MAX_SEEDS = 100_000
+
+
+def planned_keys(run: Mapping[str, Any]) -> list[EpisodeKey]:
+    """The episodes a run identity plans: its `matrix` ("model/variant") × `tasks` × `seeds`;
+    none when it does not say (a foreign identity)."""
+    matrix, tasks, seeds = run.get("matrix"), run.get("tasks"), run.get("seeds")
+    if not isinstance(matrix, list) or not isinstance(tasks, list) or type(seeds) is not int:
+        return []
+    settings = [entry.rsplit("/", 1) for entry in matrix if isinstance(entry, str) and "/" in entry]
+    return [(m, v, t, s) for m, v in settings for t in tasks if isinstance(t, str) for s in range(seeds)]
+
+
+def unfinished(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]]) -> list[EpisodeRecord]:
+    """An absent record for each episode the runs planned that has no record: a run stopped
+    part way must not score as a complete one over the episodes that happened to finish
+    (SPEC §9: missing counts as a failure, coverage = completed / total)."""
+    have = {episode_key(r) for r in records}
+    missing: dict[EpisodeKey, str | None] = {}
+    for run in runs:
+        for key in planned_keys(run):
+            if key not in have:
+                missing.setdefault(key, run.get("run_id"))
+    return [
+        EpisodeRecord(
+            task_id=task,
+            model=model,
+            variant=variant,
+            seed=seed,
+            status="absent",
+            success=None,
+            reason=NOT_RUN,
+            run_id=run_id,
+        )  # fmt: skip
+        for (model, variant, task, seed), run_id in missing.items()
+    ]
 
 
 def load_run_identities(path: Path) -> list[dict[str, Any]]:

@@ -23,9 +23,10 @@ from evaluation.embeddings import Progress
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
-from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated
+from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated, unfinished
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from evaluation.success import (
+    computed_critical_steps,
     has_no_verdict,
     is_abnormal_success,
     is_completed,
@@ -247,6 +248,43 @@ def unpaired_warnings(rows: Sequence[SettingRow], baseline: str) -> list[str]:
     ]
 
 
+def not_run_warning(not_run: Sequence[EpisodeRecord]) -> str:
+    """One warning for the planned episodes without a record, counted absent."""
+    per_setting = sorted(Counter((r.model, r.variant) for r in not_run).items())
+    where = ", ".join(f"{m}/{v} {n}" for (m, v), n in per_setting)
+    return (
+        f"{len(not_run)} planned episode(s) have no record ({where}): their run stopped before they "
+        "finished, or they were left out of the export; counted absent (failures, lower coverage). "
+        "`mseval run --resume` with the same settings runs them"
+    )
+
+
+def cost_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
+    """One warning for completed episodes without a cost (a model the price table lacks)."""
+    unpriced = [r for r in records if is_completed(r) and r.cost_usd is None]
+    if not unpriced:
+        return []
+    models = ", ".join(sorted({r.model for r in unpriced}))
+    return [
+        f"{len(unpriced)} completed episode(s) have no cost ({models}; a model the price table "
+        "lacks: give one with --prices): mean cost and U_c leave them out, and the case taxonomy "
+        "compares their pairs on critical steps alone, so none of them can be CIS (MAD strictly costlier)"
+    ]
+
+
+def critical_steps_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
+    """One warning for records whose critical steps disagree with their own steps and waves."""
+    differ = sum(
+        1 for r in records if r.critical_steps is not None and r.critical_steps != computed_critical_steps(r)
+    )
+    if not differ:
+        return []
+    return [
+        f"{differ} episode(s) record critical_steps other than S_main + the sum over waves of the "
+        "longest sub-agent (SPEC §2) computed from their own steps: the recorded value is used"
+    ]
+
+
 def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
     """Traces whose verdict is overruled or missing: scored as failures, and said so."""
     warnings = []
@@ -289,9 +327,12 @@ def score_records(
     records = unique.records
     graph_options = prefetch_embeddings(records, options.graph, options.progress)
     labeler = make_labeler(options.tool_labels, options.llm_labels)
-    groups = group_by_setting(records)
     runs = runs_of(records, runs)
     warnings = identity_warnings(runs, prior_sources, records)
+    if not_run := unfinished(records, runs):
+        records = [*records, *not_run]
+        warnings.append(not_run_warning(not_run))
+    groups = group_by_setting(records)
     rows: list[SettingRow] = []
     for setting in sorted(groups, key=lambda s: _row_order(s, options.baseline)):
         mas = groups[setting]
@@ -312,7 +353,7 @@ def score_records(
         warnings.append(
             f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
         )
-    warnings += verdict_warnings(records)
+    warnings += verdict_warnings(records) + critical_steps_warnings(records) + cost_warnings(records)
     tagging = tagging_summary(records, options)
     if tagging.get("llm_unparsed"):
         warnings.append(

@@ -329,6 +329,22 @@ def test_answer_is_matches_whole_words_only(text: str, answer: str) -> None:
     assert extract_answer(text) == answer
 
 
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("so \\boxed{\\frac{1}{2}}.", "\\frac{1}{2}"),
+        ("\\boxed{2^{10}} in all", "2^{10}"),
+        ("the answer is \\boxed{\\frac{3}{4}}", "\\frac{3}{4}"),
+        ("\\boxed{7} then \\boxed{8", "7"),
+    ],
+)
+def test_boxed_answers_keep_their_inner_braces(text: str, answer: str) -> None:
+    """Regression: \\boxed{} took no braces inside, so \\boxed{\\frac{1}{2}} fell through to the
+    last number (2, a false match for 2) and \\boxed{2^{10}} to 10. A \\boxed never closed is
+    not an answer."""
+    assert extract_answer(text) == answer
+
+
 def test_answers_compare_as_decimals_within_tolerance() -> None:
     assert answers_match("1,250.50", "1250.5")
     assert answers_match("0.30000000001", "0.3")

@@ -298,3 +298,56 @@ def test_ids_can_be_skipped_and_says_so() -> None:
     doc = score_records(fixtures.records(), fixtures.priors(), options=options)
     assert doc.settings[1].ids is None and doc.settings[1].ids_embedder is None
     assert doc.contract["embedder"].startswith("none")
+
+
+def test_planned_episodes_without_a_record_count_absent() -> None:
+    """Regression: a run stopped part way scored as complete over the episodes that finished
+    (spec: 11 of 48 done gave SR 1.0, coverage 1.0, no warning). The run planned need1, need2 ×
+    sa, spec × 1 seed; sa finished both, spec need1 only (success) → spec: episodes 2, absent 1,
+    SR = 1/2, conditional SR 1/1, coverage 1/2, and one warning. Without a run identity nothing
+    is known to be missing: spec episodes 1, SR 1.0."""
+    records = [
+        episode("need1", "sa"),
+        episode("need2", "sa"),
+        episode("need1", waves=[[sub("a", "course-records-lookup")]]),
+    ]
+    runs = [
+        {"run_id": "r1", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": ["need1", "need2"], "seeds": 1}
+    ]
+    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
+    sa, spec = doc.settings
+    assert (sa.episodes, sa.absent, sa.sr) == (2, 0, 1.0)
+    assert (spec.episodes, spec.absent, spec.sr, spec.sr_conditional, spec.coverage) == (2, 1, 0.5, 1.0, 0.5)
+    assert [w for w in doc.warnings if "planned" in w] == [
+        "1 planned episode(s) have no record (sim:test/spec 1): their run stopped before they finished, "
+        "or they were left out of the export; counted absent (failures, lower coverage). "
+        "`mseval run --resume` with the same settings runs them"
+    ]
+    doc = score_records(records, fixtures.priors(), options=TFIDF)
+    assert (doc.settings[1].episodes, doc.settings[1].sr) == (1, 1.0)
+    assert not any("planned" in w for w in doc.warnings)
+
+
+def test_unpriced_episodes_and_disagreeing_critical_steps_are_warned_about() -> None:
+    """Regression: with no price table (a local model) CIS could never be found and nothing said
+    so; a foreign record's critical_steps (5, where S_main 4 + max(10, 2) = 14) was used silently."""
+    records = [
+        episode("need1", "sa", cost=None),
+        episode(
+            "need1",
+            main_steps=4,
+            waves=[[sub("a", steps=10), sub("b", steps=2)]],
+            critical_steps=5,
+            cost=None,
+        ),
+        episode("need2", "sa"),
+        episode("need2", critical_steps=5),
+    ]
+    warnings = score_records(records, fixtures.priors(), options=TFIDF).warnings
+    assert [w for w in warnings if "critical_steps" in w or "no cost" in w] == [
+        "1 episode(s) record critical_steps other than S_main + the sum over waves of the longest "
+        "sub-agent (SPEC §2) computed from their own steps: the recorded value is used",
+        "2 completed episode(s) have no cost (sim:test; a model the price table lacks: give one with "
+        "--prices): mean cost and U_c leave them out, and the case taxonomy compares their pairs on "
+        "critical steps alone, so none of them can be CIS (MAD strictly costlier)",
+    ]
