@@ -157,5 +157,11 @@ def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_pat
         (4, "run identity 3: 'tasks' must be a list of strings, not [1, 2]"),
         (5, "run identity 4: 'models' must be a string or a list of strings, not 3"),
     ]
-    path.write_text('[{"run_id": "a", "models": "m", "tasks": null, "contract": {"any": 1}}]')
+    path.write_text('[{"seeds": true}, {"seeds": 0}, {"seeds": 2.5}]')
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [p.message.split(",")[0] for p in caught.value.problems] == [
+        f"run identity {n}: 'seeds' must be a whole number from 1 to 100" for n in (1, 2, 3)
+    ]
+    path.write_text('[{"run_id": "a", "models": "m", "tasks": null, "seeds": 3, "contract": {"any": 1}}]')
     assert load_run_identities(path)[0]["models"] == "m"
