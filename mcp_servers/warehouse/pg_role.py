@@ -50,8 +50,12 @@ def create_reader(conn: Connection, schema: str, episode_password: str) -> None:
 
 
 def drop_reader(conn: Connection, schema: str) -> None:
-    """Drop the reader role of `schema`, if any; after the schema, whose grants it holds."""
-    conn.execute(text(f'DROP ROLE IF EXISTS "{reader_role(schema)}"'))
+    """Drop the reader role of `schema`, if any; after the schema, whose grants it holds. Asked
+    first: PostgreSQL refuses even `DROP ROLE IF EXISTS` to a role without CREATEROLE, whose
+    episodes never have a reader."""
+    role = reader_role(schema)
+    if conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first():
+        conn.execute(text(f'DROP ROLE "{role}"'))
 
 
 def query_engine(engine: Engine) -> Engine:

@@ -270,3 +270,46 @@ def test_a_role_without_createrole_shares_itself_and_says_so(caplog: pytest.LogC
         with engine.begin() as conn:
             conn.execute(sql_text(f"DROP ROLE IF EXISTS {name}"))
         engine.dispose()
+
+
+def test_a_role_without_createrole_runs_episodes_in_schemas_of_its_own(tmp_path: Path) -> None:
+    """Regression: with such a role every episode was absent: making or dropping an episode
+    dropped its warehouse reader with `DROP ROLE IF EXISTS`, which PostgreSQL refuses to a role
+    without CREATEROLE even when there is no such role."""
+    base = os.environ[PG_URL_ENV]
+    name = f"mseval_limited_{uuid.uuid4().hex[:8]}"
+    engine = make_engine(base)
+    template = worldstate._pg_template(engine)
+    database = make_url(base).database
+    grants = [
+        f'CREATE ON DATABASE "{database}"',
+        f'USAGE ON SCHEMA "{template}"',
+        f'SELECT ON ALL TABLES IN SCHEMA "{template}"',
+    ]
+    try:
+        with engine.begin() as conn:
+            conn.execute(sql_text(f"CREATE ROLE {name} LOGIN PASSWORD 'limited'"))
+            for grant in grants:
+                conn.execute(sql_text(f"GRANT {grant} TO {name}"))
+        limited = make_url(base).set(username=name, password="limited").render_as_string(hide_password=False)
+        url = worldstate.create_episode_db(limited, f"pgtest-limited-{uuid.uuid4().hex[:12]}", tmp_path)
+        assert make_url(url).username == name  # the episode shares the URL's role
+        world = make_engine(url)
+        try:
+            with world.connect() as conn:
+                assert conn.execute(sql_text("SELECT count(*) FROM lms_course")).scalar()
+                schema = conn.execute(sql_text("SELECT current_schema()")).scalar()
+        finally:
+            world.dispose()
+        worldstate.drop_episode_db(limited, url)
+        with engine.connect() as conn:
+            found = conn.execute(
+                sql_text("SELECT 1 FROM information_schema.schemata WHERE schema_name = :s"), {"s": schema}
+            ).first()
+        assert found is None
+    finally:
+        with engine.begin() as conn:
+            for grant in grants:
+                conn.execute(sql_text(f"REVOKE {grant} FROM {name}"))
+            conn.execute(sql_text(f"DROP ROLE IF EXISTS {name}"))
+        engine.dispose()
