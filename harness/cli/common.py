@@ -16,14 +16,18 @@ STORE_HELP = "SQLAlchemy URL of the run store (SQLite file or PostgreSQL)"
 
 
 def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
-    """`--budget max_steps=50` → {"max_steps": "50"} (validated by the Budgets model)."""
+    """`--budget max_steps=50` → {"max_steps": "50"} (values validated by the Budgets model)."""
     from contracts.errors import InputError
+    from harness.budgets import Budgets
 
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputError.one("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)")
+        if key.strip() not in Budgets.model_fields:
+            keys = ", ".join(Budgets.model_fields)
+            raise InputError.one("--budget", None, f"unknown budget {key.strip()!r}; the budgets are {keys}")
         if key.strip() in out:
             raise InputError.one("--budget", None, f"{key.strip()} is given twice; give it once")
         out[key.strip()] = value.strip()

@@ -172,7 +172,10 @@ def register(app: typer.Typer) -> None:
         budget: Annotated[
             list[str],
             typer.Option(
-                metavar="KEY=VALUE", help="override a budget, KEY=VALUE (e.g. max_steps=50); repeatable"
+                metavar="KEY=VALUE",
+                help="override a budget, KEY=VALUE (e.g. max_steps=50); repeatable. Keys: max_steps, "
+                "wall_time_s, context_tokens, loop_repeats, api_retries, wave_concurrency, tool_timeout_s, "
+                "tool_result_bytes",
             ),
         ] = [],  # noqa: B006
         config: Annotated[Path | None, typer.Option(help="model settings file (YAML)")] = None,

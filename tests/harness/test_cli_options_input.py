@@ -301,6 +301,17 @@ def test_a_budget_given_twice_is_bad_input(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists()
 
 
+def test_an_unknown_budget_names_the_budgets(tmp_path: Path) -> None:
+    """`--budget foo=1` said only "foo: Extra inputs are not permitted"; the keys were in no doc."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(mseval(*RUN, *store, "--budget", "max_step=5"))
+    assert line == (
+        "--budget: unknown budget 'max_step'; the budgets are max_steps, wall_time_s, context_tokens, "
+        "loop_repeats, api_retries, wave_concurrency, tool_timeout_s, tool_result_bytes"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [
