@@ -288,7 +288,7 @@ def register(app: typer.Typer) -> None:
         ],
         store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
     ) -> None:
-        """Write every finished episode as `mseval.episode/1` records, one JSON per line."""
+        """Write the finished episodes as `mseval.episode/1` records, one JSON per line: per (task, model, variant, seed) the newest run's."""
         import json
 
         from contracts.episode import runs_file_for

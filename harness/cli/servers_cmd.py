@@ -61,7 +61,7 @@ def servers_serve(
         ),
     ] = None,
     http: Annotated[
-        int | None, typer.Option(help="serve streamable HTTP on 127.0.0.1:PORT instead of stdio")
+        int | None, typer.Option(help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio")
     ] = None,
 ) -> None:
     """Run one server over stdio (or HTTP), for any MCP client."""
