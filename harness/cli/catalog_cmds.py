@@ -37,11 +37,20 @@ def tasks_validate(
     Malformed files exit 2 before anything runs; a task that fails validation exits 1."""
     import asyncio
 
+    from contracts.errors import InputError, Problem
     from harness.catalog import PRIORS_DIR, load_tasks
     from harness.profiles import load_profiles
     from harness.validate import validate_tasks
 
     tasks = load_tasks(selector)
+    unloadable: list[Problem] = []
+    for task in tasks:  # a check.py that cannot be imported is bad input, as for `run`
+        try:
+            task.load_check()
+        except InputError as exc:
+            unloadable += exc.problems
+    if unloadable:
+        raise InputError(unloadable)
     reports = asyncio.run(validate_tasks(tasks, load_profiles(), concurrency))
     bad = 0
     for r in reports:

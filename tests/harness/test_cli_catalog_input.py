@@ -217,6 +217,10 @@ def test_run_refuses_a_check_that_cannot_be_imported_before_anything_runs(tmp_pa
     ]:  # fmt: skip
         check.write_text(first_line + source)
         assert one_line_error(mseval(*run, env=env)) == f"{check}: {message}"
+        # `tasks validate` too (it reported a failing task, exit 1, against its help's exit 2)
+        assert (
+            one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env)) == f"{check}: {message}"
+        )
     check.write_text(source.replace("def check(", "def _check(", 1) + "\ncheck = 5\n")
     assert (
         one_line_error(mseval(*run, env=env))
