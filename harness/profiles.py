@@ -9,7 +9,7 @@ folder may add profiles, and replace a built-in one only with `override: true`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -73,6 +73,24 @@ _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n?(.*)\Z", re.DOTALL)
 
 def parse_profile(path: Path, text: str | None = None) -> Profile:
     """One profile file; `InputError` naming file and line for every problem."""
+    profile, problems = read_profile(path, text)
+    if problems or profile is None:
+        raise InputError(problems)
+    return profile
+
+
+def read_profile(path: Path, text: str | None = None) -> tuple[Profile | None, list[Problem]]:
+    """One profile file and its problems: no profile when it cannot be read as one (not YAML, a
+    field missing or of the wrong type); a profile and its problems when only their values
+    disagree (a name unlike the file's, plan-first without a planner), so a loader can still
+    check its sub-agents and globs and report every problem at once."""
+    try:
+        return _read_profile(path, text)
+    except InputError as exc:
+        return None, exc.problems
+
+
+def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]:
     file = str(path)
     if text is None:
         try:
@@ -127,9 +145,7 @@ def parse_profile(path: Path, text: str | None = None) -> Profile:
             problems.append(
                 Problem(file, lines.get(("subagents",)), f"plan-first needs the {PLANNER!r} sub-agent")
             )
-    if problems:
-        raise InputError(problems)
-    return Profile(header=header, principles=principles, source=path, lines=lines, text=text)
+    return Profile(header=header, principles=principles, source=path, lines=lines, text=text), problems
 
 
 @dataclass(frozen=True)
@@ -151,8 +167,13 @@ class ProfileSet:
         return [p for p in self.profiles.values() if p.is_variant]
 
 
-def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) -> ProfileSet:
-    """Built-in profiles plus those of `extra_dirs`; every problem of every file at once."""
+def load_profiles(
+    extra_dirs: Sequence[Path] = (),
+    builtin: Path = BUILTIN_DIR,
+    more_problems: Callable[[list[Profile]], list[Problem]] | None = None,
+) -> ProfileSet:
+    """Built-in profiles plus those of `extra_dirs`; every problem of every file at once, with
+    `more_problems` of the profiles read (their tool globs), even of those with problems."""
     problems: list[Problem] = []
     profiles: dict[str, Profile] = {}
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
@@ -160,10 +181,9 @@ def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) 
             problems.append(Problem(str(folder), None, "no such folder of profiles"))
             continue
         for path in sorted(folder.glob("*.md")):
-            try:
-                p = parse_profile(path)
-            except InputError as exc:
-                problems.extend(exc.problems)
+            p, found = read_profile(path)
+            problems.extend(found)
+            if p is None:
                 continue
             if p.name in profiles and not (p.header.override and not is_builtin):
                 problems.append(
@@ -197,8 +217,10 @@ def load_profiles(extra_dirs: Sequence[Path] = (), builtin: Path = BUILTIN_DIR) 
                         f"unknown sub-agent {sub!r}",
                     )
                 )
+    if more_problems is not None:
+        problems += more_problems(list(profiles.values()))
     if problems:
-        raise InputError(problems)
+        raise InputError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     return ProfileSet(profiles)
 
 

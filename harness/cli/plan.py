@@ -26,7 +26,7 @@ def build_plan(
     from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
     from harness.models.registry import endpoint_problem, preflight
-    from harness.profiles import load_profiles
+    from harness.profiles import BUILTIN_DIR, load_profiles
     from harness.runner import RunPlan
 
     problems: list[Problem] = []
@@ -51,9 +51,12 @@ def build_plan(
     task_list = collect(load_tasks, tasks)
     for task in task_list or ():  # a check.py that cannot be imported is found now, not per episode
         collect(task.load_check)
-    profile_set = collect(load_profiles, list(profile_dirs))
-    if profile_set is not None and profile_dirs:
-        problems += extra_profile_problems(profile_set, profile_dirs)
+    profile_set = collect(
+        load_profiles,
+        list(profile_dirs),
+        BUILTIN_DIR,
+        lambda read: extra_profile_problems(read, profile_dirs),
+    )
     if task_list and profile_set is not None:
         problems += catalog_problems(task_list, profile_set)
     settings_data: dict[str, Any] = {}
@@ -132,11 +135,11 @@ def catalog_problems(tasks: Sequence[Any], profile_set: Any) -> list[Problem]:
     return problems
 
 
-def extra_profile_problems(profile_set: Any, dirs: Sequence[Path]) -> list[Problem]:
+def extra_profile_problems(profiles: Sequence[Any], dirs: Sequence[Path]) -> list[Problem]:
     """The tool globs of profiles from `--profiles` folders, as `mseval profiles validate` checks them."""
     from harness.profiles import glob_problems
     from harness.servers_catalog import tool_modes
 
     folders = {d.resolve() for d in dirs}
-    extra = [p for p in profile_set.profiles.values() if p.source.parent.resolve() in folders]
+    extra = [p for p in profiles if p.source.parent.resolve() in folders]
     return glob_problems(extra, tool_modes()) if extra else []

@@ -31,14 +31,10 @@ def profiles_list(dirs: DirOption = []) -> None:  # noqa: B006
 @profiles_app.command("validate")
 def profiles_validate(dirs: DirOption = []) -> None:  # noqa: B006
     """Fields, sub-agent names, and tool globs against every server's real tools."""
-    from contracts.errors import InputError
     from harness.profiles import glob_problems, load_profiles
     from harness.servers_catalog import tool_modes
 
-    ps = load_profiles(dirs)
-    problems = glob_problems(ps.profiles.values(), tool_modes())
-    if problems:
-        raise InputError(problems)
+    ps = load_profiles(dirs, more_problems=lambda read: glob_problems(read, tool_modes()))
     print(f"{len(ps.profiles)} profiles valid ({len(ps.variants)} variants)")
 
 

@@ -64,3 +64,33 @@ def test_a_graph_file_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     result = mseval("gemmas", str(graph), "--embedder", "none", "--json")
     assert result.returncode == 0, result.stderr
     assert '"nodes": 1' in result.stdout
+
+
+def test_profiles_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
+    """A profile with one problem of its values was dropped at it, so its unknown sub-agent and
+    its globs that match no tool surfaced only after the first fix (SPEC §12: all at once)."""
+    (tmp_path / "myvar.md").write_text(
+        "---\nname: myvar\ndescription: a variant\nwhenToUse: never\nmode: writable\n"
+        "delegation: plan-first\nsubagents: [explorer, ghost]\ntools: ['mcp__nothing__*']\n---\nPrinciples.\n"
+    )
+    (tmp_path / "role-x.md").write_text(
+        "---\nname: role-y\ndescription: r\nmode: read-only\ntools: ['mcp__lms__*', 'mcp__nope__*']\n---\nbody\n"
+    )
+    variant, role = tmp_path / "myvar.md", tmp_path / "role-x.md"
+    expected = [
+        f"{variant}:7: plan-first needs the 'planner' sub-agent",
+        f"{variant}:7: unknown sub-agent 'ghost'",
+        f"{variant}:8: tools glob 'mcp__nothing__*' matches no known tool",
+        f"{role}:2: name 'role-y' must match the file name 'role-x'",
+        f"{role}:2: missing field 'whenToUse' (a sub-agent role says when to use it)",
+        f"{role}:5: tools glob 'mcp__nope__*' matches no known tool",
+    ]
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    for args in (
+        ("profiles", "validate", "--dir", str(tmp_path)),
+        ("run", "-m", "sim:oracle", "-v", "myvar", "--profiles", str(tmp_path), *store),
+    ):
+        result = mseval(*args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines() == expected, args[0]
+    assert not (tmp_path / "s.db").exists()
