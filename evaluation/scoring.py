@@ -253,8 +253,9 @@ def not_run_warning(not_run: Sequence[EpisodeRecord]) -> str:
     per_setting = sorted(Counter((r.model, r.variant) for r in not_run).items())
     where = ", ".join(f"{m}/{v} {n}" for (m, v), n in per_setting)
     return (
-        f"{len(not_run)} planned episode(s) have no record ({where}): their run stopped before they "
-        "finished, or they were left out of the export; counted absent (failures, lower coverage). "
+        f"{len(not_run)} planned episode(s) have no record ({where}): their run stopped (or is "
+        "still running) before they finished, or they were left out of the export; counted absent "
+        "(failures, lower coverage). "
         "`mseval run --resume` with the same settings runs them"
     )
 

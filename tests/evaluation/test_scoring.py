@@ -319,8 +319,9 @@ def test_planned_episodes_without_a_record_count_absent() -> None:
     assert (sa.episodes, sa.absent, sa.sr) == (2, 0, 1.0)
     assert (spec.episodes, spec.absent, spec.sr, spec.sr_conditional, spec.coverage) == (2, 1, 0.5, 1.0, 0.5)
     assert [w for w in doc.warnings if "planned" in w] == [
-        "1 planned episode(s) have no record (sim:test/spec 1): their run stopped before they finished, "
-        "or they were left out of the export; counted absent (failures, lower coverage). "
+        "1 planned episode(s) have no record (sim:test/spec 1): their run stopped (or is still "
+        "running) before they finished, or they were left out of the export; counted absent "
+        "(failures, lower coverage). "
         "`mseval run --resume` with the same settings runs them"
     ]
     doc = score_records(records, fixtures.priors(), options=TFIDF)
