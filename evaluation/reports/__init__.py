@@ -16,6 +16,7 @@ from evaluation.document import ScoreDocument
 from evaluation.reports.html import render_html
 from evaluation.reports.markdown import render_markdown
 from evaluation.reports.plots import msq_leaderboard, taxonomy_bars, tradeoff, waves_timeline
+from evaluation.reports.tables import absent_table
 from evaluation.success import is_completed
 
 __all__ = ["ReportFiles", "choose_timeline_episodes", "write_report"]
@@ -62,8 +63,11 @@ def write_report(
             waves_timeline(choose_timeline_episodes(records, timeline), out / "waves_timeline.png"),
         ),
     ]
+    more = [t for t in [absent_table(records)] if t is not None]
     markdown = out / "report.md"
-    markdown.write_text(render_markdown(doc, [(title, path.name) for title, path in plots]), encoding="utf-8")
+    markdown.write_text(
+        render_markdown(doc, [(title, path.name) for title, path in plots], more), encoding="utf-8"
+    )
     html = out / "index.html"
-    html.write_text(render_html(doc, plots), encoding="utf-8")
+    html.write_text(render_html(doc, plots, more), encoding="utf-8")
     return ReportFiles(markdown, html, [path for _, path in plots])

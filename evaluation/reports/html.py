@@ -32,8 +32,9 @@ def _image(title: str, path: Path) -> str:
     return f'<h3>{escape(title)}</h3><img alt="{escape(title)}" src="data:image/png;base64,{data}">'
 
 
-def render_html(doc: ScoreDocument, images: Sequence[tuple[str, Path]]) -> str:
-    """The whole page; `images` are (title, PNG path) pairs embedded in it."""
+def render_html(doc: ScoreDocument, images: Sequence[tuple[str, Path]], more: Sequence[Table] = ()) -> str:
+    """The whole page; `images` are (title, PNG path) pairs embedded in it, `more` tables after
+    the score's."""
     head = preamble(doc)
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>mseval report</title>"]
     parts.append(f"<style>{_CSS}</style></head><body><h1>mseval report</h1>")
@@ -54,7 +55,7 @@ def render_html(doc: ScoreDocument, images: Sequence[tuple[str, Path]]) -> str:
         + "".join(f"<li>{escape(c)}</li>" for c in head["contract"])
         + "</ul>"
     )
-    parts += [_table(t) for t in tables(doc)]
+    parts += [_table(t) for t in [*tables(doc), *more]]
     if images:
         parts.append("<h2>Plots</h2>")
         parts += [_image(title, path) for title, path in images]

@@ -32,8 +32,9 @@ def table_md(table: Table) -> list[str]:
     return [*lines, ""]
 
 
-def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]]) -> str:
-    """The whole report; `images` are (title, relative file name) pairs."""
+def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]], more: Sequence[Table] = ()) -> str:
+    """The whole report; `images` are (title, relative file name) pairs, `more` tables after
+    the score's."""
     head = preamble(doc)
     lines = ["# mseval report", ""]
     if head["warnings"]:
@@ -48,7 +49,7 @@ def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]]) -> st
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in head["identity"]] + [""]
     lines += ["## Totals", ""] + [f"- {t}" for t in head["totals"]] + [""]
     lines += ["## Aggregation contract", ""] + [f"- {c}" for c in head["contract"]] + [""]
-    for table in tables(doc):
+    for table in [*tables(doc), *more]:
         lines += table_md(table)
     if images:
         lines += ["## Plots", ""]

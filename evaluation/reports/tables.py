@@ -6,11 +6,14 @@ models, left-out tasks) before any table, and the aggregation contract (SPEC §9
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contracts import EpisodeRecord
 from evaluation.contract import contract_lines
 from evaluation.document import Interval, ScoreDocument, SettingRow
+from evaluation.success import is_completed
 from evaluation.taxonomy import CATEGORIES
 
 UNDEFINED = "undefined"
@@ -111,6 +114,33 @@ def preamble(doc: ScoreDocument) -> dict[str, Any]:
         "contract": contract_lines(doc.contract),
         "identity": identity_rows(doc),
     }
+
+
+MAX_LISTED = 5
+
+
+def absent_table(records: Sequence[EpisodeRecord]) -> Table | None:
+    """Why episodes are absent, per setting and reason (a refused key, a harness fault, a lost
+    worker), so a reader of the report can tell them apart; None when none is."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for r in records:
+        if not is_completed(r):
+            reason = r.reason or r.termination or "no reason recorded"
+            groups.setdefault((r.model, r.variant, reason), []).append(f"{r.task_id} (seed {r.seed})")
+    if not groups:
+        return None
+    rows = [
+        [
+            model,
+            variant,
+            str(len(which)),
+            ", ".join(which[:MAX_LISTED]) + (" …" if len(which) > MAX_LISTED else ""),
+            reason[:500],
+        ]
+        for (model, variant, reason), which in sorted(groups.items())
+    ]
+    note = "Absent episodes count as failures in SR and are left out of the other metrics (SPEC §9)."
+    return Table("Absent episodes", ["model", "variant", "episodes", "which", "reason"], rows, note)
 
 
 def tables(doc: ScoreDocument) -> list[Table]:

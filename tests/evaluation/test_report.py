@@ -127,3 +127,23 @@ def test_report_md_keeps_foreign_names_literal(tmp_path: Path) -> None:
         if line.startswith("| model") and i + 2 < len(lines) and "script" in lines[i + 2]
     )
     assert row.replace("\\|", "").count("|") == header.count("|")
+
+
+def test_the_report_says_why_episodes_are_absent(tmp_path: Path) -> None:
+    """report.md showed only 'absent: 1': a refused key and a harness fault looked the same."""
+    refused = "api_error: authentication: HTTP 401: refused the credentials"
+    records = [
+        episode("need1", "sa"),
+        *[episode(t, "sa", status="absent").model_copy(update={"reason": refused}) for t in ("need2", "no1")],
+        episode("need1", status="absent", termination="harness_error"),
+    ]
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    files = write_report(doc, records, tmp_path)
+    markdown, html = files.markdown.read_text(), files.html.read_text()
+    assert "| sim:test | sa | 2 | need2 (seed 0), no1 (seed 0) | " + refused + " |" in markdown
+    assert "| sim:test | spec | 1 | need1 (seed 0) | harness_error |" in markdown
+    assert "<h2>Absent episodes</h2>" in html and "refused the credentials" in html
+    doc = score_records(
+        records[:1], fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None))
+    )
+    assert "Absent episodes" not in write_report(doc, records[:1], tmp_path / "none").markdown.read_text()
