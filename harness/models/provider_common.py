@@ -170,6 +170,10 @@ def error_text(body: object, fallback: str) -> tuple[str, str]:
     return fallback, ""
 
 
+COMPATIBLE = "openai-compatible"
+"""The provider of any Chat Completions server at --base-url."""
+
+
 def status_error(
     provider: str,
     status: int,
@@ -185,7 +189,12 @@ def status_error(
         kind = "other" if _NOT_TRANSIENT_429.search(code) else "rate_limit"
     elif status in (401, 403):
         kind = "authentication"
-        where = f" (key from ${key_env})" if key_env else ""
+        # Only an OpenAI-compatible model runs without a named key: it then sends a placeholder.
+        where = (
+            f" (key from ${key_env})"
+            if key_env
+            else " (no --api-key-env was given: a placeholder key was sent)"
+        )
         message = f"{provider} refused the credentials{where}: {message}"
     elif status == 408:
         kind = "timeout"
@@ -197,6 +206,8 @@ def status_error(
         kind = "other"
     else:
         kind = "bad_request"
+        if status == 404 and provider == COMPATIBLE:
+            message = f"{message} (check --base-url, which usually ends in /v1, and the model name)"
     if code and code not in message:
         message = f"{message} [{code}]"
     return ModelAPIError(

@@ -227,6 +227,21 @@ def test_status_errors(status: int, body: object, kind: str) -> None:
         assert "$MY_KEY" in error.message
 
 
+def test_a_compatible_server_s_refusal_hints_at_the_usual_cause() -> None:
+    """A 401 from an OpenAI-compatible server with no --api-key-env did not say that a placeholder
+    key was sent; a 404 of a --base-url without /v1 was a bare '404 page not found'."""
+    error = status_error("openai-compatible", 401, {}, {"error": {"message": "bad key"}}, "x", None)
+    assert error.message == (
+        "HTTP 401: openai-compatible refused the credentials (no --api-key-env was given: "
+        "a placeholder key was sent): bad key"
+    )
+    error = status_error("openai-compatible", 404, {}, "404 page not found", "x", None)
+    assert error.message == (
+        "HTTP 404: 404 page not found (check --base-url, which usually ends in /v1, and the model name)"
+    )
+    assert "base-url" not in status_error("openai", 404, {}, "not found", "x", "OPENAI_API_KEY").message
+
+
 def test_retry_after_headers() -> None:
     assert retry_after_s({"retry-after-ms": "250"}) == 0.25
     assert retry_after_s({"retry-after": "3"}) == 3.0
