@@ -55,9 +55,13 @@ def profiles_hash(profiles: Iterable[Profile]) -> str:
 
 def run_identity(
     *, tasks: list[Task], profiles: list[Profile], models: list[str], variants: list[str], matrix: list[str], seeds: int,
-    settings: dict[str, Any], budgets: dict[str, Any], price_version: str | None,
+    settings: dict[str, Any], budgets: dict[str, Any], price_version: str | None, base_url: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
+    """What the run's results depend on. `base_url` (the server an OpenAI-compatible model or a
+    proxy answers from) is recorded only when given, without credentials or query, so runs of one
+    model name on two servers are told apart while runs without one keep their identity."""
     rev, dirty = git_revision()
+    endpoint = {"base_url": endpoint_of(base_url)} if base_url else {}
     return {
         "mseval": __version__,
         "git": rev,
@@ -74,7 +78,22 @@ def run_identity(
         "budgets": budgets,
         "price_version": price_version,
         "simulated": all(m.startswith("sim:") for m in models),
+        **endpoint,
     }
+
+
+def endpoint_of(url: str) -> str:
+    """A base URL without user, password or query (where keys may hide)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:  # not a port number: the host alone
+        port = None
+    return urlunsplit((parts.scheme, netloc if port is None else f"{netloc}:{port}", parts.path, "", ""))
 
 
 def matrix_key(identity: dict[str, Any]) -> str:

@@ -213,7 +213,7 @@ def register(app: typer.Typer) -> None:
         if resume and not result.resumed:  # a run of other settings cannot be continued
             print(
                 f"--resume: the store has no run of these settings (models, variants, tasks, seeds, budgets, "
-                f"sampling and profiles must be the same); started a new run {result.run_id}",
+                f"sampling, profiles and --base-url must be the same); started a new run {result.run_id}",
                 file=sys.stderr,
             )
         # After a resume the table is the whole run's, the episodes finished before included, and

@@ -37,3 +37,23 @@ def test_a_store_url_is_printed_without_its_password() -> None:
         "postgresql+psycopg://mseval:***@127.0.0.1:55432/mseval"
     )
     assert shown("sqlite:////tmp/s.db") == "sqlite:////tmp/s.db"
+
+
+def test_the_base_url_is_part_of_the_run_identity_without_credentials(tmp_path: Path) -> None:
+    """`--resume --base-url B` continued a run made against server A: one model name served by
+    two servers ended up in one run and one score. Runs without a base URL keep their identity."""
+    from harness.identity import matrix_key
+    from harness.runner import Runner
+
+    def identity(base_url: str | None, model: str = "openai-compatible:m") -> dict[str, object]:
+        plan = build_plan(
+            matrix=[(model, "sa")], tasks="lms-due-reminder", seeds=1, concurrency=1,
+            store=f"sqlite:///{tmp_path / 's.db'}", resume=False, base_url=base_url,
+        )  # fmt: skip
+        return Runner(plan).identity()
+
+    a = identity("http://user:secret@127.0.0.1:8000/v1?key=abc")
+    b = identity("http://127.0.0.1:8001/v1")
+    assert a["base_url"] == "http://127.0.0.1:8000/v1" and b["base_url"] == "http://127.0.0.1:8001/v1"
+    assert matrix_key(a) != matrix_key(b)
+    assert "base_url" not in identity(None, "sim:oracle")
