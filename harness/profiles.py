@@ -154,7 +154,14 @@ class ProfileSet:
 
     def variant(self, name: str) -> Profile:
         p = self.profiles.get(name)
-        if p is None or not p.is_variant:
+        if p is not None and not p.is_variant:
+            raise InputError.one(
+                "--variant",
+                None,
+                f"{name!r} is a sub-agent role ({p.source}), not a variant: a variant's front matter "
+                "has 'delegation' and 'subagents' (docs/authoring-profiles.md, Variants)",
+            )
+        if p is None:
             known = ", ".join(sorted(n for n, q in self.profiles.items() if q.is_variant))
             raise InputError.one("--variant", None, f"unknown variant {name!r}; known: {known}")
         return p
@@ -176,6 +183,7 @@ def load_profiles(
     `more_problems` of the profiles read (their tool globs), even of those with problems."""
     problems: list[Problem] = []
     profiles: dict[str, Profile] = {}
+    builtins: set[str] = set()
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
         if not folder.is_dir():
             problems.append(Problem(str(folder), None, "no such folder of profiles"))
@@ -194,6 +202,14 @@ def load_profiles(
                     )
                 )
                 continue
+            if p.header.override and not is_builtin and p.name not in builtins:
+                problems.append(
+                    Problem(
+                        str(path),
+                        p.line("override"),
+                        f"override: true, but there is no built-in profile {p.name!r} to replace; remove it",
+                    )
+                )
             if (replaced := profiles.get(p.name)) is not None and replaced.is_variant != p.is_variant:
                 kind, other = ("variant", "role") if replaced.is_variant else ("role", "variant")
                 problems.append(
@@ -206,6 +222,8 @@ def load_profiles(
                 )
                 continue
             profiles[p.name] = p
+            if is_builtin:
+                builtins.add(p.name)
     for p in profiles.values():
         for i, sub in enumerate(p.header.subagents or ()):
             target = profiles.get(sub)

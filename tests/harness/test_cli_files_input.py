@@ -94,3 +94,25 @@ def test_profiles_validate_reports_every_problem_at_once(tmp_path: Path) -> None
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert result.stderr.strip().splitlines() == expected, args[0]
     assert not (tmp_path / "s.db").exists()
+
+
+def test_a_role_given_as_a_variant_says_what_a_variant_needs(tmp_path: Path) -> None:
+    """`-v helper` with helper a role said only "unknown variant 'helper'", though the file was there."""
+    (tmp_path / "helper.md").write_text(ROLE)
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(
+        mseval("run", "-m", "sim:oracle", "-v", "helper", "--profiles", str(tmp_path), *store)
+    )
+    assert line == (
+        f"--variant: 'helper' is a sub-agent role ({tmp_path / 'helper.md'}), not a variant: a variant's "
+        "front matter has 'delegation' and 'subagents' (docs/authoring-profiles.md, Variants)"
+    )
+
+
+def test_an_override_with_nothing_to_replace_is_a_problem(tmp_path: Path) -> None:
+    """A copied variant renamed but still saying `override: true` validated silently."""
+    (tmp_path / "helper.md").write_text(ROLE.replace("mode:", "override: true\nmode:"))
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line == (
+        f"{tmp_path / 'helper.md'}:5: override: true, but there is no built-in profile 'helper' to replace; remove it"
+    )
