@@ -52,12 +52,13 @@ def tasks_validate(
     if unloadable:
         raise InputError(unloadable)
     reports = asyncio.run(validate_tasks(tasks, load_profiles(), concurrency))
-    bad = 0
+    bad = lines = 0
     for r in reports:
         print(f"{'ok ' if r.ok else 'BAD'} {r.task}")
         for p in r.problems:
             print(f"    {p}")
         bad += not r.ok
+        lines += len(r.problems)
     if selector == "all":
         # Each scenario the catalog covers needs both splits (a team's catalog may cover one).
         for code in dict.fromkeys(t.spec.scenario for t in tasks):
@@ -69,7 +70,12 @@ def tasks_validate(
                     f"(D_need {need}, D_no-need {no_need}, no prior {splits.count(None)})"
                 )
                 bad += 1
-    print(f"{len(reports)} tasks, {bad} problems")
+                lines += 1
+    print(
+        f"{len(reports)} tasks, {bad} failing ({lines} problems)"
+        if bad
+        else f"{len(reports)} tasks, 0 problems"
+    )
     if bad:
         raise typer.Exit(1)
 

@@ -201,6 +201,10 @@ def test_tasks_validate_names_the_file_and_line_of_a_failing_gold_call(tmp_path:
     assert result.returncode == 1, result.stdout + result.stderr  # a validation failure, not bad input
     line = line_of(solution, "mcp__lms__no_such_tool")
     assert f"    {solution}:{line}: sub-task s1: no tool mcp__lms__no_such_tool" in result.stdout.splitlines()
+    problems = sum(1 for text in result.stdout.splitlines() if text.startswith("    "))
+    assert problems >= 2  # the call, and the check it then fails
+    # the last line counted failing tasks as "problems" (1 problems under 4 problem lines)
+    assert result.stdout.splitlines()[-1] == f"2 tasks, 1 failing ({problems} problems)"
 
 
 def test_run_refuses_a_check_that_cannot_be_imported_before_anything_runs(tmp_path: Path) -> None:
