@@ -1,14 +1,56 @@
-"""The delegation prior (SPEC §6): the golden plan of waves for one task."""
+"""The delegation prior (SPEC §6): the golden plan of waves for one task.
+
+The rules across fields (a unit's mode agrees with its label; waves agree with
+`need_delegation`; no wave is empty) are checked from the input even when a field fails, and
+reported with the field problems in one `ValidationError`, each at its own key: a model's
+after-validator would be skipped once any field fails, hiding these problems until the first
+ones are fixed (SPEC §12: all problems at once).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from contracts.labels import LABELS, label_mode
 
 Mode = Literal["read-only", "writable"]
+_MODES = ("read-only", "writable")
+_BOOL = TypeAdapter(bool)
+
+
+def _rule_error(loc: tuple[str | int, ...], value: Any, message: str) -> InitErrorDetails:
+    return {"type": PydanticCustomError("value_error", message), "loc": loc, "input": value}
+
+
+def _with_rule_errors(
+    title: str, data: Any, handler: ModelWrapValidatorHandler[Any], rules: list[InitErrorDetails]
+) -> Any:
+    """`handler(data)`, raising its field errors and `rules` together when there are any."""
+    try:
+        model = handler(data)
+    except ValidationError as exc:
+        # Each error again as it was (its type and message), so readers see no difference.
+        fields: list[InitErrorDetails] = [
+            {"type": PydanticCustomError(e["type"], e["msg"]), "loc": e["loc"], "input": e["input"]}
+            for e in exc.errors()
+        ]
+        raise ValidationError.from_exception_data(exc.title, fields + rules) from None
+    if rules:
+        raise ValidationError.from_exception_data(title, rules)
+    return model
 
 
 class PriorUnit(BaseModel):
@@ -30,17 +72,53 @@ class PriorUnit(BaseModel):
             raise ValueError(f"unknown function label {value!r}")
         return value
 
-    @model_validator(mode="after")
-    def _mode_matches_label(self) -> PriorUnit:
-        if label_mode(self.label) != self.mode:
-            raise ValueError(
-                f"label {self.label!r} is {label_mode(self.label)}, but the unit says {self.mode}"
-            )
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _mode_matches_label(cls, data: Any, handler: ModelWrapValidatorHandler[PriorUnit]) -> PriorUnit:
+        rules: list[InitErrorDetails] = []
+        if isinstance(data, Mapping):
+            label, mode = data.get("label"), data.get("mode")
+            if label in LABELS and mode in _MODES and label_mode(label) != mode:
+                rules.append(
+                    _rule_error(
+                        ("mode",), mode, f"label {label!r} is {label_mode(label)}, but the unit says {mode}"
+                    )
+                )
+        unit: PriorUnit = _with_rule_errors(cls.__name__, data, handler, rules)
+        return unit
 
     def subagent_type(self, variant_family: str) -> str:
         """The sub-agent type for a variant family: 'gen' or 'spec'."""
         return self.spec if variant_family == "spec" else self.gen
+
+
+def _wave_rules(data: Mapping[str, Any]) -> list[InitErrorDetails]:
+    """The problems of `data`'s waves against its `need_delegation`, read from the input as
+    pydantic would read those two fields (a value it refuses is a field problem already)."""
+    waves = data.get("waves", [])
+    if not isinstance(waves, list | tuple):
+        return []
+    rules = [
+        _rule_error(("waves", i), wave, "a wave must list at least one sub-agent")
+        for i, wave in enumerate(waves)
+        if isinstance(wave, list | tuple) and not wave
+    ]
+    try:
+        need = _BOOL.validate_python(data.get("need_delegation"))
+    except ValidationError:
+        return rules
+    if need and not waves:
+        rules.insert(0, _rule_error(("need_delegation",), need, "true needs at least one wave"))
+    elif not need and waves:
+        rules.insert(
+            0,
+            _rule_error(
+                ("need_delegation",),
+                need,
+                "false means the main agent works alone, so waves must be empty",
+            ),
+        )
+    return rules
 
 
 class DelegationPrior(BaseModel):
@@ -50,15 +128,14 @@ class DelegationPrior(BaseModel):
     need_delegation: bool
     waves: list[list[PriorUnit]] = Field(default_factory=list)
 
-    @model_validator(mode="after")
-    def _waves_match_need(self) -> DelegationPrior:
-        if self.need_delegation and not self.waves:
-            raise ValueError("need_delegation is true but no waves are given")
-        if not self.need_delegation and self.waves:
-            raise ValueError("need_delegation is false: the main agent works alone, so waves must be empty")
-        if any(not wave for wave in self.waves):
-            raise ValueError("a wave must list at least one sub-agent")
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _waves_match_need(
+        cls, data: Any, handler: ModelWrapValidatorHandler[DelegationPrior]
+    ) -> DelegationPrior:
+        rules = _wave_rules(data) if isinstance(data, Mapping) else []
+        prior: DelegationPrior = _with_rule_errors(cls.__name__, data, handler, rules)
+        return prior
 
     @property
     def units(self) -> list[PriorUnit]:

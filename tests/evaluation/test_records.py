@@ -165,3 +165,40 @@ def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_pat
     ]
     path.write_text('[{"run_id": "a", "models": "m", "tasks": null, "seeds": 3, "contract": {"any": 1}}]')
     assert load_run_identities(path)[0]["models"] == "m"
+
+
+def test_a_prior_reports_its_field_and_cross_field_problems_together(tmp_path: Path) -> None:
+    """SPEC §12: all problems at once, each on its line. A bad label hid `need_delegation:
+    false` with waves, and a bad description hid a unit's mode at odds with its label: pydantic
+    skips a model's after-validator once one of its fields fails."""
+    (tmp_path / "both.yaml").write_text(
+        "task: both\n"
+        "need_delegation: false\n"
+        "waves:\n"
+        "  - - {subtask: s1, description: d, label: no-such-label,\n"
+        "       mode: read-only, gen: explorer, spec: x}\n"
+        "    - subtask: s2\n"
+        "      description: ''\n"
+        "      label: spreadsheet-build\n"
+        "      mode: read-only\n"
+        "      gen: coder\n"
+        "      spec: office-report-builder\n"
+        "  - []\n"
+    )
+    (tmp_path / "empty.yaml").write_text("task: ''\nneed_delegation: true\n")
+    with pytest.raises(InputError) as caught:
+        load_priors(tmp_path)
+    problems = sorted((Path(p.file).name, p.line or 0, p.message) for p in caught.value.problems)
+    assert problems == [
+        ("both.yaml", 2, "need_delegation: false means the main agent works alone, so waves must be empty"),
+        ("both.yaml", 4, "waves.0.0.label: unknown function label 'no-such-label'"),
+        ("both.yaml", 7, "waves.0.1.description: String should have at least 1 character"),
+        (
+            "both.yaml",
+            9,
+            "waves.0.1.mode: label 'spreadsheet-build' is writable, but the unit says read-only",
+        ),
+        ("both.yaml", 12, "waves.1: a wave must list at least one sub-agent"),
+        ("empty.yaml", 1, "task: String should have at least 1 character"),
+        ("empty.yaml", 2, "need_delegation: true needs at least one wave"),
+    ]

@@ -119,3 +119,29 @@ def test_an_override_that_turns_a_variant_into_a_role_is_refused(tmp_path: Path)
         problem.message
         == "'spec' overrides a variant with a role; an override keeps the kind (add 'delegation')"
     )
+
+
+def test_priors_validate_reports_a_bad_label_and_waves_at_odds_with_need_delegation(tmp_path: Path) -> None:
+    """A prior with a bad label and `need_delegation: false` with waves got only the label
+    problem: the rest waited for the next run of the validator (SPEC §12: all at once)."""
+    from tests.harness.cli_support import catalog_copy, line_of
+
+    _tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    text = prior.read_text()
+    assert "need_delegation: true" in text and "label: spreadsheet-build" in text
+    prior.write_text(
+        text.replace("need_delegation: true", "need_delegation: false").replace(
+            "label: spreadsheet-build", "label: spreadsheet-builder"
+        )
+    )
+    need, label = line_of(prior, "need_delegation:"), line_of(prior, "label: spreadsheet-builder")
+    for command in (("priors", "validate"), ("tasks", "validate", "lms-enrollment-overview")):
+        result = mseval(*command, env=env)
+        assert result.returncode == 2, result.stdout + result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert f"{prior}:{label}: waves.1.0.label: unknown function label 'spreadsheet-builder'" in lines
+        assert (
+            f"{prior}:{need}: need_delegation: false means the main agent works alone, so waves must be empty"
+            in lines
+        ), lines
