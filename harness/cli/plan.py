@@ -10,7 +10,7 @@ from contracts.errors import InputError, Problem
 
 
 def build_plan(
-    *, matrix: list[tuple[str, str]], tasks: str, seeds: int, concurrency: int, store: str, resume: bool,
+    *, matrix: list[tuple[str, str]], tasks: str | Sequence[str], seeds: int, concurrency: int, store: str, resume: bool,
     base_url: str | None = None, api_key_env: str | None = None, transport: str = "inprocess", db: str = "sqlite",
     budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
@@ -20,7 +20,6 @@ def build_plan(
     from pydantic import ValidationError
 
     from harness.budgets import Budgets
-    from harness.catalog import load_tasks
     from harness.cli.common import check_out_path
     from harness.models.base import ModelSettings
     from harness.models.config import option_problems
@@ -48,7 +47,7 @@ def build_plan(
         problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
     problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort, api_key_env)
-    task_list = collect(load_tasks, tasks)
+    task_list = collect(selected_tasks, tasks)
     for task in task_list or ():  # a check.py that cannot be imported is found now, not per episode
         collect(task.load_check)
     profile_set = collect(
@@ -119,6 +118,29 @@ def database_problems(store: str, db: str) -> list[Problem]:
             Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
         ]
     return url_problems(store, "--store") + (url_problems(db, "--db") if db != "sqlite" else [])
+
+
+def selected_tasks(selectors: str | Sequence[str]) -> list[Any]:
+    """The tasks any of `selectors` selects (each all, a scenario, a task id or a glob; a
+    comma separates several in one), in the order first selected, each once."""
+    from harness.catalog import load_tasks
+
+    wanted = [
+        part.strip()
+        for s in ([selectors] if isinstance(selectors, str) else selectors)
+        for part in s.split(",")
+    ]
+    chosen: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for selector in dict.fromkeys(w for w in wanted if w):
+        try:
+            for task in load_tasks(selector):
+                chosen.setdefault(task.id, task)
+        except InputError as exc:
+            problems += [p for p in exc.problems if p not in problems]
+    if problems or not chosen:
+        raise InputError(problems or [Problem("--tasks", None, "no task selected")])
+    return list(chosen.values())
 
 
 def catalog_problems(tasks: Sequence[Any], profile_set: Any) -> list[Problem]:

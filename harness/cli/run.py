@@ -144,7 +144,12 @@ def register(app: typer.Typer) -> None:
                 help="sa, gen, spec, plan-first, oracle, or your own (repeatable)",
             ),
         ],
-        tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
+        tasks: Annotated[
+            list[str],
+            typer.Option(
+                metavar="SEL", help="all, a scenario, a task id, or a glob (repeatable, or comma-separated)"
+            ),
+        ] = ["all"],  # noqa: B006 - typer reads the default, never mutates it
         seeds: Annotated[int, typer.Option(min=1, help="seeds per task")] = 1,
         concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
         store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,

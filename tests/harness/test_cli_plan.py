@@ -57,3 +57,31 @@ def test_the_base_url_is_part_of_the_run_identity_without_credentials(tmp_path: 
     assert a["base_url"] == "http://127.0.0.1:8000/v1" and b["base_url"] == "http://127.0.0.1:8001/v1"
     assert matrix_key(a) != matrix_key(b)
     assert "base_url" not in identity(None, "sim:oracle")
+
+
+def test_tasks_may_be_selected_by_several_selectors(tmp_path: Path) -> None:
+    """`--tasks lms --tasks ec` ran the ec tasks alone (the last option won) and `--tasks lms,ec`
+    matched nothing. Each selector adds its tasks, in order, each task once."""
+    plan = build_plan(
+        matrix=[("sim:oracle", "sa")], tasks=["lms-due-reminder", "ec-*", "lms-due-reminder,rs-first-class-upgrade"],
+        seeds=1, concurrency=1, store=f"sqlite:///{tmp_path / 's.db'}", resume=False,
+    )  # fmt: skip
+    ids = [t.id for t in plan.tasks]
+    assert ids[0] == "lms-due-reminder" and ids[-1] == "rs-first-class-upgrade" and len(ids) == len(set(ids))
+    assert len(ids) == 2 + sum(1 for i in ids if i.startswith("ec-")) and any(
+        i.startswith("ec-") for i in ids
+    )
+
+
+def test_every_unknown_selector_is_named(tmp_path: Path) -> None:
+    from tests.harness.cli_support import mseval
+
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    result = mseval(
+        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "nope-1", "--tasks", "lms,nope-2", *store
+    )
+    assert result.returncode == 2 and result.stderr.splitlines() == [
+        f"{name}: no task matches {name!r} (all, a scenario, a task id or a glob)"
+        for name in ("nope-1", "nope-2")
+    ]
+    assert not (tmp_path / "s.db").exists()
