@@ -270,7 +270,9 @@ def register(app: typer.Typer) -> None:
         store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
         port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8765,
     ) -> None:
-        """Browse the recorded episodes: outcomes, checks, waves timelines, event streams (1,000 events a page)."""
+        """Browse the recorded episodes: outcomes, checks, waves timelines, event streams (1,000 events a page).
+
+        Per (task, model, variant, seed) the newest run's episode is shown, the one scoring takes."""
         import time
 
         from harness.store_urls import check_url
