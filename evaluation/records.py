@@ -184,8 +184,22 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
     """Read `delegation_priors/<task-id>.yaml`; a missing folder gives no priors.
 
     All problems of all files are reported together. A file whose `task` differs from its
-    name, or a task given twice, is a problem too.
+    name, or a task given twice, is a problem too, reported with the file's other problems.
     """
+    from contracts.yamlio import line_of, read_yaml
+
+    def misnamed(path: Path) -> list[Problem]:
+        """A `task` that is not the file's name, on its line, whatever else is wrong with the
+        file (read again: only a file with a problem gets here)."""
+        try:
+            data, lines = read_yaml(path)
+        except InputError:
+            return []  # reported already
+        task = data.get("task") if isinstance(data, dict) else None
+        if not isinstance(task, str) or not task or task == path.stem:
+            return []  # a `task` that is no name is a problem of its own
+        return [Problem(str(path), line_of(lines, ("task",)), f"task {task!r} does not match the file name")]
+
     if not folder.exists():
         return {}
     if not folder.is_dir():
@@ -200,10 +214,11 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
         try:
             prior = load_yaml_model(path, DelegationPrior)
         except InputError as exc:
-            problems.extend(exc.problems)
+            problems.extend(exc.problems + misnamed(path))
             continue
-        if prior.task != path.stem:
-            problems.append(Problem(str(path), 1, f"task {prior.task!r} does not match the file name"))
+        if prior.task != path.stem:  # (a file changed since: still reported)
+            wrong = Problem(str(path), 1, f"task {prior.task!r} does not match the file name")
+            problems.extend(misnamed(path) or [wrong])
         elif prior.task in priors:
             problems.append(Problem(str(path), 1, f"a second prior for task {prior.task!r}"))
         else:

@@ -202,3 +202,18 @@ def test_a_prior_reports_its_field_and_cross_field_problems_together(tmp_path: P
         ("empty.yaml", 1, "task: String should have at least 1 character"),
         ("empty.yaml", 2, "need_delegation: true needs at least one wave"),
     ]
+
+
+def test_a_prior_named_for_another_task_is_reported_with_its_other_problems(tmp_path: Path) -> None:
+    """The file-name check waited for the prior to be valid: a renamed file with a bad label
+    reported the label, and only after that fix its `task`."""
+    (tmp_path / "renamed.yaml").write_text(
+        "need_delegation: true\ntask: other\nwaves:\n  - - {subtask: s1, description: d, label: no-such-label,\n"
+        "       mode: read-only, gen: explorer, spec: x}\n"
+    )
+    with pytest.raises(InputError) as caught:
+        load_priors(tmp_path)
+    assert sorted((p.line, p.message) for p in caught.value.problems) == [
+        (2, "task 'other' does not match the file name"),
+        (4, "waves.0.0.label: unknown function label 'no-such-label'"),
+    ]
