@@ -3,17 +3,21 @@ profile skeleton (SPEC §6, §7; `docs/authoring-tasks.md`, `docs/annotating-pri
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from contracts.episode import SubagentRecord
 from contracts.errors import InputError
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
 from contracts.yamlio import load_yaml_model
-from harness.catalog import PRIORS_DIR, TASKS_DIR, load_task
+from harness.catalog import PRIORS_DIR, TASKS_DIR, Subtask, load_task
 from harness.profiles import label_types, load_profiles
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -136,11 +140,74 @@ def _find_record(episode_id: str, store_url: str) -> Any:
     )
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _text_scores(texts: list[str], descriptions: list[str]) -> list[list[float]]:
+    """The TF-IDF cosine similarity of each text with each sub-task description, from 0 to 1.
+    The IDF is over the descriptions: the words that tell sub-tasks apart (CS101, CS201) weigh
+    more than the words they share (read, roster)."""
+    docs = [Counter(_WORD.findall(d.lower())) for d in descriptions]
+    seen_in = Counter(word for doc in docs for word in doc)
+
+    def vector(words: Counter[str]) -> dict[str, float]:
+        return {w: n * (math.log((1 + len(docs)) / (1 + seen_in[w])) + 1) for w, n in words.items()}
+
+    def cosine(a: dict[str, float], b: dict[str, float]) -> float:
+        norm = math.hypot(*a.values()) * math.hypot(*b.values())
+        return sum(v * b.get(w, 0.0) for w, v in a.items()) / norm if norm else 0.0
+
+    gold = [vector(doc) for doc in docs]
+    return [[cosine(vector(Counter(_WORD.findall(t.lower()))), g) for g in gold] for t in texts]
+
+
+def _match(
+    subs: Sequence[SubagentRecord], subtasks: Sequence[Subtask]
+) -> tuple[list[int | None], list[int | None]]:
+    """Each sub-agent's sub-task, one to one (None: left out), and the sub-task it matches best,
+    whether free or not (None: it shares no tool with any).
+
+    A sub-agent matches the sub-tasks that share a tool with it, scored by the overlap of their
+    tools (Jaccard, 0 to 1) plus the similarity of its description and prompt with the sub-task's
+    description (0 to 1). Pairs are taken best score first (ties: the earlier sub-agent, then the
+    earlier sub-task), each sub-agent and each sub-task once."""
+    text = _text_scores(
+        [f"{s.description}\n{s.prompt or ''}" for s in subs], [st.description for st in subtasks]
+    )
+    pairs: list[tuple[float, int, int]] = []
+    for i, sub in enumerate(subs):
+        used = set(sub.tools)
+        for j, st in enumerate(subtasks):
+            gold = {c.tool for c in st.calls}
+            if used & gold:
+                pairs.append((len(used & gold) / len(used | gold) + text[i][j], i, j))
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    drafted: list[int | None] = [None] * len(subs)
+    best: list[int | None] = [None] * len(subs)
+    taken: set[int] = set()
+    for _, i, j in pairs:
+        if best[i] is None:
+            best[i] = j
+        if drafted[i] is None and j not in taken:
+            drafted[i] = j
+            taken.add(j)
+    return drafted, best
+
+
+def _said(sub: SubagentRecord, wave: int) -> str:
+    """A sub-agent as a draft's comment names it: id, wave, type and its description in brief."""
+    words = " ".join((sub.description or sub.prompt or "").split())
+    brief = words if len(words) <= 70 else words[:69] + "…"
+    return f"{sub.id} (episode wave {wave}, {sub.type}) {brief!r}"
+
+
 def draft_prior(
     task_id: str, episode_id: str, store_url: str, out: Path | None = None, force: bool = False
 ) -> Path:
     """The waves of a recorded episode as a prior: each sub-agent becomes a unit on the gold
-    sub-task whose tools it used most (ties: the earlier sub-task); duplicates are dropped."""
+    sub-task it matches best among those still free (`_match`), in its wave. A sub-agent that
+    no free sub-task matches is named in a comment at the top of the draft, as is one placed on
+    a sub-task other than the one it matches best (taken by another)."""
     from harness.catalog import select
 
     folders = [f for f in select(task_id) if f.name == task_id] if _ID.match(task_id) else []
@@ -160,36 +227,49 @@ def draft_prior(
         )
     types = label_types()
     spec_roles = set(load_profiles().variant("spec").header.subagents or ())
-    used: set[str] = set()
-    waves = []
-    for wave in record.waves:
-        units = []
-        for sub in wave.subagents:
-            scores = [
-                (len(set(sub.tools) & {c.tool for c in st.calls}), -i, st)
-                for i, st in enumerate(task.solution.subtasks)
-            ]
-            best = max(scores, key=lambda s: (s[0], s[1]))
-            st = best[2]
-            if best[0] == 0 or st.id in used:
-                continue
-            used.add(st.id)
-            label = sub.label or st.label
-            family = "spec" if sub.type in spec_roles else "gen"
-            other = "gen" if family == "spec" else "spec"
-            unit = {
-                "subtask": st.id,
-                "description": sub.description or st.description,
-                "label": label,
-                "mode": sub.mode,
-            }
-            unit[family] = sub.type
-            unit[other] = types[label][other]
-            units.append({k: unit[k] for k in ("subtask", "description", "label", "mode", "gen", "spec")})
-        if units:
-            waves.append(units)
+    subtasks = task.solution.subtasks
+    placed = [(w, sub) for w, wave in enumerate(record.waves, start=1) for sub in wave.subagents]
+    drafted, best = _match([sub for _, sub in placed], subtasks)
+    owner = {j: placed[i][1].id for i, j in enumerate(drafted) if j is not None}
+    left_out: list[str] = []
+    elsewhere: list[str] = []
+    units_of: dict[int, list[dict[str, Any]]] = {}
+    for (w, sub), j, b in zip(placed, drafted, best, strict=True):
+        if j is None:
+            if b is None:
+                why = "called no tool" if not sub.tools else "shares no tool with any sub-task"
+            else:
+                why = f"the sub-tasks sharing its tools are taken; it matches {subtasks[b].id} best ({owner[b]}'s)"
+            left_out.append(f"#   {_said(sub, w)}: {why}\n")
+            continue
+        st = subtasks[j]
+        if b is not None and b != j:
+            elsewhere.append(
+                f"#   {_said(sub, w)} is on {st.id}, but matches {subtasks[b].id} better ({owner[b]}'s)\n"
+            )
+        label = sub.label or st.label
+        family = "spec" if sub.type in spec_roles else "gen"
+        other = "gen" if family == "spec" else "spec"
+        unit = {
+            "subtask": st.id,
+            "description": sub.description or st.description,
+            "label": label,
+            "mode": sub.mode,
+        }
+        unit[family] = sub.type
+        unit[other] = types[label][other]
+        units_of.setdefault(w, []).append(
+            {k: unit[k] for k in ("subtask", "description", "label", "mode", "gen", "spec")}
+        )
+    waves = [units_of[w] for w in sorted(units_of)]
     data = {"task": task.id, "need_delegation": bool(waves), "waves": waves}
     header = f"# Drafted from episode {episode_id} ({record.model}, {record.variant}); review every unit before use.\n"
+    if left_out:
+        header += "# Left out, as no free sub-task matches them (add a unit by hand where one belongs):\n"
+        header += "".join(left_out)
+    if elsewhere:
+        header += "# Check: on a sub-task other than the one they match best, which another took:\n"
+        header += "".join(elsewhere)
     _dump(path, data, header)
     load_yaml_model(path, DelegationPrior)
     load_task(folder, path.parent)

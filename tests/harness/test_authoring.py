@@ -145,3 +145,76 @@ def test_priors_validate_reports_a_bad_label_and_waves_at_odds_with_need_delegat
             f"{prior}:{need}: need_delegation: false means the main agent works alone, so waves must be empty"
             in lines
         ), lines
+
+
+def test_a_draft_keeps_each_sub_agent_that_reads_with_the_same_tool(tmp_path: Path) -> None:
+    """One sub-agent per course, all calling list_enrollments: each matched the first sub-task,
+    so the draft had units s1 and s4 where the episode had sub-agents for s1..s4."""
+    from harness.catalog import PRIORS_DIR
+
+    store = f"sqlite:///{tmp_path / 's.db'}"
+    ran = mseval("run", "-m", "sim:eager", "-v", "spec", "--tasks", "lms-enrollment-overview", "--store", store,
+                 "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    episodes = tmp_path / "e.jsonl"
+    assert mseval("export", "--store", store, "--out", str(episodes)).returncode == 0
+    (record,) = [json.loads(line) for line in episodes.read_text().splitlines()]
+    out = tmp_path / "p.yaml"
+    drafted = mseval("priors", "draft", "lms-enrollment-overview", "--from-episode", record["episode_id"],
+                     "--store", store, "--out", str(out))  # fmt: skip
+    assert drafted.returncode == 0, drafted.stderr
+    draft = yaml.safe_load(out.read_text())
+    gold = yaml.safe_load((PRIORS_DIR / "lms-enrollment-overview.yaml").read_text())
+    assert [u for wave in draft["waves"] for u in wave] == [u for wave in gold["waves"] for u in wave]
+    assert "Left out" not in out.read_text()
+
+
+def _reader(id: str, course: str, *, again: str = "", tools: int = 4) -> dict[str, object]:
+    return {
+        "id": id, "type": "enterprise-data-analyst", "mode": "read-only", "label": "course-records-lookup",
+        "description": f"read the active roster of {course}{again}", "steps": tools + 1,
+        "prompt": f"Page through list_enrollments for course {course} and report the active students.",
+        "tools": ["mcp__lms__list_enrollments"] * tools,
+    }  # fmt: skip
+
+
+def test_a_draft_matches_one_to_one_by_text_and_tools_and_names_the_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sub-agents that call the same tool are told apart by their description and prompt; a
+    sub-task goes to one sub-agent; whoever gets none is named in the draft, not dropped."""
+    import harness.authoring as authoring
+    from contracts.episode import EpisodeRecord
+
+    builder = {
+        "id": "a6", "type": "office-report-builder", "mode": "writable", "label": "spreadsheet-build",
+        "description": "build Enrollment.xlsx", "steps": 3,
+        "tools": ["mcp__excel__create_workbook", "mcp__excel__write_range"],
+    }  # fmt: skip
+    lookup = {
+        "id": "a4", "type": "explorer", "mode": "read-only", "description": "list\nthe courses", "steps": 2,
+        "tools": ["mcp__lms__list_courses"],
+    }  # fmt: skip
+    waves = [
+        [_reader("a1", "CS305"), _reader("a2", "CS101")],
+        [_reader("a3", "CS101", again=" again"), lookup],
+        [builder, _reader("a5", "CS101", again=", its last page", tools=1)],
+    ]
+    record = EpisodeRecord.model_validate({
+        "task_id": "lms-enrollment-overview", "model": "sim:test", "variant": "spec", "status": "completed",
+        "success": True, "episode_id": "e1",
+        "waves": [{"index": i, "subagents": wave} for i, wave in enumerate(waves)],
+    })  # fmt: skip
+    monkeypatch.setattr(authoring, "_find_record", lambda episode_id, store_url: record)
+    out = tmp_path / "p.yaml"
+    authoring.draft_prior("lms-enrollment-overview", "e1", "sqlite:///unused.db", out)
+    draft = yaml.safe_load(out.read_text())
+    assert [[(u["subtask"], u["description"]) for u in wave] for wave in draft["waves"]] == [
+        [("s3", "read the active roster of CS305"), ("s1", "read the active roster of CS101")],
+        [("s2", "read the active roster of CS101 again")],
+        [("s4", "build Enrollment.xlsx")],
+    ]
+    comments = [line for line in out.read_text().splitlines() if line.startswith("#")]
+    assert any("a3" in line and "s2" in line and "s1" in line for line in comments), comments
+    assert any(line.startswith("#   a4 ") and "list the courses" in line for line in comments), comments
+    assert any(line.startswith("#   a5 ") and "s1" in line for line in comments), comments
