@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -137,6 +138,13 @@ def priors_draft(
     check_url(store, must_exist=True)
     path = draft_prior(task, from_episode, store, out, force)
     print(f"drafted {path}; edit it, then run `mseval priors validate`")
+    notes = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith(("# Left out", "# Check"))
+    ]
+    for note in notes:  # sub-agents left out or placed off their best match: named atop the draft
+        print(f"{path}: {note.removeprefix('# ').rstrip(':')} (see the comment at its top)", file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:

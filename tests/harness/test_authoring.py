@@ -179,7 +179,7 @@ def _reader(id: str, course: str, *, again: str = "", tools: int = 4) -> dict[st
 
 
 def test_a_draft_matches_one_to_one_by_text_and_tools_and_names_the_left_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Sub-agents that call the same tool are told apart by their description and prompt; a
     sub-task goes to one sub-agent; whoever gets none is named in the draft, not dropped."""
@@ -218,3 +218,17 @@ def test_a_draft_matches_one_to_one_by_text_and_tools_and_names_the_left_out(
     assert any("a3" in line and "s2" in line and "s1" in line for line in comments), comments
     assert any(line.startswith("#   a4 ") and "list the courses" in line for line in comments), comments
     assert any(line.startswith("#   a5 ") and "s1" in line for line in comments), comments
+
+    # `priors draft` says so on stderr too, not only inside the file it wrote
+    from harness.cli.catalog_cmds import priors_draft
+    from harness.store import Store
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    Store(url).close()
+    capsys.readouterr()
+    priors_draft("lms-enrollment-overview", "e1", url, tmp_path / "again.yaml", False)
+    notes = capsys.readouterr().err.splitlines()
+    assert [n.split(": ", 1)[1] for n in notes] == [
+        "Left out, as no free sub-task matches them (add a unit by hand where one belongs) (see the comment at its top)",
+        "Check: on a sub-task other than the one they match best, which another took (see the comment at its top)",
+    ]
