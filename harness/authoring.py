@@ -299,11 +299,14 @@ disallowedTools: []
 """
 
 
-def new_profile(name: str, folder: Path, mode: str | None = None, override: bool = False) -> Path:
+def new_profile(
+    name: str, folder: Path, mode: str | None = None, override: bool = False, like: str | None = None
+) -> Path:
     """A role skeleton in `folder` (`mode` default read-only); replacing a built-in profile
     takes `override` (which the file then declares, as `mseval profiles validate` requires).
     A built-in variant's name gives a copy of that variant to edit, not a role: a role of its
-    name would make the variant unknown to `mseval run --variant`."""
+    name would make the variant unknown to `mseval run --variant`. `like` (a built-in variant)
+    gives a new variant: a copy of that one under `name`."""
     from harness.profiles import BUILTIN_DIR, parse_profile
 
     if not _ID.match(name):
@@ -313,12 +316,17 @@ def new_profile(name: str, folder: Path, mode: str | None = None, override: bool
     builtin = BUILTIN_DIR / f"{name}.md"
     if builtin.exists() and not override:
         raise InputError.one(name, None, "a built-in profile has this name; pass --override to replace it")
+    source = BUILTIN_DIR / f"{like}.md" if like is not None else builtin
+    original = parse_profile(source) if source.exists() else None
+    if like is not None and (original is None or not original.is_variant):
+        known = ", ".join(sorted(p.stem for p in BUILTIN_DIR.glob("*.md") if parse_profile(p).is_variant))
+        raise InputError.one("--like", None, f"{like!r} is not a built-in variant; give one of {known}")
     path = folder / f"{name}.md"
     if path.exists():
         raise InputError.one(str(path), None, "exists already")
-    original = parse_profile(builtin) if builtin.exists() else None
     if original is not None and original.is_variant:
-        text = _variant_copy(original.header.model_dump(exclude_none=True), original.principles, mode)
+        header = original.header.model_dump(exclude_none=True) | {"name": name}
+        text = _variant_copy(header, original.principles, mode, override=builtin.exists(), source=source.stem)
     else:
         text = PROFILE_TEMPLATE.format(
             name=name, mode=mode or "read-only", override="\noverride: true" if override else ""
@@ -328,12 +336,16 @@ def new_profile(name: str, folder: Path, mode: str | None = None, override: bool
     return path
 
 
-def _variant_copy(header: dict[str, Any], principles: str, mode: str | None) -> str:
-    """A built-in variant's file with `override: true`: its delegation and sub-agents kept."""
+def _variant_copy(
+    header: dict[str, Any], principles: str, mode: str | None, *, override: bool, source: str
+) -> str:
+    """A built-in variant's file, its delegation and sub-agents kept: with `override: true`
+    when it replaces the built-in one of its name, else a new variant."""
     header.pop("override", None)
-    header = {"name": header.pop("name"), "override": True, **header}
+    header = {"name": header.pop("name"), **({"override": True} if override else {}), **header}
     if mode is not None:
         header["mode"] = mode
     front = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=110, default_flow_style=None)
-    note = f"# A copy of the built-in variant {header['name']!r}: edit it; it replaces the built-in one.\n"
+    does = "it replaces the built-in one" if override else f"run it with --variant {header['name']}"
+    note = f"# A copy of the built-in variant {source!r}: edit it; {does}.\n"
     return f"---\n{note}{front}---\n{principles}\n"

@@ -53,13 +53,22 @@ def profiles_new(
             "variant (sa, gen, spec, plan-first, oracle) it writes a copy of that variant to edit"
         ),
     ] = False,
+    like: Annotated[
+        str | None,
+        typer.Option(
+            "--like",
+            metavar="VARIANT",
+            help="write a new variant: a copy of this built-in one (e.g. spec) under NAME",
+        ),
+    ] = None,
 ) -> None:
-    """Write a sub-agent role skeleton to edit, or with --override a copy of a built-in variant."""
+    """Write a sub-agent role skeleton to edit; with --like a new variant copied from a built-in
+    one; with --override a copy of a built-in variant that replaces it."""
     from harness.authoring import new_profile
     from harness.cli.common import check_out_path
 
     check_out_path(folder, "--dir", folder=True)
-    print(f"created {new_profile(name, folder, mode, override)}")
+    print(f"created {new_profile(name, folder, mode, override, like)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -104,6 +104,26 @@ def test_overriding_a_built_in_variant_writes_a_variant(tmp_path: Path) -> None:
     assert len(profiles.variants) == len(load_profiles().variants)
 
 
+def test_a_new_variant_is_written_like_a_built_in_one(tmp_path: Path) -> None:
+    """`profiles new my-variant` could write only a role, and `run -v my-variant` then said the
+    variant was unknown: `--like spec` writes a new variant, spec's copy under its own name."""
+    from harness.authoring import new_profile
+    from harness.profiles import load_profiles
+
+    path = new_profile("my-variant", tmp_path, like="spec")
+    profiles = load_profiles([tmp_path])
+    mine, spec = profiles.variant("my-variant"), profiles.variant("spec")
+    assert mine.source == path and not mine.header.override
+    assert mine.header.subagents == spec.header.subagents and mine.principles == spec.principles
+    assert len(profiles.variants) == len(load_profiles().variants) + 1
+    with pytest.raises(InputError) as caught:
+        new_profile("other", tmp_path, like="planner")
+    assert str(caught.value.problems[0]) == (
+        "--like: 'planner' is not a built-in variant; give one of gen, oracle, plan-first, sa, spec"
+    )
+    assert not (tmp_path / "other.md").exists()
+
+
 def test_an_override_that_turns_a_variant_into_a_role_is_refused(tmp_path: Path) -> None:
     from harness.profiles import load_profiles
 
