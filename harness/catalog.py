@@ -176,12 +176,13 @@ def _load(
         if required:
             problems.append(Problem(str(path), None, "missing file"))
         return None, {}
+    lines: Lines = {}
     try:
         data, lines = read_yaml(path)
         return validate_data(model, data, str(path), lines), lines
     except InputError as exc:
         problems.extend(exc.problems)
-        return None, {}
+        return None, lines  # the lines of a file that is YAML but not valid, for the checks across files
 
 
 def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:

@@ -13,7 +13,7 @@ from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from contracts.errors import Problem
+from contracts.errors import InputError, Problem
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
 from contracts.yamlio import KeyPath, read_yaml
 
@@ -97,24 +97,50 @@ def cross_file_problems(
                         f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
                     )
                 )
-    if prior is not None:
-        pfile = str(prior_path)
-        if prior.task != spec.id:
+    refs = _prior_refs(prior, prior_path)
+    if refs is not None:
+        pfile, (task, units) = str(prior_path), refs
+        if isinstance(task, str) and task != spec.id:
             problems.append(
-                Problem(pfile, plines.get(("task",), 1), f"prior is for task {prior.task!r}, not {spec.id!r}")
+                Problem(pfile, plines.get(("task",), 1), f"prior is for task {task!r}, not {spec.id!r}")
             )
         seen: set[str] = set()
-        for w, wave in enumerate(prior.waves):
-            for u, unit in enumerate(wave):
-                line = plines.get(("waves", w, u, "subtask"))
-                if unit.subtask not in ids:
-                    problems.append(
-                        Problem(pfile, line, f"sub-task {unit.subtask!r} is not in {spec.id}'s solution")
-                    )
-                if unit.subtask in seen:
-                    problems.append(Problem(pfile, line, f"sub-task {unit.subtask!r} is delegated twice"))
-                seen.add(unit.subtask)
+        for w, u, subtask in units:
+            line = plines.get(("waves", w, u, "subtask"))
+            if subtask not in ids:
+                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is not in {spec.id}'s solution"))
+            if subtask in seen:
+                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is delegated twice"))
+            seen.add(subtask)
     return problems
+
+
+def _prior_refs(
+    prior: DelegationPrior | None, path: Path
+) -> tuple[object, list[tuple[int, int, str]]] | None:
+    """The task a prior names and the sub-task of each unit (wave, unit, id). From its YAML where
+    the prior has problems of its own (a bad label), so its references to the solution are
+    checked in the same go (SPEC §12: all problems at once); None without a prior."""
+    if prior is not None:
+        units = [(w, u, unit.subtask) for w, wave in enumerate(prior.waves) for u, unit in enumerate(wave)]
+        return prior.task, units
+    if not path.is_file():
+        return None
+    try:
+        data = read_yaml(path)[0]
+    except InputError:
+        return None  # not YAML: said already
+    if not isinstance(data, dict):
+        return None
+    waves = data.get("waves")
+    units = [
+        (w, u, unit["subtask"])
+        for w, wave in enumerate(waves if isinstance(waves, list) else [])
+        if isinstance(wave, list)
+        for u, unit in enumerate(wave)
+        if isinstance(unit, dict) and isinstance(unit.get("subtask"), str)
+    ]
+    return data.get("task"), units
 
 
 def check_file_problems(path: Path) -> list[Problem]:

@@ -73,6 +73,22 @@ def test_a_check_py_without_check_fails_at_load_and_is_not_executed(tmp_path: Pa
     assert not marker.exists()
 
 
+def test_a_prior_with_problems_of_its_own_is_still_checked_against_the_solution(tmp_path: Path) -> None:
+    """A bad label in a prior hid its unit naming a sub-task the solution lacks, and the prior's
+    wrong task name: each surfaced only once the label was fixed (SPEC §12: all at once)."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    text = prior.read_text().replace("label: course-records-lookup", "label: roster-lookup", 1)
+    prior.write_text(text.replace("subtask: s3", "subtask: s9", 1).replace("task: lms-", "task: lms-x-", 1))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"{prior}:{line_of(prior, 'roster-lookup')}: waves.0.0.label: unknown function label 'roster-lookup'",
+        f"{prior}:1: prior is for task 'lms-x-enrollment-overview', not 'lms-enrollment-overview'",
+        f"{prior}:{line_of(prior, 'subtask: s9')}: sub-task 's9' is not in lms-enrollment-overview's solution",
+    ]
+
+
 def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
     tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
     folder = tasks / "lms" / "lms-enrollment-overview"
