@@ -195,8 +195,7 @@ def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     problems += check_file_problems(check_path)
     if spec is not None and spec.setup:
         problems += setup_problems(spec, str(folder / "task.yaml"), tlines)
-    if spec is not None and solution is not None:
-        problems += cross_file_problems(spec, solution, prior, folder, prior_path, (tlines, slines, plines))
+    problems += cross_file_problems(spec, solution, prior, folder, prior_path, (tlines, slines, plines))
     if problems:
         raise InputError(problems)
     assert spec is not None and solution is not None

@@ -25,14 +25,70 @@ Lines = dict[KeyPath, int]
 
 
 def cross_file_problems(
-    spec: TaskSpec, solution: Solution, prior: DelegationPrior | None, folder: Path, prior_path: Path,
-    lines: tuple[Lines, Lines, Lines],
+    spec: TaskSpec | None, solution: Solution | None, prior: DelegationPrior | None, folder: Path,
+    prior_path: Path, lines: tuple[Lines, Lines, Lines],
 ) -> list[Problem]:  # fmt: skip
+    """What the task's files say of each other, each as far as the files that are valid tell:
+    a task.yaml with problems still has its solution's ids and its prior's references checked."""
+    tlines, slines, plines = lines
+    problems = [] if spec is None else _spec_problems(spec, folder, tlines)
+    sfile = str(folder / "solution.yaml")
+    ids = [] if solution is None else [s.id for s in solution.subtasks]
+    for i, sid in enumerate(ids):
+        if sid in ids[:i]:
+            problems.append(
+                Problem(
+                    sfile,
+                    slines.get(("subtasks", i, "id")),
+                    f"sub-task id {sid!r} is used twice; ids must be unique",
+                )
+            )
+    if spec is not None and solution is not None:
+        if solution.task != spec.id:
+            problems.append(
+                Problem(
+                    sfile,
+                    slines.get(("task",), 1),
+                    f"solution is for task {solution.task!r}, not {spec.id!r}",
+                )
+            )
+        allowed = set(spec.servers) | {"local"}
+        for i, s in enumerate(solution.subtasks):
+            for j, c in enumerate(s.calls):
+                server = c.tool.split("__")[1]
+                if server not in allowed:
+                    problems.append(
+                        Problem(
+                            sfile,
+                            slines.get(("subtasks", i, "calls", j, "tool")),
+                            f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
+                        )
+                    )
+    refs = _prior_refs(prior, prior_path)
+    if refs is not None:
+        pfile, (task, units) = str(prior_path), refs
+        task_id = folder.name if spec is None else spec.id
+        if isinstance(task, str) and task != task_id:
+            problems.append(
+                Problem(pfile, plines.get(("task",), 1), f"prior is for task {task!r}, not {task_id!r}")
+            )
+        seen: set[str] = set()
+        for w, u, subtask in units:
+            line = plines.get(("waves", w, u, "subtask"))
+            if solution is not None and subtask not in ids:
+                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is not in {task_id}'s solution"))
+            if subtask in seen:
+                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is delegated twice"))
+            seen.add(subtask)
+    return problems
+
+
+def _spec_problems(spec: TaskSpec, folder: Path, tlines: Lines) -> list[Problem]:
+    """task.yaml against its place in the catalog and the servers there are."""
     from mcp_servers.common import registry
 
-    tlines, slines, plines = lines
     problems = []
-    tfile, sfile = str(folder / "task.yaml"), str(folder / "solution.yaml")
+    tfile = str(folder / "task.yaml")
     scenario_line = tlines.get(("scenario",))
     if spec.scenario not in SCENARIOS:
         problems.append(
@@ -69,49 +125,6 @@ def cross_file_problems(
                     f"unknown server {server!r}; known: {', '.join(registry.names())}",
                 )
             )
-    if solution.task != spec.id:
-        problems.append(
-            Problem(
-                sfile, slines.get(("task",), 1), f"solution is for task {solution.task!r}, not {spec.id!r}"
-            )
-        )
-    ids = [s.id for s in solution.subtasks]
-    for i, sid in enumerate(ids):
-        if sid in ids[:i]:
-            problems.append(
-                Problem(
-                    sfile,
-                    slines.get(("subtasks", i, "id")),
-                    f"sub-task id {sid!r} is used twice; ids must be unique",
-                )
-            )
-    allowed = set(spec.servers) | {"local"}
-    for i, s in enumerate(solution.subtasks):
-        for j, c in enumerate(s.calls):
-            server = c.tool.split("__")[1]
-            if server not in allowed:
-                problems.append(
-                    Problem(
-                        sfile,
-                        slines.get(("subtasks", i, "calls", j, "tool")),
-                        f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
-                    )
-                )
-    refs = _prior_refs(prior, prior_path)
-    if refs is not None:
-        pfile, (task, units) = str(prior_path), refs
-        if isinstance(task, str) and task != spec.id:
-            problems.append(
-                Problem(pfile, plines.get(("task",), 1), f"prior is for task {task!r}, not {spec.id!r}")
-            )
-        seen: set[str] = set()
-        for w, u, subtask in units:
-            line = plines.get(("waves", w, u, "subtask"))
-            if subtask not in ids:
-                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is not in {spec.id}'s solution"))
-            if subtask in seen:
-                problems.append(Problem(pfile, line, f"sub-task {subtask!r} is delegated twice"))
-            seen.add(subtask)
     return problems
 
 

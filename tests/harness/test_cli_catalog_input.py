@@ -89,6 +89,30 @@ def test_a_prior_with_problems_of_its_own_is_still_checked_against_the_solution(
     ]
 
 
+def test_a_file_with_problems_does_not_hide_the_others_checks(tmp_path: Path) -> None:
+    """A task.yaml with an unknown key hid the solution's repeated sub-task id, and a solution
+    with a bad label hid task.yaml's unknown server: one fix-and-rerun round each."""
+    tasks, _priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    folder = tasks / "lms" / "lms-enrollment-overview"
+    task_yaml, solution = folder / "task.yaml", folder / "solution.yaml"
+    original_task, original_solution = task_yaml.read_text(), solution.read_text()
+    task_yaml.write_text(original_task.replace("title:", "colour: blue\ntitle:", 1))
+    solution.write_text(original_solution.replace("- id: s2", "- id: s1", 1))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    second_s1 = [i for i, ln in enumerate(solution.read_text().splitlines(), 1) if "- id: s1" in ln][1]
+    assert f"{solution}:{second_s1}: sub-task id 's1' is used twice; ids must be unique" in result.stderr
+    assert f"{task_yaml}:{line_of(task_yaml, 'colour')}:" in result.stderr
+    task_yaml.write_text(original_task.replace("- excel", "- excel\n- nosuchserver", 1))
+    solution.write_text(original_solution.replace("label: course-records-lookup", "label: roster-lookup", 1))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert (
+        f"{task_yaml}:{line_of(task_yaml, '- nosuchserver')}: unknown server 'nosuchserver'" in result.stderr
+    )
+    assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in result.stderr
+
+
 def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
     tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
     folder = tasks / "lms" / "lms-enrollment-overview"
