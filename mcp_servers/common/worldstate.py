@@ -24,6 +24,7 @@ import re
 import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -71,13 +72,26 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("MSEVAL_CACHE", Path.home() / ".cache" / "mseval"))
 
 
+STALE_TEMPLATE_S = 7 * 24 * 3600
+"""A template of other server code unused this long is removed when a new one is built."""
+_TOUCH_AFTER_S = 24 * 3600
+
+
 def sqlite_template(cache_dir: Path | None = None) -> Path:
-    """The cached template file, built on first use (atomically, so concurrent builders agree)."""
+    """The cached template file, built on first use (atomically, so concurrent builders agree).
+
+    Templates of other server code are removed when a new one is built only once unused for a
+    week (their files' times, refreshed at use once a day): two checkouts of different server
+    code sharing the cache keep each their own instead of rebuilding them by turns."""
     cache_dir = cache_dir or default_cache_dir()
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / f"world-{template_key()}.sqlite"
-    if path.exists():
+    try:
+        if time.time() - path.stat().st_mtime > _TOUCH_AFTER_S:
+            path.touch()
         return path
+    except FileNotFoundError:
+        pass
     fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".sqlite.tmp")
     os.close(fd)
     try:
@@ -89,10 +103,13 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
             conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
         engine.dispose()
         os.replace(tmp, path)
-        # Templates of older server code are never used again (episodes copy at their start).
+        # Episodes copy a template at their start, so one unused for a week is not needed.
         for stale in cache_dir.glob("world-*.sqlite"):
-            if stale != path:
-                stale.unlink(missing_ok=True)
+            try:
+                if stale != path and time.time() - stale.stat().st_mtime > STALE_TEMPLATE_S:
+                    stale.unlink()
+            except FileNotFoundError:
+                pass
     finally:
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
             if os.path.exists(leftover):

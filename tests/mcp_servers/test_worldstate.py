@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -71,3 +73,17 @@ def test_a_setup_insert_with_explicit_ids_leaves_the_next_id_free(world: World) 
             {k: v for k, v in row.items() if k != "id"} | {"title": "Added by the agent"},
         ).scalar_one()
     assert new == 90_002
+
+
+def test_a_new_template_removes_only_templates_unused_for_a_week(tmp_path: Path) -> None:
+    """Building a template removed every other one, so two checkouts of different server code
+    sharing the cache rebuilt theirs by turns."""
+    other, old = tmp_path / "world-other.sqlite", tmp_path / "world-old.sqlite"
+    other.write_bytes(b"")
+    old.write_bytes(b"")
+    week_ago = time.time() - worldstate.STALE_TEMPLATE_S - 60
+    os.utime(old, (week_ago, week_ago))
+    path = worldstate.sqlite_template(tmp_path)
+    assert path.exists() and other.exists() and not old.exists()
+    os.utime(path, (week_ago, week_ago))  # a use refreshes an old template's time
+    assert worldstate.sqlite_template(tmp_path) == path and time.time() - path.stat().st_mtime < 60
