@@ -206,3 +206,57 @@ def result_payload(
 
 def render(payload: Any) -> str:
     return json.dumps(payload, ensure_ascii=False)
+
+
+def _json_bytes(text: str) -> int:
+    """The bytes `text` takes inside rendered JSON (escapes included, quotes not)."""
+    return len(json.dumps(text, ensure_ascii=False).encode()) - 2
+
+
+def _cut(text: str, limit: int) -> tuple[str, bool]:
+    """`text` within `limit` bytes of JSON, with a marker saying how much there was."""
+    if _json_bytes(text) <= limit:
+        return text, False
+    marker = f" [… cut by the harness: {len(text.encode()):,} bytes in all]"
+    room = limit - _json_bytes(marker)
+    low, high = 0, len(text)  # the longest prefix whose JSON fits the room
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _json_bytes(text[:mid]) <= room:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low] + marker, True
+
+
+def render_capped(entries: list[dict[str, Any]], swarm: bool, limit: int) -> tuple[str, bool]:
+    """The delegation result of `entries` (an AgentSwarm's list, or an Agent's one entry) as JSON
+    of at most `limit` bytes, and whether anything was cut. Items echoed back get at most a
+    quarter of the limit between them; the summaries share what the rest leaves, equally, each
+    cut with a marker; so the result stays valid JSON and every sub-agent keeps a say. Only
+    when even that cannot fit (a cap lowered below the entries' fixed fields) is the JSON
+    itself cut, with the harness's usual marker."""
+    text = render(entries if swarm else entries[0])
+    if len(text.encode()) <= limit:
+        return text, False
+    entries = [dict(e) for e in entries]
+    item_share = limit // 4 // len(entries)
+    for entry in entries:
+        if "item" in entry:
+            entry["item"] = _cut(entry["item"], item_share)[0]
+    summaries = [e["summary"] for e in entries]
+    for entry in entries:
+        entry["summary"] = ""
+    room = limit - len(render(entries if swarm else entries[0]).encode())
+    share = room // len(entries)
+    for entry, summary in zip(entries, summaries, strict=True):
+        entry["summary"] = _cut(summary, share)[0] if share > 0 else ""
+    text = render(entries if swarm else entries[0])
+    if len(text.encode()) <= limit:
+        return text, True
+    data = text.encode()
+    return (
+        data[:limit].decode("utf-8", errors="ignore")
+        + f"\n[... truncated by the harness: {len(data)} bytes in all, {limit} shown; ask for less]",
+        True,
+    )

@@ -30,7 +30,7 @@ from harness.agent import (
 )
 from harness.budgets import NORMAL, Budgets, Termination
 from harness.events import EventLog
-from harness.mcp_client import CallOutcome, cap_text
+from harness.mcp_client import CallOutcome
 from harness.models.base import (
     AssistantMessage,
     Model,
@@ -362,16 +362,12 @@ class EpisodeRuntime:
         for launch, payload in zip(launches, payloads, strict=True):
             by_call.setdefault(launch.call_id, []).append(payload)
         for call_id, items in by_call.items():
-            # The result cap holds for delegation too: each summary gets an equal share of it,
-            # so the result stays valid JSON and every sub-agent keeps a say.
-            share = max(self.budgets.tool_result_bytes // len(items), 64)
-            truncated = False
-            for item in items:
-                item["summary"], cut = cap_text(item["summary"], share)
-                truncated |= cut
+            # The result cap holds for delegation too, the whole result within it (dl.render_capped).
             call = calls[call_id]
-            body = items if call.name == dl.AGENT_SWARM else items[0]
-            results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=dl.render(body))
+            content, truncated = dl.render_capped(
+                items, call.name == dl.AGENT_SWARM, self.budgets.tool_result_bytes
+            )
+            results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=content)
             self.events.emit(
                 "tool_result", MAIN_ID, call_id=call_id, name=call.name, is_error=False,
                 bytes=len(results[call_id].content.encode()), truncated=truncated,

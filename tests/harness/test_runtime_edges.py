@@ -258,11 +258,38 @@ async def test_delegation_results_are_capped_and_stay_valid_json(tmp_path: Path)
         tmp_path, main_then(swarm), lambda v: say("é" * 50_000), budgets=Budgets(tool_result_bytes=1000)
     )
     (content,) = results_of(out.seen[-1])
+    assert len(content.encode()) <= 1000  # the whole result, not each summary, is within the cap
     items = json.loads(content)  # still JSON
     assert [i["item"] for i in items] == ["A", "B"]
-    for i in items:  # each summary got half of the 1000 bytes, then the marker
-        kept, marker = i["summary"].split("\n[... truncated by the harness: ")
-        assert kept == "é" * 250 and marker.startswith("100000 bytes in all, 500 shown")
+    kept = [i["summary"].removesuffix(" [… cut by the harness: 100,000 bytes in all]") for i in items]
+    assert kept[0] == kept[1] and set(kept[0]) == {"é"} and len(kept[0]) > 150  # equal shares, marked
+
+
+@pytest.mark.parametrize(
+    ("items", "answer"),
+    [([f"course CS{n:03d}, read its roster and count active students" for n in range(128)], "roster " * 360),
+     (["x" * 2000 + str(n) for n in range(128)], "summary"),
+     (["A"], '"\\n' * 10_000)],
+    ids=["128 items, 2.5 KB answers", "128 items of 2 KB", "an answer of escapes"],
+)  # fmt: skip
+async def test_a_delegation_result_holds_the_cap_whatever_its_items_and_escapes(
+    tmp_path: Path, items: list[str], answer: str
+) -> None:
+    """Only each summary was cut, to cap / items, before JSON escaping, and the items echoed back
+    were not cut at all: results of 59 KB, 309 KB and 64 KB under a 32,000-byte cap."""
+    if len(items) == 1:
+        first = call("Agent", description="one", subagent_type="enterprise-data-analyst", prompt=items[0])
+    else:
+        first = call(
+            "AgentSwarm", description="many", subagent_type="enterprise-data-analyst",
+            prompt_template="do {{item}}", items=items,
+        )  # fmt: skip
+    out = await run_scripted(tmp_path, main_then(first), lambda v: say(answer))
+    (content,) = results_of(out.seen[-1])
+    assert len(content.encode()) <= Budgets().tool_result_bytes
+    entries = json.loads(content)
+    entries = entries if isinstance(entries, list) else [entries]
+    assert len(entries) == len(items) and "[… cut by the harness: " in content  # marked where cut
 
 
 def main_then(first: ToolCall):  # type: ignore[no-untyped-def]
