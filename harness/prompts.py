@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from contracts.prior import DelegationPrior
 from harness.delegation import AGENT, AGENT_SWARM
-from harness.profiles import Profile
+from harness.profiles import PLANNER, Profile
 
 WORLD_NOTE = (
     "## Environment\nToday is {today}. File tools work inside this episode's workspace folder: give paths "
     "relative to it (for example `Report.xlsx`). Only the tools you are given exist."
 )
+
+
+PLAN_FIRST_NOTE = (
+    "## Plan first\nYour first action must be an `{agent}` call with subagent_type `{planner}`: until one "
+    "of your steps starts it, every other tool call is refused and not run."
+)
+"""What the runtime adds for a `plan-first` variant: the rule it enforces (episode.py), whatever
+the variant's principles say."""
 
 
 def world_note(today: str) -> str:
@@ -25,6 +33,8 @@ def main_system_prompt(variant: Profile, roles: dict[str, Profile], today: str) 
                 f"- `{name}` ({role.header.mode}): {role.header.description} When to use: {role.header.whenToUse}"
             )
         parts.append("\n".join(lines))
+    if variant.header.delegation == "plan-first":
+        parts.append(PLAN_FIRST_NOTE.format(agent=AGENT, planner=PLANNER))
     return "\n\n".join(parts)
 
 
@@ -39,10 +49,13 @@ def task_prompt(prompt: str, variant: Profile, prior: DelegationPrior | None) ->
     if not prior.need_delegation:
         plan = "No delegation is needed: work alone, without sub-agents."
     else:
+        offered = set(variant.header.subagents or ())
         lines = []
         for i, wave in enumerate(prior.waves, start=1):
             lines.append(f"Wave {i} (start these sub-agents together, in one message):")
             for u in wave:
-                lines.append(f"- {u.description} -> sub-agent type `{u.gen}` ({u.mode})")
+                # the type of the family the variant offers (a variant of spec roles gets u.spec)
+                kind = u.spec if u.gen not in offered and u.spec in offered else u.gen
+                lines.append(f"- {u.description} -> sub-agent type `{kind}` ({u.mode})")
         plan = "\n".join(lines)
     return f"{prompt}\n\n## Delegation plan (golden prior)\n{plan}"

@@ -45,12 +45,13 @@ from harness.models.base import (
     UserMessage,
 )
 from harness.profiles import PLANNER, label_types
+from harness.prompts import PLAN_FIRST_NOTE
 from harness.tools import CLAIM_DONE
 
 POLICIES = ("single", "oracle", "eager", "shy")
 SUBTASK_MARK = re.compile(r"\[subtask:([A-Za-z0-9_-]+)\]")
 PLAN_MARK = "[plan]"
-PLAN_FIRST_PHRASE = "Plan-First Protocol"
+PLAN_FIRST_HEADING = PLAN_FIRST_NOTE.split("\n", 1)[0]  # what the runtime adds for plan-first
 GARBLED = "§garbled§"
 SUMMARY_CHARS = 600
 
@@ -190,7 +191,7 @@ class SimModel:
     def _main_turn(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantMessage:
         types = _subagent_types(tools)
         system = messages[0].content if messages else ""
-        key = (tuple(types), PLAN_FIRST_PHRASE in system)
+        key = (tuple(types), PLAN_FIRST_HEADING in system)
         if key not in self._plans:
             self._plans[key] = self._main_plan(types, plan_first=key[1])
         plan = self._plans[key]
