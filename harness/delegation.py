@@ -113,15 +113,28 @@ class Resumable:
     one resumed sub-agent share its context), each context at most once per step, and none
     that `blocked` (context -> why, or None) says cannot continue."""
 
-    def __init__(self, contexts: Mapping[str, Any], blocked: Callable[[Any], str | None]) -> None:
+    def __init__(
+        self,
+        contexts: Mapping[str, Any],
+        blocked: Callable[[Any], str | None],
+        type_of: Callable[[Any], str] | None = None,
+    ) -> None:
         self.contexts = contexts
         self.blocked = blocked
+        self.type_of = type_of
         self.claimed: dict[int, str] = {}
 
-    def claim(self, agent_id: str) -> None:
+    def claim(self, agent_id: str, of_type: str | None = None) -> None:
+        """Claim `agent_id`'s context for a resume; `of_type`: the sub-agent type it must be (an
+        AgentSwarm's sub-agents are all of its `subagent_type`)."""
         context = self.contexts.get(agent_id)
         if context is None:
             raise DelegationError(f"no sub-agent {agent_id!r} to resume")
+        if of_type is not None and self.type_of is not None and (kind := self.type_of(context)) != of_type:
+            raise DelegationError(
+                f"sub-agent {agent_id!r} is of type {kind!r}, not {of_type!r}: a swarm's sub-agents are all "
+                "of its subagent_type"
+            )
         key = id(context)
         why = self.blocked(context)
         if why is not None:
@@ -181,7 +194,7 @@ def parse_swarm(call: ToolCall, types: list[str], resumable: Resumable) -> list[
     for item, agent_id in resumes.items():
         if item not in items:
             raise DelegationError(f"resume_agent_ids names {item!r}, which is not one of the items")
-        resumable.claim(str(agent_id))
+        resumable.claim(str(agent_id), subagent_type)
     return [
         Launch(
             call.id,

@@ -243,7 +243,7 @@ class EpisodeRuntime:
         results: dict[str, ToolMessage] = {}
         launches: list[dl.Launch] = []
         ordinary: list[ToolCall] = []
-        resumable = dl.Resumable(self._states, _resume_blocked)
+        resumable = dl.Resumable(self._states, self._resume_blocked, lambda state: state.profile.name)
         for call in calls:
             if call.name not in dl.DELEGATION_TOOLS or not (agent.is_main and self.setup.variant.delegates):
                 ordinary.append(call)
@@ -459,15 +459,17 @@ class EpisodeRuntime:
     def label_of(self, run: AgentRun) -> str | None:
         return tag(run.mode, run.labels, f"{run.description}\n{run.prompt}")
 
+    def _resume_blocked(self, state: AgentState) -> str | None:
+        """Why a sub-agent's context cannot be resumed now, or None."""
+        if state.running:
+            return "is still running"
+        if state.steps >= state.max_steps:
+            return f"has used all its {state.max_steps} steps"
+        last = next((r for r in reversed(self.runs) if r.state is state), None)
+        if last is not None and last.termination == "context_overflow":
+            return "has filled its context window (context_overflow)"
+        return None
+
     @property
     def runs(self) -> list[AgentRun]:
         return [r for w in self.waves for r in w.runs]
-
-
-def _resume_blocked(state: AgentState) -> str | None:
-    """Why a sub-agent's context cannot be resumed now, or None."""
-    if state.running:
-        return "is still running"
-    if state.steps >= state.max_steps:
-        return f"has used all its {state.max_steps} steps"
-    return None

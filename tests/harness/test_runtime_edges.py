@@ -89,6 +89,50 @@ async def test_a_sub_agent_that_used_all_its_steps_cannot_be_resumed(tmp_path: P
     assert results_of(out.seen[-1])[-1] == "sub-agent 'a1' has used all its 3 steps and cannot be resumed"
 
 
+async def test_a_sub_agent_that_filled_its_context_cannot_be_resumed(tmp_path: Path) -> None:
+    """A resume of a sub-agent stopped by context_overflow was accepted: it spent a step and
+    12,788 input tokens to stop at once the same way."""
+
+    def main(v: View) -> AssistantMessage:
+        if v.step == 0:
+            return say("", agent("big one"))
+        if v.step == 1:
+            return say("", resume(first_agent_id(v), "continue"))
+        return say("", call(DONE))
+
+    def sub(v: View) -> AssistantMessage:
+        return say("x" * 50_000) if v.step == 0 else say("small answer")
+
+    out = await run_scripted(tmp_path, main, sub, budgets=Budgets(context_tokens=12_000))
+    assert [r.termination for r in out.rt.runs] == ["context_overflow"]
+    assert results_of(out.seen[-1])[-1] == (
+        "sub-agent 'a1' has filled its context window (context_overflow) and cannot be resumed"
+    )
+
+
+async def test_a_swarm_resumes_only_sub_agents_of_its_type(tmp_path: Path) -> None:
+    """`AgentSwarm(subagent_type=enterprise-data-analyst, resume_agent_ids={x: a1})` with a1 a
+    writable office-report-builder was accepted: a writer ran in a read-only, homogeneous swarm."""
+
+    def main(v: View) -> AssistantMessage:
+        if v.step == 0:
+            return say("", agent("build it", kind="office-report-builder"))
+        if v.step == 1:
+            swarm = call(
+                "AgentSwarm", description="read", subagent_type="enterprise-data-analyst",
+                prompt_template="read {{item}}", items=["x", "y"], resume_agent_ids={"x": first_agent_id(v)},
+            )  # fmt: skip
+            return say("", swarm)
+        return say("", call(DONE))
+
+    out = await run_scripted(tmp_path, main, lambda v: say("done"))
+    assert len(out.rt.runs) == 1
+    assert results_of(out.seen[-1])[-1] == (
+        "sub-agent 'a1' is of type 'office-report-builder', not 'enterprise-data-analyst': a swarm's "
+        "sub-agents are all of its subagent_type"
+    )
+
+
 async def test_a_sub_agent_stopped_by_the_loop_detector_resumes_from_a_valid_transcript(
     tmp_path: Path,
 ) -> None:
