@@ -72,3 +72,12 @@ def test_noise_lowers_the_success_rate(records) -> None:  # type: ignore[no-unty
     noisy, oracle = records[(NOISY, "spec")], records[("sim:oracle", "spec")]
     sr = lambda rs: sum(1 for r in rs.values() if r.success) / len(rs)  # noqa: E731
     assert sr(noisy) < sr(oracle)
+
+
+def test_noise_reaches_the_main_agent_s_delegation_calls(records) -> None:  # type: ignore[no-untyped-def]
+    """Noise dropped or garbled only the sub-agents' MCP calls, never an Agent or AgentSwarm
+    call: the noisy oracle's waves were always the oracle's, so UDR and hits never varied."""
+    noisy, oracle = records[(NOISY, "spec")], records[("sim:oracle", "spec")]
+    waves = lambda r: [[s.description for s in w.subagents] for w in r.waves]  # noqa: E731
+    differ = [t for t in oracle if waves(noisy[t]) != waves(oracle[t])]
+    assert differ, "noise never changed a wave"

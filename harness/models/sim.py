@@ -221,11 +221,11 @@ class SimModel:
                     continue
                 units = prior.waves[w]
                 picks = [(u.subtask, u.description, self._type_for(u.subtask, types)) for u in units]
-                steps.append(self._wave_message(picks, w))
+                steps += self._wave_message(picks, w)
                 done.update(u.subtask for u in units)
         elif delegate and self.policy == "eager":
             for i, st in enumerate(self.solution.subtasks):
-                steps.append(self._wave_message([(st.id, st.description, self._type_for(st.id, types))], i))
+                steps += self._wave_message([(st.id, st.description, self._type_for(st.id, types))], i)
         else:
             steps += self._own_steps(self.solution.subtasks, "main")
         done_call = ToolCall(
@@ -246,7 +246,9 @@ class SimModel:
         ]
         return next((c for c in candidates if c in types), types[0])
 
-    def _wave_message(self, picks: list[tuple[str, str, str]], wave: int) -> AssistantMessage:
+    def _wave_message(self, picks: list[tuple[str, str, str]], wave: int) -> list[AssistantMessage]:
+        """The main agent's message starting a wave; under noise its calls, like any, may be
+        dropped (no message when all are) or garbled (the runtime refuses them)."""
         kinds = {t for _, _, t in picks}
         if len(picks) >= 2 and len(kinds) == 1:
             call = ToolCall(id=f"sim_main_wave{wave}", name=AGENT_SWARM, arguments={
@@ -254,8 +256,14 @@ class SimModel:
                 "prompt_template": f"{ITEM}\nCarry out this sub-task with your tools and report the result briefly.",
                 "items": [f"{desc} [subtask:{sid}]" for sid, desc, _ in picks],
             })  # fmt: skip
-            return AssistantMessage(content=f"Delegating wave {wave + 1}.", tool_calls=(call,))
-        calls = tuple(
+            calls: tuple[ToolCall, ...] = (call,)
+        else:
+            calls = self._agent_calls(picks, wave)
+        kept = tuple(c for i, call in enumerate(calls) if (c := self._noisy(call, f"main:wave{wave}:{i}")))
+        return [AssistantMessage(content=f"Delegating wave {wave + 1}.", tool_calls=kept)] if kept else []
+
+    def _agent_calls(self, picks: list[tuple[str, str, str]], wave: int) -> tuple[ToolCall, ...]:
+        return tuple(
             ToolCall(
                 id=f"sim_main_wave{wave}_{i}",
                 name=AGENT,
@@ -267,7 +275,6 @@ class SimModel:
             )  # fmt: skip
             for i, (sid, desc, kind) in enumerate(picks)
         )
-        return AssistantMessage(content=f"Delegating wave {wave + 1}.", tool_calls=calls)
 
     # -- a sub-agent ----------------------------------------------------------------------------------
     def _sub_turn(self, messages: Sequence[Message]) -> AssistantMessage:
