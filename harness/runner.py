@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import re
 import threading
 import time
@@ -109,8 +110,18 @@ class RunResult:
 Progress = Callable[[EpisodeRecord], None]
 
 
+MAX_ID_CHARS = 80
+
+
 def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80]
+    """`text` as a folder name: itself when it is one (safe characters, at most 80), else its
+    safe characters cut short and a hash of the whole, so two texts never share a name (a long
+    model id cut the seed and the variant off, and episodes shared one world)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+    if safe == text and len(text) <= MAX_ID_CHARS:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    return f"{safe[: MAX_ID_CHARS - len(digest) - 1]}-{digest}"
 
 
 CHECK_TIMEOUT_S = 60.0

@@ -7,6 +7,7 @@ that exits or never returns, an API error recorded without its reason, a store t
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import threading
 import time
@@ -283,3 +284,21 @@ async def test_a_flush_returns_only_once_the_batch_the_background_loop_is_writin
         await streamer.flush()
         store.order.append("flush returned")
     assert store.order == ["wrote 1", "wrote 2", "flush returned"]
+
+
+def test_episodes_of_long_or_look_alike_model_ids_never_share_an_id() -> None:
+    """Episode ids were cut to 80 characters: past that the seed and then the variant fell off,
+    and episodes shared one world (workspace and database) and each other's verdicts. Model ids
+    that differ only in characters unsafe in a folder name shared one too."""
+    from harness.runner import Job, _episode_id
+
+    (task,) = load_tasks("lms-late-homework-followup")
+    long_model = "openai-compatible:Qwen/Qwen3-235B-A22B-Instruct-2507"
+    jobs = [Job(task, long_model, v, s) for v in ("sa", "gen") for s in range(4)]
+    jobs += [Job(task, "openai:gpt/x", "sa", 0), Job(task, "openai:gpt:x", "sa", 0)]
+    ids = [_episode_id("0123456789ab", job) for job in jobs]
+    assert len(set(ids)) == len(ids) and all(len(i) <= 80 for i in ids)
+    assert all(i.startswith("0123456789ab-lms-late-homework-followup-openai") for i in ids)
+    # readable, and a hash of the exact settings ends it (':' and '_' would otherwise meet)
+    sim = _episode_id("r1", Job(task, "sim:oracle", "spec", 0))
+    assert re.fullmatch(r"r1-lms-late-homework-followup-sim_oracle-spec-0-[0-9a-f]{10}", sim)
