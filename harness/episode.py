@@ -200,10 +200,14 @@ class EpisodeRuntime:
             except ModelAPIError as error:
                 if error.usage is not None:  # a failed answer that still reports (bills) tokens
                     cost = self._bill(agent, run, error.usage)
+                    u = error.usage  # every token kind, as a model_call records them
                     self.events.emit(
                         "model_error_usage", agent.run_id, error_kind=error.kind, status=error.status,
-                        input_tokens=error.usage.input_tokens, output_tokens=error.usage.output_tokens,
-                        cost_usd=cost,
+                        messages=len(agent.messages), input_tokens=u.input_tokens,
+                        cached_input_tokens=u.cached_input_tokens, cache_write_input_tokens=u.cache_write_input_tokens,
+                        cache_write_1h_input_tokens=u.cache_write_1h_input_tokens, output_tokens=u.output_tokens,
+                        reasoning_tokens=u.reasoning_tokens,
+                        latency_s=round(time.perf_counter() - started[0], 4), cost_usd=cost,
                     )  # fmt: skip
                 raise
 

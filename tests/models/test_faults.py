@@ -236,7 +236,7 @@ async def test_malformed_tool_calls_get_tool_errors_and_the_episode_goes_on(
 
 # Failed answers that still report tokens, which the provider bills: each is added to the
 # episode's usage (and cost) and recorded as a `model_error_usage` event.
-BILLED = WireUsage(uncached=7000, output=11)
+BILLED = WireUsage(uncached=5000, cache_read=2000, output=11)
 BILLED_FAILURES = {
     # a 200 that stops on the context window: the agent stops, not retried
     "anthropic": {"stop_reason": "model_context_window_exceeded"},
@@ -268,6 +268,12 @@ async def test_the_tokens_of_a_billed_failed_answer_are_counted(name: str, tmp_p
     assert record.usage.output_tokens == sum(c["output_tokens"] for c in calls) + 11
     assert record.cost_usd == pytest.approx(sum(c["cost_usd"] for c in calls) + billed.data["cost_usd"])
     assert billed.data["cost_usd"] > 0
+    # the store's events rebuild the record's usage, token kind by token kind (the billed
+    # failure's cached tokens were in the record and not in its event)
+    for kind in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"):
+        assert getattr(record.usage, kind) == sum(c[kind] for c in calls) + billed.data[kind], kind
+    assert billed.data["cached_input_tokens"] == 2000 and billed.data["messages"] >= 2
+    assert billed.data["latency_s"] >= 0
     if name == "anthropic":
         assert record.termination == "context_overflow" and calls == []
     else:
