@@ -64,6 +64,7 @@ class AgentRun:
     tools: list[str] = field(default_factory=list)
     writes_ok: int = 0
     labels: list[str] = field(default_factory=list)  # of its successful calls, in call order
+    tried_labels: list[str] = field(default_factory=list)  # of every call it made, failed ones too
     usage: Usage = field(default_factory=Usage)
     termination: Termination | None = None
     response: str = ""

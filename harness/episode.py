@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from contracts.episode import Turn, Usage
 from contracts.prior import DelegationPrior
-from contracts.tagging import tag
+from contracts.tagging import label_from_calls, tag
 from harness import delegation as dl
 from harness.agent import (
     AgentRun,
@@ -336,9 +336,11 @@ class EpisodeRuntime:
         )  # fmt: skip
         if run is not None:
             run.tools.append(call.name)
-            if not outcome.is_error and info.label and not info.bookkeeping:
-                run.labels.append(info.label)
-                run.writes_ok += not info.read_only
+            if info.label and not info.bookkeeping:
+                run.tried_labels.append(info.label)
+                if not outcome.is_error:
+                    run.labels.append(info.label)
+                    run.writes_ok += not info.read_only
         # Built from our own validated parts: no re-validation on this per-call path.
         return ToolMessage.model_construct(
             tool_call_id=call.id, name=call.name, content=outcome.text, is_error=outcome.is_error
@@ -461,7 +463,10 @@ class EpisodeRuntime:
         return dl.result_payload(run.id, status, run.steps, summary, item)
 
     def label_of(self, run: AgentRun) -> str | None:
-        return tag(run.mode, run.labels, f"{run.description}\n{run.prompt}")
+        """From its successful calls, else its sub-task text, else all the calls it made (as
+        evaluation tags a record without a label, from its `tools`): null only when none tells."""
+        found = tag(run.mode, run.labels, f"{run.description}\n{run.prompt}")
+        return found or label_from_calls(run.mode, run.tried_labels)
 
     def _resume_blocked(self, state: AgentState) -> str | None:
         """Why a sub-agent's context cannot be resumed now, or None."""

@@ -565,3 +565,19 @@ async def test_delegation_calls_are_in_the_event_stream_like_other_tool_calls(tm
         < kinds.index("wave_end")
         < kinds.index("tool_result")
     )
+
+
+async def test_a_sub_agent_whose_calls_all_failed_is_labelled_from_them(tmp_path: Path) -> None:
+    """Its label was null (no successful call, no telling text), and scoring then tagged it
+    from its tools: harness and scorer gave one sub-agent two labels."""
+
+    def main(v: View) -> AssistantMessage:
+        return say("", agent("zz", description="zz")) if v.step == 0 else say("", call(DONE))
+
+    def sub(v: View) -> AssistantMessage:  # a roster read with a course that does not exist
+        return say("", call("mcp__lms__list_enrollments", course="XX999")) if v.step == 0 else say("zz")
+
+    out = await run_scripted(tmp_path, main, sub)
+    (run,) = out.rt.runs
+    assert run.tools == ["mcp__lms__list_enrollments"] and run.labels == []  # it failed
+    assert out.rt.label_of(run) == "course-records-lookup"
