@@ -36,6 +36,9 @@ IDENTITY_GROUPS: dict[str, tuple[str, ...]] = {
     "scorer": ("scorer", "scorer_version"),
     "contract": ("contract", "aggregation_contract"),
 }
+# What the runtime ran under, also compared: a row beside a baseline that ran under other
+# budgets or sampling compares more than the variant.
+SETTINGS_GROUPS = ("budgets", "sampling")
 _ALIASES: dict[str, tuple[str, ...]] = {
     "mseval": ("mseval", "mseval_version", "version"),
     "git": ("git", "git_rev", "git_revision"),
@@ -91,6 +94,16 @@ def distinct(runs: Sequence[Mapping[str, Any]], names: Iterable[str]) -> list[An
     return [seen[key] for key in sorted(seen)]
 
 
+def _differences(settings: Sequence[Mapping[str, Any]]) -> str:
+    """The keys whose values differ between the runs' settings, each with its values."""
+    parts = []
+    for key in sorted({k for one in settings for k in one}):
+        values = sorted({"unset" if one.get(key) is None else _short(one[key]) for one in settings})
+        if len(values) > 1:
+            parts.append(f"{key} {', '.join(values)}")
+    return "; ".join(parts)
+
+
 def _short(value: Any) -> str:
     text = _canonical(value)
     return text[:12] + "…" if len(text) > 14 else text
@@ -121,6 +134,10 @@ def identity_warnings(
         if len(values) > 1:
             listed = ", ".join(_short(v) for v in values)
             warnings.append(f"runs of different identity in one table: their {what} differ ({listed})")
+    for what in SETTINGS_GROUPS:  # what the runtime ran under: outcomes depend on it too
+        settings = [v for v in distinct(runs, (what,)) if isinstance(v, Mapping)]
+        if len(settings) > 1:
+            warnings.append(f"runs with other {what} in one table: {_differences(settings)}")
     if len(selections) > 1:
         sizes = " and ".join(str(n) for n in sorted({len(t) for t in selections}))
         warnings.append(

@@ -56,7 +56,7 @@ def test_tables_and_images_render_in_chromium(tmp_path: Path) -> None:
                 "img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)"
             )
             assert len(widths) == 4 and all(w > 0 for w in widths)
-            assert page.locator("table").count() == 6  # identity + five metric tables
+            assert page.locator("table").count() == 7  # identity + five metric tables + absent episodes
             rows = page.locator("table").nth(1).locator("tbody tr")
             assert rows.count() == 2
             assert "sim:test (simulated)" in rows.nth(0).inner_text()

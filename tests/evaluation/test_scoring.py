@@ -352,3 +352,22 @@ def test_unpriced_episodes_and_disagreeing_critical_steps_are_warned_about() -> 
         "--prices): mean cost and U_c leave them out, and the case taxonomy compares their pairs on "
         "critical steps alone, so none of them can be CIS (MAD strictly costlier)",
     ]
+
+
+def test_runs_under_other_budgets_or_sampling_in_one_table_are_warned_about() -> None:
+    """A store of two runs, one with max_steps=4, one with wall_time_s=0.5, scored the first's
+    spec rows against the second's sa baseline without a word."""
+    runs = [
+        {
+            "run_id": "r1",
+            "budgets": {"max_steps": 4, "wall_time_s": 7200.0},
+            "sampling": {"temperature": 0.0},
+        },
+        {"run_id": "r2", "budgets": {"max_steps": 100, "wall_time_s": 0.5}, "sampling": {"temperature": 0.0}},
+    ]
+    doc = score_records(fixtures.records(), fixtures.priors(), runs=runs, options=TFIDF)
+    assert [w for w in doc.warnings if "runs with other" in w] == [
+        "runs with other budgets in one table: max_steps 100, 4; wall_time_s 0.5, 7200.0"
+    ]
+    same = score_records(fixtures.records(), fixtures.priors(), runs=runs[:1] * 2, options=TFIDF)
+    assert not any("runs with other" in w for w in same.warnings)
