@@ -179,6 +179,7 @@ class Store:
         self.shown = shown(url)  # for messages
         self.file: Path | None = None  # a SQLite store's file
         self._opened = False
+        self.superseded = 0  # older runs' episodes the last `records()` left out
         if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
             self.file = Path(url.removeprefix("sqlite:///"))
         with self.failing("open"):
@@ -357,7 +358,8 @@ class Store:
             return int(count), latest, int(runs)
 
     def records(self, run_id: str | None = None) -> list[EpisodeRecord]:
-        """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts once."""
+        """Finished episodes; per (task, model, variant, seed) the newest run's, so each counts
+        once (`superseded` then says how many older runs' episodes were left out)."""
         with self.failing("read its episodes"), Session(self.engine) as s, gc_paused():
             stmt = (
                 select(EpisodeRow, RunRow.created_at)
@@ -367,13 +369,14 @@ class Store:
             )
             if run_id is not None:
                 stmt = stmt.where(EpisodeRow.run_id == run_id)
-            newest: dict[tuple[str, str, str, int], EpisodeRecord] = {}
+            newest: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+            rows = 0
             for row, _created in s.exec(stmt):
                 assert row.record is not None
-                newest[(row.task_id, row.model, row.variant, row.seed)] = EpisodeRecord.model_validate(
-                    row.record
-                )
-            return list(newest.values())
+                newest[(row.task_id, row.model, row.variant, row.seed)] = row.record
+                rows += 1
+            self.superseded = rows - len(newest)
+            return [EpisodeRecord.model_validate(record) for record in newest.values()]
 
 
 class EventStreamer:

@@ -320,3 +320,8 @@ def register(app: typer.Typer) -> None:
         n = export_jsonl(records, out)
         sidecar.write_text(json.dumps(identities, indent=2, default=str))
         print(f"{n} episode records -> {out}; {len(identities)} run identities -> {sidecar}")
+        if s.superseded:
+            print(
+                f"{s.superseded} episodes of older runs left out: the store holds newer runs of the same "
+                "(task, model, variant, seed), whose episodes were written instead"
+            )

@@ -178,3 +178,17 @@ def test_an_episode_of_many_events_is_shown_a_page_at_a_time(tmp_path: Path) -> 
         assert "href='/episode/e1?page=2'>previous" in last and "next" not in last
         for query in ("?page=4", "?page=0", "?page=x", "?page=1&page=2", "?page=%C2%B2"):
             assert page(query)[0] == 404, query
+
+
+def test_the_store_counts_the_older_runs_episodes_it_leaves_out(tmp_path: Path) -> None:
+    """Export wrote the newest run's episode of each (task, model, variant, seed) and said
+    nothing of the older ones it left out (72 of 78 written, no word of the other 6)."""
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    store = Store(url)
+    for run_id in ("r1", "r2"):  # r2 made after r1
+        store.create_run(run_id, "m", {})
+        r = _record(f"e-{run_id}").model_copy(update={"run_id": run_id})
+        key = episode_key(run_id, r.task_id, r.model, r.variant, r.seed)
+        store.finish_episode(key, store.start_episode(key, run_id, r.task_id, r.model, r.variant, r.seed), r)
+    assert [r.episode_id for r in store.records()] == ["e-r2"] and store.superseded == 1
+    store.close()
