@@ -248,7 +248,7 @@ def render_capped(entries: list[dict[str, Any]], swarm: bool, limit: int) -> tup
     quarter of the limit between them; the summaries share what the rest leaves, equally, each
     cut with a marker; so the result stays valid JSON and every sub-agent keeps a say. Only
     when even that cannot fit (a cap lowered below the entries' fixed fields) is the JSON
-    itself cut, with the harness's usual marker."""
+    returned longer, for the caller to cut as any tool result."""
     text = render(entries if swarm else entries[0])
     if len(text.encode()) <= limit:
         return text, False
@@ -264,12 +264,4 @@ def render_capped(entries: list[dict[str, Any]], swarm: bool, limit: int) -> tup
     share = room // len(entries)
     for entry, summary in zip(entries, summaries, strict=True):
         entry["summary"] = _cut(summary, share)[0] if share > 0 else ""
-    text = render(entries if swarm else entries[0])
-    if len(text.encode()) <= limit:
-        return text, True
-    data = text.encode()
-    return (
-        data[:limit].decode("utf-8", errors="ignore")
-        + f"\n[... truncated by the harness: {len(data)} bytes in all, {limit} shown; ask for less]",
-        True,
-    )
+    return render(entries if swarm else entries[0]), True

@@ -30,7 +30,7 @@ from harness.agent import (
 )
 from harness.budgets import NORMAL, Budgets, Termination
 from harness.events import EventLog
-from harness.mcp_client import CallOutcome
+from harness.mcp_client import CallOutcome, cap_text
 from harness.models.base import (
     AssistantMessage,
     Model,
@@ -370,9 +370,10 @@ class EpisodeRuntime:
         for call_id, items in by_call.items():
             # The result cap holds for delegation too, the whole result within it (dl.render_capped).
             call = calls[call_id]
-            content, truncated = dl.render_capped(
-                items, call.name == dl.AGENT_SWARM, self.budgets.tool_result_bytes
-            )
+            limit = self.budgets.tool_result_bytes
+            content, truncated = dl.render_capped(items, call.name == dl.AGENT_SWARM, limit)
+            content, cut = cap_text(content, limit)  # only when the fixed fields alone overflow
+            truncated |= cut
             results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=content)
             self.events.emit(
                 "tool_result", MAIN_ID, call_id=call_id, name=call.name, is_error=False,

@@ -581,3 +581,18 @@ async def test_a_sub_agent_whose_calls_all_failed_is_labelled_from_them(tmp_path
     (run,) = out.rt.runs
     assert run.tools == ["mcp__lms__list_enrollments"] and run.labels == []  # it failed
     assert out.rt.label_of(run) == "course-records-lookup"
+
+
+async def test_a_cap_below_the_entries_fixed_fields_cuts_the_result_as_any_tool_result(
+    tmp_path: Path,
+) -> None:
+    swarm = call(
+        "AgentSwarm", description="many", subagent_type="enterprise-data-analyst",
+        prompt_template="do {{item}}", items=[f"item {n}" for n in range(8)],
+    )  # fmt: skip
+    out = await run_scripted(
+        tmp_path, main_then(swarm), lambda v: say("answer"), budgets=Budgets(tool_result_bytes=256)
+    )
+    (content,) = results_of(out.seen[-1])
+    kept, marker = content.split("\n[... truncated by the harness: ")
+    assert len(kept.encode()) <= 256 and marker.endswith("256 shown; ask for less]")
