@@ -17,6 +17,7 @@ says so) and are kept apart only by their search_path.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import os
@@ -153,25 +154,49 @@ def _roles_per_episode(base_url: str) -> bool:
     return bool(row[0])
 
 
+_USED = "mseval world template, last used "
+
+
 def _pg_template(engine: Engine) -> str:
+    """The database's template schema of this server code, built on first use. As with the
+    SQLite cache, templates of other server code are dropped only once unused for a week (the
+    schema's comment holds when it was last used, refreshed once a day), so two checkouts of
+    different server code against one database keep each their own."""
     schema = f"mseval_tpl_{template_key()}"
+    now = dt.datetime.now(dt.UTC)
     with engine.begin() as conn:
         # One builder at a time across processes; the others find it done.
         conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": schema})
-        exists = conn.execute(
-            text("SELECT 1 FROM information_schema.schemata WHERE schema_name = :s"), {"s": schema}
-        ).first()
-        if not exists:
-            stale = conn.execute(
-                text(
-                    "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'mseval\\_tpl\\_%'"
-                )
-            ).scalars()
-            for old_schema in list(stale):  # templates of older server code
+        rows = conn.execute(
+            text(
+                "SELECT nspname, obj_description(oid, 'pg_namespace') FROM pg_namespace "
+                "WHERE nspname LIKE 'mseval\\_tpl\\_%'"
+            )
+        ).all()
+        templates: dict[str, str | None] = {row[0]: row[1] for row in rows}
+        if schema in templates:
+            if now - _last_used(templates[schema]) > dt.timedelta(seconds=_TOUCH_AFTER_S):
+                _mark_used(conn, schema, now)
+            return schema
+        for old_schema, comment in templates.items():  # templates of other server code
+            if now - _last_used(comment) > dt.timedelta(seconds=STALE_TEMPLATE_S):
                 conn.execute(text(f'DROP SCHEMA "{old_schema}" CASCADE'))
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-            seed_into(conn.execution_options(schema_translate_map={None: schema}), registry.all_specs())
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        seed_into(conn.execution_options(schema_translate_map={None: schema}), registry.all_specs())
+        _mark_used(conn, schema, now)
     return schema
+
+
+def _last_used(comment: str | None) -> dt.datetime:
+    """When a template schema was last used, from its comment (long ago when it has none)."""
+    try:
+        return dt.datetime.fromisoformat((comment or "").removeprefix(_USED))
+    except ValueError:
+        return dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def _mark_used(conn: Connection, schema: str, when: dt.datetime) -> None:
+    conn.execute(text(f"COMMENT ON SCHEMA \"{schema}\" IS '{_USED}{when.isoformat()}'"))
 
 
 def pg_schema_name(episode_id: str) -> str:

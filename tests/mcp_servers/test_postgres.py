@@ -313,3 +313,26 @@ def test_a_role_without_createrole_runs_episodes_in_schemas_of_its_own(tmp_path:
                 conn.execute(sql_text(f"REVOKE {grant} FROM {name}"))
             conn.execute(sql_text(f"DROP ROLE IF EXISTS {name}"))
         engine.dispose()
+
+
+def test_a_new_template_drops_only_templates_unused_for_a_week(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a template dropped every other one: two checkouts of different server code
+    against one database rebuilt theirs by turns (and could drop one an episode was copying)."""
+    engine = make_engine(os.environ[PG_URL_ENV])
+    tag = uuid.uuid4().hex[:8]
+    old, recent, new = (f"mseval_tpl_{tag}_{n}" for n in ("old", "recent", "new"))
+    try:
+        with engine.begin() as conn:
+            for schema in (old, recent):
+                conn.execute(sql_text(f'CREATE SCHEMA "{schema}"'))
+            worldstate._mark_used(conn, recent, worldstate.dt.datetime.now(worldstate.dt.UTC))
+        monkeypatch.setattr(worldstate, "template_key", lambda: f"{tag}_new")
+        assert worldstate._pg_template(engine) == new
+        with engine.connect() as conn:
+            names = set(conn.execute(sql_text("SELECT nspname FROM pg_namespace")).scalars())
+        assert new in names and recent in names and old not in names
+    finally:
+        with engine.begin() as conn:
+            for schema in (old, recent, new):
+                conn.execute(sql_text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        engine.dispose()
