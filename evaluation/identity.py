@@ -25,7 +25,8 @@ from evaluation.records import prior_files
 # Bumped whenever the same records could score differently. 0.2.0: case-first unit normaliser,
 # LLM-label fallback, token-less IDS nodes and CJK unigrams, foreign-trace verdicts, UPR main
 # turns without tools_ok, answer extraction (emphasis, thousands separators). 0.3.0: planned
-# episodes without a record count absent; \boxed{} answers keep their inner braces.
+# episodes without a record count absent; \boxed{} answers keep their inner braces; the bootstrap
+# draws tasks in id order.
 SCORER_VERSION = "0.3.0"
 
 # Which run-identity keys name each of the four things that must agree within one table;

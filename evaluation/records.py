@@ -147,7 +147,12 @@ def unfinished(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any
     have = {episode_key(r) for r in records}
     missing: dict[EpisodeKey, str | None] = {}
     for run in runs:
-        for key in planned_keys(run):
+        planned = planned_keys(run)
+        seeds = {seed for *_, seed in planned}
+        cells = {key[:3] for key in planned}
+        if any(key[:3] in cells and key[3] not in seeds for key in have):
+            continue  # its records use other seed values: `seeds` is not mseval's count from 0
+        for key in planned:
             if key not in have:
                 missing.setdefault(key, run.get("run_id"))
     return [

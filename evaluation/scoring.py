@@ -16,6 +16,7 @@ from typing import Any
 
 from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
 from contracts.episode import gc_paused
+from contracts.labels import LABELS
 from evaluation.contract import contract_block
 from evaluation.delegation import cached_hits, delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
@@ -23,7 +24,14 @@ from evaluation.embeddings import Progress
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
-from evaluation.records import Setting, deduplicate, episode_key, group_by_setting, is_simulated, unfinished
+from evaluation.records import (
+    Setting,
+    deduplicate,
+    episode_key,
+    group_by_setting,
+    is_simulated,
+    unfinished,
+)
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from evaluation.success import (
     computed_critical_steps,
@@ -36,6 +44,7 @@ from evaluation.success import (
     ratio,
     success_rate,
     task_count,
+    termination_of,
 )
 from evaluation.tagging import tag_subagent
 from evaluation.taxonomy import taxonomy
@@ -268,7 +277,8 @@ def cost_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
     models = ", ".join(sorted({r.model for r in unpriced}))
     return [
         f"{len(unpriced)} completed episode(s) have no cost ({models}; a model the price table "
-        "lacks: give one with --prices): mean cost and U_c leave them out, and the case taxonomy "
+        "lacks, which `mseval run --prices` can price, or a trace that gives none): mean cost and "
+        "U_c leave them out, and the case taxonomy "
         "compares their pairs on critical steps alone, so none of them can be CIS (MAD strictly costlier)"
     ]
 
@@ -294,10 +304,40 @@ def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
         warnings.append(
             f"{no_verdict} completed episode(s) have no verdict (success null): counted as failures"
         )
-    abnormal = sum(1 for r in records if is_abnormal_success(r))
+    abnormal = Counter(str(termination_of(r)) for r in records if is_abnormal_success(r))
     if abnormal:
+        seen = ", ".join(f"{t!r} {n}" for t, n in sorted(abnormal.items()))
         warnings.append(
-            f"{abnormal} episode(s) record success true after an abnormal termination: counted as failures"
+            f"{sum(abnormal.values())} episode(s) record success true after a termination that is not "
+            f"a normal one ({seen}; normal: 'claim_done', 'text_only'): counted as failures"
+        )
+    return warnings
+
+
+def record_warnings(records: Sequence[EpisodeRecord], duplicates: int) -> list[str]:
+    """What a trace left out that scoring then assumed, or gave twice: said, not silent."""
+    warnings = []
+    if duplicates:
+        warnings.append(
+            f"{duplicates} record(s) repeat a (model, variant, task, seed) given earlier in the input: "
+            "left out, the first kept (left_out.duplicates)"
+        )
+    no_main = sum(1 for r in records if is_completed(r) and "main" not in r.model_fields_set)
+    if no_main:
+        warnings.append(
+            f"{no_main} completed record(s) have no 'main': their main agent counts 0 steps in CSteps"
+        )
+    no_seed = sum(1 for r in records if "seed" not in r.model_fields_set)
+    if no_seed:
+        warnings.append(
+            f"{no_seed} record(s) have no 'seed': taken as seed 0, so they pair and repeat as such"
+        )
+    unknown = Counter(s.label for r in records for s in r.subagents if s.label and s.label not in LABELS)
+    if unknown:
+        named = ", ".join(f"{label!r}" for label in sorted(unknown)[:5])
+        warnings.append(
+            f"{sum(unknown.values())} sub-agent label(s) are not among the 24 function labels ({named}): "
+            "they hit no prior unit"
         )
     return warnings
 
@@ -322,7 +362,7 @@ def score_records(
     (model, variant, task, seed) is left out and counted.
     """
     options = options or ScoreOptions()
-    unique = deduplicate(records)
+    given, unique = records, deduplicate(records)
     duplicates = Counter((r.model, r.variant) for r in records)
     duplicates.subtract(Counter((r.model, r.variant) for r in unique.records))
     records = unique.records
@@ -355,6 +395,7 @@ def score_records(
             f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
         )
     warnings += verdict_warnings(records) + critical_steps_warnings(records) + cost_warnings(records)
+    warnings += record_warnings(given, unique.duplicates)
     tagging = tagging_summary(records, options)
     if tagging.get("llm_unparsed"):
         warnings.append(

@@ -23,7 +23,7 @@ def task_terms(
     labeler: Labeler,
     hits_of: HitsOf | None = None,
 ) -> list[dict[str, float]]:
-    """One mapping of summed terms per task of the MAD-SAE setting, in first-seen order."""
+    """One mapping of summed terms per task of the MAD-SAE setting, in task-id order."""
     per_task: dict[str, dict[str, float]] = {}
 
     def bump(task: str, **terms: float) -> None:
@@ -55,4 +55,4 @@ def task_terms(
             bump(record.task_id, hits_delegated=hits.hits, run_units=hits.run_units)
         if prior.need_delegation:
             bump(record.task_id, hits_need=hits.hits, gold_units=hits.gold_units)
-    return list(per_task.values())
+    return [per_task[task] for task in sorted(per_task)]  # by task id: the lines' order never counts

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from contracts import EpisodeRecord
 from evaluation.identity import SCORER_VERSION, hash_prior_sources, priors_hash
 from evaluation.llm_tagger import Agreement
 from evaluation.process import GraphOptions
@@ -265,7 +266,10 @@ def test_foreign_verdicts_are_overruled_counted_and_warned_about() -> None:
     assert mas.sr_diff == -0.5
     assert doc.left_out["absent_episodes"] == 1
     assert any("1 completed episode(s) have no verdict" in w for w in doc.warnings)
-    assert any("1 episode(s) record success true after an abnormal termination" in w for w in doc.warnings)
+    assert any(
+        "1 episode(s) record success true after a termination that is not a normal one ('step_limit' 1" in w
+        for w in doc.warnings
+    )
 
 
 def test_a_missing_baseline_record_is_left_out_with_one_warning() -> None:
@@ -348,9 +352,9 @@ def test_unpriced_episodes_and_disagreeing_critical_steps_are_warned_about() -> 
     assert [w for w in warnings if "critical_steps" in w or "no cost" in w] == [
         "1 episode(s) record critical_steps other than S_main + the sum over waves of the longest "
         "sub-agent (SPEC §2) computed from their own steps: the recorded value is used",
-        "2 completed episode(s) have no cost (sim:test; a model the price table lacks: give one with "
-        "--prices): mean cost and U_c leave them out, and the case taxonomy compares their pairs on "
-        "critical steps alone, so none of them can be CIS (MAD strictly costlier)",
+        "2 completed episode(s) have no cost (sim:test; a model the price table lacks, which `mseval run "
+        "--prices` can price, or a trace that gives none): mean cost and U_c leave them out, and the case "
+        "taxonomy compares their pairs on critical steps alone, so none of them can be CIS (MAD strictly costlier)",
     ]
 
 
@@ -371,3 +375,41 @@ def test_runs_under_other_budgets_or_sampling_in_one_table_are_warned_about() ->
     ]
     same = score_records(fixtures.records(), fixtures.priors(), runs=runs[:1] * 2, options=TFIDF)
     assert not any("runs with other" in w for w in same.warnings)
+
+
+def test_what_a_foreign_trace_leaves_out_or_repeats_is_said() -> None:
+    """A foreign trace's gaps were filled silently: no `main` (0 steps, U_e 0), no `seed` (seed 0,
+    so seeds collapsed), a repeated line (the first kept), a termination of its own ('finished',
+    called abnormal), labels outside the 24 (no hit): each now has a warning."""
+    raw = episode("need1", "sa").model_dump(mode="json", by_alias=True)
+    del raw["main"], raw["seed"]
+    bare = EpisodeRecord.model_validate(raw)
+    own = episode("need2", "sa", termination="finished")
+    odd = episode("need1", waves=[[sub("a", "roster-reading")]])
+    warnings = score_records([bare, bare, own, odd], fixtures.priors(), options=TFIDF).warnings
+    assert [
+        w for w in warnings if "'main'" in w or "'seed'" in w or "repeat" in w or "24" in w or "finished" in w
+    ] == [
+        "1 episode(s) record success true after a termination that is not a normal one ('finished' 1; "
+        "normal: 'claim_done', 'text_only'): counted as failures",
+        "1 record(s) repeat a (model, variant, task, seed) given earlier in the input: left out, the first "
+        "kept (left_out.duplicates)",
+        "2 completed record(s) have no 'main': their main agent counts 0 steps in CSteps",
+        "2 record(s) have no 'seed': taken as seed 0, so they pair and repeat as such",
+        "1 sub-agent label(s) are not among the 24 function labels ('roster-reading'): they hit no prior unit",
+    ]
+
+
+def test_the_intervals_do_not_depend_on_the_order_of_the_lines() -> None:
+    records = fixtures.records()
+    forward = score_records(records, fixtures.priors(), options=TFIDF)
+    backward = score_records(list(reversed(records)), fixtures.priors(), options=TFIDF)
+    assert forward.settings[1].ci95 == backward.settings[1].ci95
+
+
+def test_a_run_whose_records_use_other_seed_values_is_not_filled_in() -> None:
+    """A foreign identity's `seeds: 3` beside records of seeds 42-44 made 6 phantom absent episodes."""
+    records = [episode("need1", v, seed=s) for v in ("sa", "spec") for s in (42, 43, 44)]
+    runs = [{"run_id": "r", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": ["need1"], "seeds": 3}]
+    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
+    assert [r.absent for r in doc.settings] == [0, 0] and not any("planned" in w for w in doc.warnings)
