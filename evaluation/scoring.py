@@ -332,6 +332,17 @@ def record_warnings(records: Sequence[EpisodeRecord], duplicates: int) -> list[s
         warnings.append(
             f"{no_seed} record(s) have no 'seed': taken as seed 0, so they pair and repeat as such"
         )
+    single = sum(
+        1
+        for r in records
+        if is_completed(r)
+        and (r.main.turns is None or any(w.main_step is None for w in r.waves if w.subagents))
+    )
+    if single:
+        warnings.append(
+            f"{single} completed record(s) give no main.turns, or a wave without main_step: their main "
+            "agent is one node of the agent graph, so their IDS and UPR may be undefined"
+        )
     unknown = Counter(s.label for r in records for s in r.subagents if s.label and s.label not in LABELS)
     if unknown:
         named = ", ".join(f"{label!r}" for label in sorted(unknown)[:5])

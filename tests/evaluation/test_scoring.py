@@ -413,3 +413,16 @@ def test_a_run_whose_records_use_other_seed_values_is_not_filled_in() -> None:
     runs = [{"run_id": "r", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": ["need1"], "seeds": 3}]
     doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
     assert [r.absent for r in doc.settings] == [0, 0] and not any("planned" in w for w in doc.warnings)
+
+
+def test_records_without_turns_are_said_to_be_one_node() -> None:
+    """IDS and UPR showed '—' for a trace without main.turns and nothing said why."""
+    records = [
+        episode("need1", "sa", turns=False),
+        episode("need1", waves=[[sub("a", "course-records-lookup")]]),
+    ]
+    warnings = score_records(records, fixtures.priors(), options=TFIDF).warnings
+    assert [w for w in warnings if "main.turns" in w] == [
+        "1 completed record(s) give no main.turns, or a wave without main_step: their main agent is one "
+        "node of the agent graph, so their IDS and UPR may be undefined"
+    ]
