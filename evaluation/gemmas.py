@@ -167,9 +167,12 @@ def answers_match(answer: str | None, gold: str) -> bool:
 
 
 def answer_contribution(gold: str) -> Contribution:
-    """For answer tasks: a node contributes when its extracted answer equals the gold one."""
+    """For answer tasks: a node contributes when its extracted answer equals the gold one; a
+    node that declares `contributes` is taken at its word, as for state tasks."""
 
     def contributes(node: Node) -> bool:
+        if node.contributes is not None:
+            return node.contributes
         return answers_match(extract_answer(node.response), gold)
 
     return contributes

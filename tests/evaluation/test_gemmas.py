@@ -355,3 +355,6 @@ def test_answers_compare_as_decimals_within_tolerance() -> None:
     contributes = answer_contribution("5")
     assert contributes(Node("agent", "a", response="I think the answer is 5"))
     assert not contributes(Node("agent", "a", response="the answer is 7"))
+    # a node that declares `contributes` is taken at its word (--answer overrode it silently)
+    assert contributes(Node("agent", "a", response="the answer is 7", contributes=True))
+    assert not contributes(Node("agent", "a", response="the answer is 5", contributes=False))
