@@ -104,10 +104,14 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
             conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
         engine.dispose()
         os.replace(tmp, path)
-        # Episodes copy a template at their start, so one unused for a week is not needed.
-        for stale in cache_dir.glob("world-*.sqlite"):
+        # Episodes copy a template at their start, so one unused for a week is not needed; a
+        # build's files left by a killed builder are not needed after a day.
+        for stale, age in [
+            *((f, STALE_TEMPLATE_S) for f in cache_dir.glob("world-*.sqlite")),
+            *((f, _TOUCH_AFTER_S) for f in cache_dir.glob("*.sqlite.tmp*")),
+        ]:
             try:
-                if stale != path and time.time() - stale.stat().st_mtime > STALE_TEMPLATE_S:
+                if stale != path and time.time() - stale.stat().st_mtime > age:
                     stale.unlink()
             except FileNotFoundError:
                 pass

@@ -79,11 +79,13 @@ def test_a_new_template_removes_only_templates_unused_for_a_week(tmp_path: Path)
     """Building a template removed every other one, so two checkouts of different server code
     sharing the cache rebuilt theirs by turns."""
     other, old = tmp_path / "world-other.sqlite", tmp_path / "world-old.sqlite"
-    other.write_bytes(b"")
-    old.write_bytes(b"")
+    killed = tmp_path / "tmpabc.sqlite.tmp-wal"  # a build's file, its builder killed a week ago
+    for f in (other, old, killed):
+        f.write_bytes(b"")
     week_ago = time.time() - worldstate.STALE_TEMPLATE_S - 60
     os.utime(old, (week_ago, week_ago))
+    os.utime(killed, (week_ago, week_ago))
     path = worldstate.sqlite_template(tmp_path)
-    assert path.exists() and other.exists() and not old.exists()
+    assert path.exists() and other.exists() and not old.exists() and not killed.exists()
     os.utime(path, (week_ago, week_ago))  # a use refreshes an old template's time
     assert worldstate.sqlite_template(tmp_path) == path and time.time() - path.stat().st_mtime < 60
