@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from contracts import DelegationPrior, EpisodeRecord, InputError, Problem, load_yaml_model
+from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
 from contracts.episode import gc_paused
 from contracts.jsonio import read_json
+from contracts.yamlio import line_of, read_yaml, validate_data
 
 EpisodeKey = tuple[str, str, str, int]
 """(model, variant, task_id, seed): one trial of one setting."""
@@ -92,19 +93,16 @@ def _identity_problem(run: dict[str, Any]) -> str | None:
     for key, value in run.items():
         if value is None:
             continue
+        texts = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        shown = json.dumps(value)[:40]
         if key in _IDENTITY_TEXT and not isinstance(value, str):
-            return f"{key!r} must be a string, not {json.dumps(value)[:40]}"
-        listed = value if isinstance(value, list) else None
-        if key in _IDENTITY_TEXT_LISTS and (listed is None or not all(isinstance(v, str) for v in listed)):
-            return f"{key!r} must be a list of strings, not {json.dumps(value)[:40]}"
+            return f"{key!r} must be a string, not {shown}"
+        if key in _IDENTITY_TEXT_LISTS and not texts:
+            return f"{key!r} must be a list of strings, not {shown}"
+        if key == "models" and not (texts or isinstance(value, str)):
+            return f"'models' must be a string or a list of strings, not {shown}"
         if key == "seeds" and (type(value) is not int or not 1 <= value <= MAX_SEEDS):
-            return f"'seeds' must be a whole number from 1 to {MAX_SEEDS:,}, not {json.dumps(value)[:40]}"
-        if (
-            key == "models"
-            and not isinstance(value, str)
-            and (listed is None or not all(isinstance(v, str) for v in listed))
-        ):
-            return f"'models' must be a string or a list of strings, not {json.dumps(value)[:40]}"
+            return f"'seeds' must be a whole number from 1 to {MAX_SEEDS:,}, not {shown}"
     return None
 
 
@@ -191,20 +189,6 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
     All problems of all files are reported together. A file whose `task` differs from its
     name, or a task given twice, is a problem too, reported with the file's other problems.
     """
-    from contracts.yamlio import line_of, read_yaml
-
-    def misnamed(path: Path) -> list[Problem]:
-        """A `task` that is not the file's name, on its line, whatever else is wrong with the
-        file (read again: only a file with a problem gets here)."""
-        try:
-            data, lines = read_yaml(path)
-        except InputError:
-            return []  # reported already
-        task = data.get("task") if isinstance(data, dict) else None
-        if not isinstance(task, str) or not task or task == path.stem:
-            return []  # a `task` that is no name is a problem of its own
-        return [Problem(str(path), line_of(lines, ("task",)), f"task {task!r} does not match the file name")]
-
     if not folder.exists():
         return {}
     if not folder.is_dir():
@@ -217,13 +201,24 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
         raise InputError.one(folder, None, f"cannot read this folder: {exc.strerror or exc}") from None
     for path in paths:
         try:
-            prior = load_yaml_model(path, DelegationPrior)
+            data, lines = read_yaml(path)
         except InputError as exc:
-            problems.extend(exc.problems + misnamed(path))
+            problems.extend(exc.problems)
             continue
-        if prior.task != path.stem:  # (a file changed since: still reported)
-            wrong = Problem(str(path), 1, f"task {prior.task!r} does not match the file name")
-            problems.extend(misnamed(path) or [wrong])
+        # a `task` that is not the file's name, on its line, whatever else is wrong with the file
+        # (a `task` that is no name is a problem of its own)
+        named = data.get("task") if isinstance(data, dict) else None
+        misnamed = []
+        if isinstance(named, str) and named and named != path.stem:
+            line = line_of(lines, ("task",))
+            misnamed.append(Problem(str(path), line, f"task {named!r} does not match the file name"))
+        try:
+            prior = validate_data(DelegationPrior, data, str(path), lines)
+        except InputError as exc:
+            problems.extend(exc.problems + misnamed)
+            continue
+        if misnamed:
+            problems.extend(misnamed)
         elif prior.task in priors:
             problems.append(Problem(str(path), 1, f"a second prior for task {prior.task!r}"))
         else:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
-from contracts.episode import gc_paused
+from contracts.episode import NORMAL_TERMINATIONS, gc_paused
 from contracts.labels import LABELS
 from evaluation.contract import contract_block
 from evaluation.delegation import cached_hits, delegation_rates, hit_scores
@@ -309,7 +309,8 @@ def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
         seen = ", ".join(f"{t!r} {n}" for t, n in sorted(abnormal.items()))
         warnings.append(
             f"{sum(abnormal.values())} episode(s) record success true after a termination that is not "
-            f"a normal one ({seen}; normal: 'claim_done', 'text_only'): counted as failures"
+            f"a normal one ({seen}; normal: {', '.join(repr(t) for t in sorted(NORMAL_TERMINATIONS))}): "
+            "counted as failures"
         )
     return warnings
 
