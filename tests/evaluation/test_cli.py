@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -18,10 +20,11 @@ from tests.evaluation import fixtures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def mseval(*args: str) -> subprocess.CompletedProcess[str]:
+def mseval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args], capture_output=True, text=True, cwd=ROOT
-    )
+        [sys.executable, "-m", "harness.cli.main", *args],
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})},
+    )  # fmt: skip
 
 
 @pytest.fixture
@@ -91,6 +94,26 @@ def test_score_table_with_the_default_minilm_embedder(exported: tuple[Path, Path
     assert result.returncode == 0, result.stderr
     assert "sim:test (sim)" in result.stdout and "spec" in result.stdout
     assert "IDS embedder all-MiniLM-L6-v2" in result.stdout and f"scorer {SCORER_VERSION}" in result.stdout
+
+
+@pytest.mark.skipif(
+    bool(MINILM_MISSING), reason=f"MiniLM packages not installed: {', '.join(MINILM_MISSING)}"
+)
+def test_minilm_vectors_are_kept_between_commands(exported: tuple[Path, Path], tmp_path: Path) -> None:
+    """The first `score` stores one vector per distinct response in $MSEVAL_CACHE; the second,
+    with them all stored, gives the same document."""
+    episodes, priors = exported
+    env = {"MSEVAL_CACHE": str(tmp_path / "cache")}
+    args = ("score", "--episodes", str(episodes), "--priors", str(priors), "--resamples", "50", "--json")
+    cold = mseval(*args, env=env)
+    assert cold.returncode == 0, cold.stderr
+    with sqlite3.connect(tmp_path / "cache" / "embeddings.sqlite") as conn:
+        stored = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert stored > 0
+    warm = mseval(*args, env=env)
+    assert warm.returncode == 0, warm.stderr
+    assert json.loads(warm.stdout)["settings"] == json.loads(cold.stdout)["settings"]
+    assert any(row["ids"] is not None for row in json.loads(warm.stdout)["settings"])
 
 
 def test_score_text_names_the_tasks_and_prices_it_scored(exported: tuple[Path, Path], tmp_path: Path) -> None:

@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 
 from evaluation.embeddings import (
+    EMBEDDING_CACHE_FILE,
     MINILM_ID,
+    CachedEmbedder,
     EmbedderError,
     MemoEmbedder,
     MiniLMEmbedder,
+    VectorCache,
     embedder_id,
     load_embedder,
 )
@@ -118,3 +121,61 @@ def test_memo_embeds_each_text_once_in_chunks_and_reports_progress(monkeypatch: 
     assert seen == [(2, 5), (4, 5), (5, 5)]
     assert memo.embed(["a", "eeeee"]).shape == (2, 2)
     assert inner.calls == [2, 2, 1]
+
+
+class NumberedEmbedder(CountingEmbedder):
+    """Each text's vector is [len(text), 1]: distinguishable, and the same on every call."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(len(texts))
+        return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_vectors_on_disk_are_reused_by_a_later_command(tmp_path: Path) -> None:
+    """A second embedder on the same cache file (a later `score`) embeds only the new text, and
+    returns the stored vectors in the order asked; another embedder id shares nothing."""
+    path = tmp_path / "embeddings.sqlite"
+    first = NumberedEmbedder()
+    CachedEmbedder(first, VectorCache(path)).embed(["ab", "abcd", "ab"])
+    assert first.calls == [2]  # "ab" once
+    later = NumberedEmbedder()
+    vectors = CachedEmbedder(later, VectorCache(path)).embed(["abcd", "xyz", "ab"])
+    assert later.calls == [1]  # only "xyz"
+    assert vectors.tolist() == [[4.0, 1.0], [3.0, 1.0], [2.0, 1.0]]
+    other = NumberedEmbedder()
+    other.id = "another-model"  # type: ignore[misc]
+    CachedEmbedder(other, VectorCache(path)).embed(["ab"])
+    assert other.calls == [1]
+
+
+def test_an_unusable_cache_is_reported_once_and_embedding_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "embeddings.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    inner = NumberedEmbedder()
+    cached = CachedEmbedder(inner, VectorCache(path))
+    assert cached.embed(["ab"]).tolist() == [[2.0, 1.0]]
+    assert cached.embed(["ab", "abc"]).tolist() == [[2.0, 1.0], [3.0, 1.0]]
+    assert inner.calls == [1, 2]
+    err = capsys.readouterr().err
+    assert err.count("embedding cache") == 1 and str(path) in err and "embedding without it" in err
+
+
+@needs_minilm
+def test_minilm_vectors_from_the_cache_equal_fresh_ones(minilm: MiniLMEmbedder, tmp_path: Path) -> None:
+    texts = ["The roster lists 31 students.", "31 students are enrolled in the course. " * 5]
+    fresh = minilm.embed(texts)
+    CachedEmbedder(minilm, VectorCache(tmp_path / "e.sqlite")).embed(texts)
+    stored = CachedEmbedder(NumberedEmbedder(), VectorCache(tmp_path / "e.sqlite"))
+    stored.inner.id = MINILM_ID  # type: ignore[attr-defined]
+    assert np.array_equal(stored.embed(texts[::-1]), fresh[::-1])
+    assert stored.inner.calls == []  # type: ignore[attr-defined]
+
+
+def test_only_minilm_is_cached(tmp_path: Path) -> None:
+    assert load_embedder("tfidf", cache_dir=tmp_path) is None
+    if not MISSING:
+        model = load_embedder("minilm", cache_dir=tmp_path)
+        assert isinstance(model, CachedEmbedder) and model.cache.path == tmp_path / EMBEDDING_CACHE_FILE
+        assert isinstance(load_embedder("minilm"), MiniLMEmbedder)
