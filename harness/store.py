@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import JSON, Column, delete, func, insert, update
+from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
@@ -273,6 +274,14 @@ class Store:
                 for r in s.exec(select(RunRow).order_by(col(RunRow.created_at)))
             ]
 
+    def runs(self) -> list[RunSummary]:
+        """Every run, oldest first, with its episode counts (`mseval runs list`)."""
+        return _summaries(self)
+
+    def delete_runs(self, run_ids: list[str]) -> tuple[int, int]:
+        """Delete whole runs (`mseval runs delete`); (episodes, events) deleted."""
+        return _delete_runs(self, run_ids)
+
     # -- episodes ------------------------------------------------------------------------------------
     def finished_keys(self, run_id: str) -> set[str]:
         with self.failing("read the run's episodes"), Session(self.engine) as s:
@@ -377,6 +386,87 @@ class Store:
                 rows += 1
             self.superseded = rows - len(newest)
             return [EpisodeRecord.model_validate(record) for record in newest.values()]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run of a store, as `mseval runs list` shows it."""
+
+    run_id: str
+    created_at: str
+    matrix_key: str
+    identity: dict[str, Any]
+    episodes: dict[str, int]  # by status: completed, absent, running
+    in_use: int  # finished episodes that no newer run replaces: those scoring and export take
+    events: int
+    busy: bool  # a live process holds the run
+
+
+def _summaries(store: Store) -> list[RunSummary]:
+    runs_t, episodes = RunRow.__table__, EpisodeRow.__table__  # type: ignore[attr-defined]
+    events_t, claims = EventRow.__table__, ClaimRow.__table__  # type: ignore[attr-defined]
+    with store.failing("read its runs"), store.engine.connect() as conn:
+        runs = conn.execute(runs_t.select().order_by(runs_t.c.created_at)).all()
+        counts: dict[str, dict[str, int]] = {r.run_id: {} for r in runs}
+        newest: dict[tuple[str, str, str, int], str] = {}
+        e = episodes.c
+        # In the order `records()` reads them, so the same episodes count as in use.
+        in_order = (
+            sa_select(e.run_id, e.status, e.task_id, e.model, e.variant, e.seed)
+            .join(runs_t, runs_t.c.run_id == e.run_id)
+            .order_by(runs_t.c.created_at)
+        )
+        for run_id, status, task, model, variant, seed in conn.execute(in_order):
+            by_status = counts[run_id]
+            by_status[status] = by_status.get(status, 0) + 1
+            if status != "running":
+                newest[(task, model, variant, seed)] = run_id
+        in_use: dict[str, int] = {}
+        for run_id in newest.values():
+            in_use[run_id] = in_use.get(run_id, 0) + 1
+        per_run = (
+            sa_select(e.run_id, func.count(events_t.c.id))
+            .join(events_t, events_t.c.episode_key == e.key)
+            .group_by(e.run_id)
+        )
+        events: dict[str, int] = dict(conn.execute(per_run).all())
+        now = time.time()
+        busy = {c.run_id for c in conn.execute(claims.select()) if _claim_alive(c, now)}
+    return [
+        RunSummary(
+            r.run_id,
+            r.created_at,
+            r.matrix_key,
+            r.identity,
+            counts.get(r.run_id, {}),
+            in_use.get(r.run_id, 0),
+            int(events.get(r.run_id, 0)),
+            r.run_id in busy,
+        )  # fmt: skip
+        for r in runs
+    ]
+
+
+def _delete_runs(store: Store, run_ids: list[str]) -> tuple[int, int]:
+    """Delete the runs, their episodes, events and claims in one transaction; (episodes, events).
+    `RunBusy` (nothing deleted) when a live process holds one of them."""
+    runs, episodes = RunRow.__table__, EpisodeRow.__table__  # type: ignore[attr-defined]
+    events, claims = EventRow.__table__, ClaimRow.__table__  # type: ignore[attr-defined]
+    with store.failing("delete runs"), store.engine.begin() as conn:
+        now = time.time()
+        for held in conn.execute(claims.select().where(claims.c.run_id.in_(run_ids))):
+            if _claim_alive(held, now):
+                where = "" if held.host == socket.gethostname() else f" on {held.host}"
+                raise RunBusy(held.run_id, f"pid {held.pid}{where} is running it")
+        keys = select(episodes.c.key).where(episodes.c.run_id.in_(run_ids)).scalar_subquery()
+        gone_events = conn.execute(delete(events).where(events.c.episode_key.in_(keys))).rowcount
+        gone_episodes = conn.execute(delete(episodes).where(episodes.c.run_id.in_(run_ids))).rowcount
+        conn.execute(delete(claims).where(claims.c.run_id.in_(run_ids)))
+        conn.execute(delete(runs).where(runs.c.run_id.in_(run_ids)))
+    if store.file is not None:  # SQLite keeps freed pages in the file until it is vacuumed
+        with store.failing("give the freed space back (VACUUM)"), store.engine.connect() as conn:
+            conn.exec_driver_sql("VACUUM")
+    return int(gone_episodes), int(gone_events)
 
 
 class EventStreamer:

@@ -9,7 +9,7 @@ import sys
 
 import typer
 
-from harness.cli import catalog_cmds, evaluate, profiles_cmd, run, servers_cmd
+from harness.cli import catalog_cmds, evaluate, profiles_cmd, run, runs_cmd, servers_cmd
 
 app = typer.Typer(
     name="mseval",
@@ -25,6 +25,7 @@ run.register(app)
 catalog_cmds.register(app)
 profiles_cmd.register(app)
 servers_cmd.register(app)
+runs_cmd.register(app)
 evaluate.register(app)
 
 

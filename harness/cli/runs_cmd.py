@@ -1,0 +1,203 @@
+"""`mseval runs list | delete`: what a store holds, and removing whole runs from it.
+
+A store keeps every run (SPEC §8: nothing is lost), so it only grows; `delete` is the one way
+to give space back. It removes whole runs only: their episodes, events and claim in one
+transaction, then their workspaces under `--runs-dir`. A run a live process holds is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from harness.cli.common import DEFAULT_STORE, STORE_HELP
+
+if TYPE_CHECKING:
+    from harness.store import RunSummary, Store
+
+runs_app = typer.Typer(
+    help="What a store holds: list its runs, delete whole runs.", no_args_is_help=True, rich_markup_mode=None
+)
+
+# Run ids are 12 hex digits; a name outside this pattern is never turned into a folder to delete.
+_SAFE_RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
+
+
+def _open(store: str) -> Store:
+    from contracts.errors import InputError
+    from harness.store import Store, StoreError
+    from harness.store_urls import check_url
+
+    check_url(store, must_exist=True)
+    try:
+        return Store(store)
+    except StoreError as exc:
+        raise InputError.one("--store", None, str(exc)) from None
+
+
+def _superseded(runs: list[RunSummary]) -> set[str]:
+    """Runs of which nothing is in use and nothing is left to run: every finished episode has a
+    newer run's in its place (scoring and export take that one), and no episode is `running`
+    (waiting for `--resume`). A run with no episode at all counts only when a newer run of the
+    same matrix exists, which `--resume` would take instead."""
+    newest: dict[str, str] = {}
+    for r in runs:  # oldest first
+        newest[r.matrix_key] = r.run_id
+    return {
+        r.run_id
+        for r in runs
+        if not r.busy
+        and r.in_use == 0
+        and not r.episodes.get("running")
+        and (sum(r.episodes.values()) > 0 or newest[r.matrix_key] != r.run_id)
+    }
+
+
+def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
+    identity = r.identity
+    tasks = identity.get("tasks")
+    return {
+        "run_id": r.run_id,
+        "created_at": r.created_at,
+        "matrix": identity.get("matrix") or [],
+        "tasks": len(tasks) if isinstance(tasks, list) else None,
+        "seeds": identity.get("seeds"),
+        "completed": r.episodes.get("completed", 0),
+        "absent": r.episodes.get("absent", 0),
+        "running": r.episodes.get("running", 0),
+        "in_use": r.in_use,
+        "events": r.events,
+        "state": "busy" if r.busy else "superseded" if r.run_id in superseded else "",
+    }
+
+
+@runs_app.command("list")
+def runs_list(
+    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON document")] = False,
+) -> None:
+    """Every run of the store, oldest first: its matrix, its episodes (completed, absent,
+    running, and in use: those no newer run replaces), its events, and whether it is busy (a live
+    process holds it) or superseded (newer runs replace all its episodes; none is left to run)."""
+    from harness.store import StoreError
+
+    s = _open(store)
+    try:
+        runs = s.runs()
+    except StoreError as exc:
+        from contracts.errors import InputError
+
+        raise InputError.one("--store", None, str(exc)) from None
+    finally:
+        s.close()
+    superseded = _superseded(runs)
+    rows = [_row(r, superseded) for r in runs]
+    if as_json:
+        print(json.dumps({"schema": "mseval.runs/1", "runs": rows}, indent=2))
+        return
+    if not rows:
+        print(f"no runs in {s.shown}")
+        return
+    print(f"{'run':12}  {'created':20} {'matrix':28} tasks seeds  done absent running in use  events  state")
+    for row in rows:
+        matrix = row["matrix"]
+        shown = (matrix[0] + (f" +{len(matrix) - 1}" if len(matrix) > 1 else "")) if matrix else "?"
+        print(
+            f"{row['run_id']:12}  {row['created_at'][:19]:20} {shown[:28]:28} {row['tasks'] or '?':>5} "
+            f"{row['seeds'] if row['seeds'] is not None else '?':>5} {row['completed']:>5} {row['absent']:>6} "
+            f"{row['running']:>7} {row['in_use']:>6} {row['events']:>7}  {row['state']}"
+        )
+
+
+@runs_app.command("delete")
+def runs_delete(
+    run_ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="RUN_ID", help="runs to delete (ids as `mseval runs list` shows)"),
+    ] = None,
+    superseded: Annotated[
+        bool, typer.Option("--superseded", help="also delete every run `mseval runs list` marks superseded")
+    ] = False,
+    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    runs_dir: Annotated[
+        Path, typer.Option(help="where the runs' episode workspaces are kept (as given to `mseval run`)")
+    ] = Path("runs"),
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
+) -> None:
+    """Delete whole runs: their episodes, events and claim (one transaction), then their
+    workspaces `RUN_DIR/episodes/<run_id>/`. A SQLite store is vacuumed so the file shrinks.
+    Refused, with nothing deleted, for an unknown run or one a live process holds."""
+    from contracts.errors import InputError, Problem
+    from harness.store import RunBusy, StoreError
+
+    s = _open(store)
+    try:
+        runs = s.runs()
+        known = {r.run_id: r for r in runs}
+        unknown = [
+            Problem("RUN_ID", None, f"no run {i!r} in {s.shown}") for i in run_ids or [] if i not in known
+        ]
+        if unknown:
+            raise InputError(unknown)
+        if not run_ids and not superseded:
+            raise InputError.one("RUN_ID", None, "name the runs to delete, or give --superseded")
+        chosen = list(dict.fromkeys([*(run_ids or []), *(sorted(_superseded(runs)) if superseded else [])]))
+        if not chosen:
+            print("no superseded runs: nothing to delete")
+            return
+        busy = [
+            Problem("RUN_ID", None, f"run {i} is busy (a live process holds it)")
+            for i in chosen
+            if known[i].busy
+        ]
+        if busy:
+            raise InputError(busy)
+        episodes = sum(sum(known[i].episodes.values()) for i in chosen)
+        if not yes:
+            if not sys.stdin.isatty():
+                raise InputError.one("--yes", None, "not on a terminal: give --yes to delete without asking")
+            typer.confirm(
+                f"Delete {_n(len(chosen), 'run')} ({_n(episodes, 'episode')}) from {s.shown}?", abort=True
+            )
+        before = s.file.stat().st_size if s.file is not None and s.file.exists() else None
+        try:
+            gone_episodes, gone_events = s.delete_runs(chosen)
+        except RunBusy as exc:  # taken between the listing and the delete
+            raise InputError.one("RUN_ID", None, f"{exc}; nothing was deleted") from None
+        except StoreError as exc:
+            raise InputError.one("--store", None, str(exc)) from None
+        removed = _remove_workspaces(runs_dir, chosen)
+        print(
+            f"deleted {_n(len(chosen), 'run')} ({', '.join(chosen)}): {_n(gone_episodes, 'episode')}, "
+            f"{_n(gone_events, 'event')}; {_n(removed, 'workspace folder')} removed from {runs_dir / 'episodes'}"
+        )
+        if before is not None and s.file is not None:
+            print(f"{s.file}: {before / 1e6:.1f} MB -> {s.file.stat().st_size / 1e6:.1f} MB")
+    finally:
+        s.close()
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _remove_workspaces(runs_dir: Path, run_ids: list[str]) -> int:
+    """Remove `runs_dir/episodes/<run_id>` of each run that has one; how many were removed."""
+    root = runs_dir / "episodes"
+    removed = 0
+    for run_id in run_ids:
+        folder = root / run_id
+        if _SAFE_RUN_ID.fullmatch(run_id) and folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder)
+            removed += 1
+    return removed
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(runs_app, name="runs")

@@ -1,0 +1,138 @@
+"""`mseval runs list | delete`: what a store holds, and giving its space back run by run."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from contracts.episode import EpisodeRecord
+from harness.store import Owner, Store, episode_key
+from tests.harness.cli_support import mseval
+
+
+def _record(run_id: str, task: str, status: str = "completed") -> EpisodeRecord:
+    return EpisodeRecord.model_validate({
+        "task_id": task, "model": "sim:oracle", "variant": "spec", "status": status,
+        "success": True if status == "completed" else None, "critical_steps": 3 if status == "completed" else None,
+        "episode_id": f"{run_id}-{task}", "run_id": run_id,
+    })  # fmt: skip
+
+
+def _episode(store: Store, run_id: str, task: str, status: str = "completed", events: int = 2) -> None:
+    key = episode_key(run_id, task, "sim:oracle", "spec", 0)
+    attempt = store.start_episode(key, run_id, task, "sim:oracle", "spec", 0)
+    store.write_events([
+        {"episode_key": key, "attempt": attempt, "seq": n, "t": n / 10, "kind": "model_call", "agent": "main",
+         "data": {}}
+        for n in range(events)
+    ])  # fmt: skip
+    if status != "running":
+        store.finish_episode(key, attempt, _record(run_id, task, status))
+
+
+def _store(tmp_path: Path) -> str:
+    """Runs, oldest first:
+    - old: tasks a, b (3 events each), both redone by `new` -> nothing in use, superseded;
+    - mixed: a, c (2 events each); a redone by `new`, c not -> 1 in use;
+    - new: a, b, and d absent (2 events each) -> 3 in use;
+    - stopped: e still running (1 event) -> waiting for --resume, not superseded."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = Store(url)
+    for run_id, matrix, episodes in (
+        ("old", "m1", [("a", "completed", 3), ("b", "completed", 3)]),
+        ("mixed", "m2", [("a", "completed", 2), ("c", "completed", 2)]),
+        ("new", "m1", [("a", "completed", 2), ("b", "completed", 2), ("d", "absent", 2)]),
+        ("stopped", "m3", [("e", "running", 1)]),
+    ):
+        store.create_run(run_id, matrix, {"matrix": ["sim:oracle/spec"], "tasks": ["a", "b"], "seeds": 1})
+        for task, status, events in episodes:
+            _episode(store, run_id, task, status, events)
+    store.close()
+    for run_id in ("old", "mixed", "new", "stopped"):
+        (tmp_path / "runs" / "episodes" / run_id / "ep").mkdir(parents=True)
+    return url
+
+
+def test_the_list_counts_each_runs_episodes_and_what_is_in_use(tmp_path: Path) -> None:
+    url = _store(tmp_path)
+    result = mseval("runs", "list", "--store", url, "--json")
+    assert result.returncode == 0, result.stderr
+    runs = {r["run_id"]: r for r in json.loads(result.stdout)["runs"]}
+    assert list(runs) == ["old", "mixed", "new", "stopped"]
+    assert [(r["completed"], r["absent"], r["running"], r["in_use"], r["events"]) for r in runs.values()] == [
+        (2, 0, 0, 0, 6),
+        (2, 0, 0, 1, 4),
+        (2, 1, 0, 3, 6),
+        (0, 0, 1, 0, 1),
+    ]
+    assert [r["state"] for r in runs.values()] == ["superseded", "", "", ""]
+    assert runs["old"]["tasks"] == 2 and runs["old"]["seeds"] == 1
+    table = mseval("runs", "list", "--store", url).stdout
+    assert "old " in table and "superseded" in table and "sim:oracle/spec" in table
+
+
+def test_deleting_a_run_removes_its_rows_and_workspace_and_nothing_else(tmp_path: Path) -> None:
+    url = _store(tmp_path)
+    before = Store(url)
+    kept_records = sorted(r.episode_id for r in before.records())
+    before.close()
+    result = mseval("runs", "delete", "mixed", "--store", url, "--runs-dir", str(tmp_path / "runs"), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "deleted 1 run (mixed): 2 episodes, 4 events; 1 workspace folder removed" in result.stdout
+    assert sorted(p.name for p in (tmp_path / "runs" / "episodes").iterdir()) == ["new", "old", "stopped"]
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        assert conn.execute("SELECT count(*) FROM mseval_event").fetchone()[0] == 6 + 6 + 1
+        assert conn.execute("SELECT count(*) FROM mseval_episode WHERE run_id = 'mixed'").fetchone()[0] == 0
+        assert [r[0] for r in conn.execute("SELECT run_id FROM mseval_run ORDER BY created_at")] == [
+            "old", "new", "stopped"
+        ]  # fmt: skip
+    after = Store(url)
+    # mixed's c was in use; mixed's a had been replaced by new's a already.
+    assert sorted(r.episode_id for r in after.records()) == [e for e in kept_records if e != "mixed-c"]
+    after.close()
+
+
+def test_superseded_runs_are_deleted_on_request(tmp_path: Path) -> None:
+    url = _store(tmp_path)
+    result = mseval(
+        "runs", "delete", "--superseded", "--store", url, "--runs-dir", str(tmp_path / "runs"), "-y"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "deleted 1 run (old): 2 episodes, 6 events" in result.stdout
+    assert not (tmp_path / "runs" / "episodes" / "old").exists()
+    again = mseval("runs", "delete", "--superseded", "--store", url, "-y")
+    assert again.returncode == 0 and "no superseded runs: nothing to delete" in again.stdout
+
+
+def test_refusals_delete_nothing(tmp_path: Path) -> None:
+    """An unknown run, a run a live process holds, and no --yes off a terminal: exit 2, one line
+    each, the store and workspaces untouched."""
+    url = _store(tmp_path)
+    store = Store(url)
+    store.claim_run("new", Owner(pid=os.getpid()))  # this live process holds `new`
+    store.close()
+    runs_dir = str(tmp_path / "runs")
+    cases = {
+        ("old", "nope", "--yes"): ["RUN_ID: no run 'nope' in"],
+        ("old", "new", "--yes"): ["RUN_ID: run new is busy (a live process holds it)"],
+        ("old",): ["--yes: not on a terminal: give --yes to delete without asking"],
+        ("--yes",): ["RUN_ID: name the runs to delete, or give --superseded"],
+    }
+    for args, lines in cases.items():
+        result = mseval("runs", "delete", *args, "--store", url, "--runs-dir", runs_dir)
+        assert result.returncode == 2, (args, result.stderr)
+        assert [line.split(" sqlite:")[0] for line in result.stderr.splitlines()] == [
+            line.split(" sqlite:")[0] for line in lines
+        ], args
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        assert conn.execute("SELECT count(*) FROM mseval_run").fetchone()[0] == 4
+        assert conn.execute("SELECT count(*) FROM mseval_event").fetchone()[0] == 17
+    assert len(list((tmp_path / "runs" / "episodes").iterdir())) == 4
+
+
+def test_a_missing_store_is_bad_input(tmp_path: Path) -> None:
+    result = mseval("runs", "list", "--store", f"sqlite:///{tmp_path / 'none.db'}")
+    assert result.returncode == 2 and "no store at" in result.stderr
+    assert not (tmp_path / "none.db").exists()
