@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import uuid
 from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
 
 from contracts.episode import EpisodeRecord
 from harness.store import Owner, Store, episode_key
 from tests.harness.cli_support import mseval
+from tests.mcp_servers.support import PG_URL_ENV
 
 
 def _record(run_id: str, task: str, status: str = "completed") -> EpisodeRecord:
@@ -136,3 +141,30 @@ def test_a_missing_store_is_bad_input(tmp_path: Path) -> None:
     result = mseval("runs", "list", "--store", f"sqlite:///{tmp_path / 'none.db'}")
     assert result.returncode == 2 and "no store at" in result.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"${PG_URL_ENV} not set")
+def test_listing_and_deleting_runs_on_postgresql() -> None:
+    """The same counts and the same delete on a PostgreSQL store (a schema of its own)."""
+    base = os.environ[PG_URL_ENV]
+    schema = f"runs_test_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(base)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    try:
+        store = Store(f"{base}?options=-csearch_path%3D{schema}")
+        for run_id in ("old", "new"):
+            store.create_run(run_id, "m1", {"matrix": ["sim:oracle/spec"]})
+            _episode(store, run_id, "a", "completed", 3)
+        _episode(store, "new", "b", "absent", 2)
+        assert [(r.run_id, r.in_use, r.events, r.episodes) for r in store.runs()] == [
+            ("old", 0, 3, {"completed": 1}),
+            ("new", 2, 5, {"completed": 1, "absent": 1}),
+        ]
+        assert store.delete_runs(["old"]) == (1, 3)
+        assert [(r.run_id, r.events) for r in store.runs()] == [("new", 5)]
+        store.close()
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()
