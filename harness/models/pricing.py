@@ -39,10 +39,19 @@ class Tier(_Prices):
 
 
 class ModelPrice(_Prices):
-    match: str
+    match: str | tuple[str, ...] = Field(
+        description="glob(s) on 'provider:model-id', tried on the name with its options and without them"
+    )
     currency: str = "USD"
     note: str | None = None
     tiers: tuple[Tier, ...] = ()
+
+    def fits(self, model: str) -> bool:
+        """Whether a glob of `match` fits `model` ("openai:o3?api=responses"), or fits it without
+        its options ("openai:o3"), so an exact id needs no trailing `*`."""
+        names = {model, model.split("?", 1)[0]}
+        globs = (self.match,) if isinstance(self.match, str) else self.match
+        return any(fnmatch.fnmatchcase(name, g) for name in names for g in globs)
 
     def for_input(self, input_tokens: int) -> _Prices:
         chosen: _Prices = self
@@ -69,7 +78,7 @@ class PriceTable(BaseModel):
         return self
 
     def lookup(self, model: str) -> ModelPrice | None:
-        return next((m for m in self.models if fnmatch.fnmatchcase(model, m.match)), None)
+        return next((m for m in self.models if m.fits(model)), None)
 
     def call_cost(self, model: str, usage: Usage) -> float | None:
         """USD cost of one call; None when the model has no price."""

@@ -24,7 +24,7 @@ from harness.models.base import (
     ToolSpec,
     UserMessage,
 )
-from harness.models.pricing import PriceTable
+from harness.models.pricing import PriceTable, load_prices
 from harness.models.provider_common import api_key, request_extras, retry_after_s, split_options, status_error
 
 CALL_A = ToolCall(id="c1", name="mcp__lms__list_courses", arguments={"term": "fall"})
@@ -334,3 +334,27 @@ def test_one_hour_cache_writes_are_priced_at_cache_write_1h_else_at_cache_write(
     # 1-hour writes never exceed the writes: 5000 claimed, 3000 written, all 3000 at 6.0
     over = usage.model_copy(update={"cache_write_1h_input_tokens": 5_000})
     assert table.call_cost("a:m", over) == pytest.approx((3000 + 1800 + 3000 * 6 + 3000) / 1e6)
+
+
+@pytest.mark.parametrize(
+    ("model", "rate"),
+    [
+        ("openai:gpt-5", (1.25, 10.0)),
+        ("openai:gpt-5?api=responses", (1.25, 10.0)),
+        ("openai:gpt-5-2025-08-07", (1.25, 10.0)),
+        ("openai:gpt-5-pro", (15.0, 120.0)),  # was gpt-5's rate: a glob gpt-5* took it
+        ("openai:o3", (2.0, 8.0)),
+        ("openai:o3-mini", (1.1, 4.4)),  # was o3's rate
+        ("openai:gpt-4o-2024-05-13", (5.0, 15.0)),  # was gpt-4o's rate
+        ("openai:o3-pro", None),  # not listed: no price rather than o3's
+        ("openai:o4-mini-deep-research", None),
+        ("openai:gpt-5.4", None),
+        ("openai-compatible:deepseek-chat", (2.0, 3.0)),
+        ("openai-compatible:deepseek-r1:7b", None),  # self-hosted under the same family name
+    ],
+)
+def test_prices_apply_to_the_models_they_name_and_no_other(
+    model: str, rate: tuple[float, float] | None
+) -> None:
+    price = load_prices().lookup(model)
+    assert (None if price is None else (price.input, price.output)) == rate
