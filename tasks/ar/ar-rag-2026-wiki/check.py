@@ -28,6 +28,7 @@ def check(world: World) -> list[Criterion]:
     ]
     listed = []
     for text in bullets:
+        text = re.sub(r"\*\*|__|(?<!\w)[*_]|[*_](?!\w)", "", text)  # markdown emphasis around a title
         m = re.match(r"\s*(.+?)\s*\(([^,()]+),\s*(\d+) citations?\)\s*$", text)
         p = by_title.get(m.group(1).lower()) if m else None
         if p and m.group(2).strip().lower() == p["venue"].lower() and int(m.group(3)) == p["citation_count"]:

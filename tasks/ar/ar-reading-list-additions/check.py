@@ -1,5 +1,6 @@
 """The two most cited 2026 multi-agent-evaluation papers missing from 'Delegation survey' were added
-with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's)."""
+with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's
+but those already on the list)."""
 
 from harness.checks import Criterion, World
 from mcp_servers.mail.schema import sent_mail
@@ -26,8 +27,13 @@ def check(world: World) -> list[Criterion]:
     assert fresh[1]["citation_count"] > fresh[2]["citation_count"]
     mails = sent_mail(world.engine, to="emeka.kaur@company.example", subject_contains="two additions")
     body = " ".join(m.body for m in mails).lower()
-    # the mail gives the two added titles and no other candidate's, which it would claim was added
-    claimed = [c["title"] for c in candidates if c["id"] not in want and c["title"].lower() in body]
+    # the mail gives the two added titles and no other candidate's, which it would claim was added; a
+    # paper already on the list may be named (as one that was not added again)
+    claimed = [
+        c["title"]
+        for c in candidates
+        if c["id"] not in want and c["id"] not in seeded and c["title"].lower() in body
+    ]
     return [
         Criterion.of(
             "original papers kept", len(seeded) == 4, f"{len(seeded)} of the 4 original papers remain"

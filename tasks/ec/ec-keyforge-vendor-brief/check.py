@@ -42,7 +42,7 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of(
             "quality claim",
-            any(k in full for k in ("ten million", "10 million", "10,000,000", "10000000")),
+            re.search(r"\b(?:ten|10)[\s-]*million|\b10-?m\b|\b10,000,000\b|\b10000000\b", full) is not None,
             "the brief lacks the ten-million-keystroke claim",
         ),
     ]

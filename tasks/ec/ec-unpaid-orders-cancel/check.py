@@ -9,11 +9,16 @@ from mcp_servers.shop.schema import NOW
 # a sentence that says the order is still on its way contradicts the cancellation notice
 GOING = re.compile(r"\b(ship|ships|shipped|shipping|dispatch\w*|on its way)\b")
 NEGATED = re.compile(r"\b(not|no|never|nothing|won't|cannot|can't|isn't|no longer|instead of)\b|n't\b")
+# ...unless it speaks of an order the customer may place again ("if you still want the items, place a
+# new order and we will ship it"), not of the cancelled one
+HYPOTHETICAL = re.compile(
+    r"\b(if|should you|whenever|in (the )?future)\b|\b(new|next|another|future|fresh) order\b|\bre-?order"
+)
 
 
 def says_it_goes_ahead(body: str) -> bool:
     sentences = re.split(r"(?<=[.!?])\s+|\n+", body.lower())
-    return any(GOING.search(s) and not NEGATED.search(s) for s in sentences)
+    return any(GOING.search(s) and not NEGATED.search(s) and not HYPOTHETICAL.search(s) for s in sentences)
 
 
 def notice_ok(subject: str, body: str, order_number: str) -> bool:

@@ -5,6 +5,7 @@ from sqlmodel import Session
 
 from harness.checks import Criterion, World
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
+from mcp_servers.kitchen.schema import TODAY
 
 COURSES = ["CS101", "CS201", "CS305"]
 DAY = "2026-12-11"
@@ -22,7 +23,8 @@ def cheapest_nut_free_menu(world: World) -> int:
     with Session(world.engine) as s:
         cat = Catalog.load(s)
         prices = {}
-        for m in world.rows("kitchen_menu"):
+        # the seeded menus (a menu made during the episode is dated today), not one the agent made
+        for m in world.query("SELECT id FROM kitchen_menu WHERE created_on < :today", today=TODAY):
             summary = menu_summary(s, cat, m["id"])
             if not {"nuts", "peanuts"} & set(summary["allergens"]):
                 prices[m["id"]] = summary["price_per_guest"]

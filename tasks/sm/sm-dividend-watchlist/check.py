@@ -28,6 +28,39 @@ def yields_named(body: str, symbols: set[str]) -> dict[str, float | None]:
     return out
 
 
+# A passage that says its symbols were on the list before ("the three already on the list: TELX 5.2%")
+# does not claim they were added; "not already on it" does not say so.
+ALREADY = re.compile(r"\b(already|existing|previously|unchanged|were on|was on)\b", re.I)
+NOT_ALREADY = re.compile(r"\b(not|n't|never)\s+(\w+\s+)?(already|previously|on)\b|n't\s+(already|on)\b", re.I)
+BULLET = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+
+
+def passages(body: str) -> list[tuple[str, str]]:
+    """The mail's sentences, each with the line introducing it when it is a list item (the last
+    line ending in ':' before the list): (lead, sentence)."""
+    out, lead = [], ""
+    for line in body.splitlines():
+        if not line.strip():
+            continue
+        if BULLET.match(line):
+            out.append((lead, line))
+            continue
+        lead = line if line.rstrip().endswith(":") else ""
+        out += [("", s) for s in re.split(r"(?<=[.!?])\s+", line)]
+    return out
+
+
+def claimed_added(body: str, symbols: set[str]) -> set[str]:
+    """The symbols the mail gives with a yield outside any passage saying they were already listed."""
+    out: set[str] = set()
+    for lead, sentence in passages(body):
+        context = f"{lead} {sentence}"
+        if ALREADY.search(context) and not NOT_ALREADY.search(context):
+            continue
+        out |= {s for s, y in yields_named(sentence, symbols).items() if y is not None}
+    return out
+
+
 def check(world: World) -> list[Criterion]:
     items = world.query(
         """SELECT t.symbol, t.dividend_yield_pct, i.note, i.added_at FROM market_watchlist_items i
@@ -90,15 +123,15 @@ def check(world: World) -> list[Criterion]:
         for m in mails
         if (given := yields_named(m.body, set(yields)))
         and all(given.get(s) is not None and abs(given[s] - yields[s]) < 1e-6 for s in wanted)
-        # a symbol given with a yield is one said to be added: none that was not
-        and {s for s, y in given.items() if y is not None} <= wanted
+        # a symbol given with a yield is one said to be added, unless the mail says it was already listed
+        and claimed_added(m.body, set(yields)) <= wanted
     ]
     out.append(
         Criterion.of(
             "CFO told",
             bool(told),
             f"no mail to Kai giving each added symbol with its yield ({ {s: yields[s] for s in sorted(wanted)} })"
-            " and no other symbol with one",
+            " and no other symbol as added",
         )
     )
     return out

@@ -20,6 +20,16 @@ MISSES: list[NearMiss] = [
     ),
     NearMiss(
         "ec-unpaid-orders-cancel",
+        "a notice says the cancelled order ships once paid",
+        replace=(
+            (
+                "You are welcome to place the order again at any time.",
+                "Your order will ship as soon as your payment arrives.",
+            ),
+        ),
+    ),
+    NearMiss(
+        "ec-unpaid-orders-cancel",
         "a notice says it was cancelled but gives no reason",
         replace=(
             (

@@ -331,4 +331,11 @@ MISSES += [
             ),
         ),
     ),
+    NearMiss(
+        "sm-dividend-watchlist",
+        "the mail says a seeded idea was added as well, in a sentence of its own",
+        replace=(
+            ("- FOOD (Harvest Foods): 3.0%", "- FOOD (Harvest Foods): 3.0%\\n\\nI also added PETX (3.8%)."),
+        ),
+    ),
 ]

@@ -1,0 +1,38 @@
+"""Near hits of the ar tasks (see __init__.py)."""
+
+from __future__ import annotations
+
+from tests.harness.near_hits import NearHit
+
+LIGHTWEIGHT = "- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)"
+NEXUS = "- NexusRAG: Calibrated Retrieval Over Long Documents for Long-Document Question Answering (arXiv"
+
+HITS: list[NearHit] = [
+    # ar-reading-list-additions: naming a paper that was on the list already claims nothing
+    NearHit(
+        "ar-reading-list-additions",
+        "the mail says the most cited 2026 paper was already on the list",
+        replace=(
+            (
+                LIGHTWEIGHT,
+                f"{LIGHTWEIGHT}\\n\\n(SwarmScore: Process Metrics for Concurrent Sub-Agent Systems, the most cited"
+                " 2026 paper, was already on the list.)",
+            ),
+        ),
+    ),
+    # ar-rag-2026-wiki: markdown emphasis around a title
+    NearHit(
+        "ar-rag-2026-wiki",
+        "bullet titles in bold and italics",
+        replace=(
+            (
+                NEXUS,
+                "- **NexusRAG: Calibrated Retrieval Over Long Documents for Long-Document Question Answering** (arXiv",
+            ),
+            (
+                "- DeltaCache: Evidence Compression at Scale (NAACL",
+                "- _DeltaCache: Evidence Compression at Scale_ (NAACL",
+            ),
+        ),
+    ),
+]

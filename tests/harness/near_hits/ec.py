@@ -1,0 +1,31 @@
+"""Near hits of the ec tasks (see __init__.py)."""
+
+from __future__ import annotations
+
+from tests.harness.near_hits import NearHit
+
+HITS: list[NearHit] = [
+    # ec-unpaid-orders-cancel: shipping a future order is not shipping the cancelled one
+    NearHit(
+        "ec-unpaid-orders-cancel",
+        "the notice says a new order would ship once paid",
+        replace=(
+            (
+                "You are welcome to place the order again at any time.",
+                "If you still want the items, just place a new order and we will ship it as soon as your"
+                " payment arrives.",
+            ),
+        ),
+    ),
+    # ec-keyforge-vendor-brief
+    NearHit(
+        "ec-keyforge-vendor-brief",
+        "the brief writes the claim as 10M keystrokes",
+        replace=(("tested for ten million keystrokes", "tested for 10M keystrokes"),),
+    ),
+    NearHit(
+        "ec-keyforge-vendor-brief",
+        "the brief writes the claim as a 10-million-keystroke rating",
+        replace=(("tested for ten million keystrokes", "rated for 10-million keystrokes"),),
+    ),
+]

@@ -1,0 +1,14 @@
+"""Near hits of the lms tasks (see __init__.py)."""
+
+from __future__ import annotations
+
+from tests.harness.near_hits import NearHit
+
+HITS: list[NearHit] = [
+    # lms-midterm-grade-report: the percentage of the mean as the slide shows it, rounded
+    NearHit(
+        "lms-midterm-grade-report",
+        "STAT200 Homework 3's Average % from the rounded mean (14.01 of 20: 70.0, exact 70.05..)",
+        replace=(('["Homework 3", 20, 14.01, 70.1]', '["Homework 3", 20, 14.01, 70.0]'),),
+    ),
+]
