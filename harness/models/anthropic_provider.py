@@ -250,7 +250,7 @@ class AnthropicModel:
             raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
         except sdk.APIResponseValidationError as exc:
             raise unreadable(self.name, str(exc)) from exc
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # json.JSONDecodeError, or UnicodeDecodeError on bytes not UTF-8
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
         data = answer_object(result, self.name)

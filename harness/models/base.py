@@ -150,12 +150,13 @@ class ModelAPIError(Exception):
     @property
     def refuses_access(self) -> bool:
         """The provider refuses this key or model: credentials (401, 403), an unknown model or
-        endpoint (404), payment or quota (402, a quota 429). No fault of the model, and no
-        retry helps: an episode whose main agent meets it never ran to a verdict."""
+        endpoint (404), payment or quota (402, a quota 429, a 400 saying the credit is spent). No
+        fault of the model, and no retry helps: an episode whose main agent meets it never ran to
+        a verdict."""
         return (
             self.kind == "authentication"
             or self.status in (402, 404)
-            or (self.status == 429 and not self.retryable)
+            or (self.status in (400, 429) and self.kind == "other")
         )
 
 

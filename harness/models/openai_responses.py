@@ -155,12 +155,14 @@ def responses_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, 
     texts: list[str] = []
     calls: list[ToolCall] = []
     for item in output:
-        if item.get("type") == "message":
-            texts += [p.get("text") or p.get("refusal") or "" for p in item.get("content") or []]
+        if item.get("type") == "message":  # one passage per message item, as Anthropic's text blocks
+            texts.append("".join(p.get("text") or p.get("refusal") or "" for p in item.get("content") or []))
         elif item.get("type") == "function_call":
             calls.append(tool_call(item["call_id"], item.get("name"), item.get("arguments")))
     stop = (data.get("incomplete_details") or {}).get("reason") or data.get("status")
     message = AssistantMessage(
-        content="".join(texts), tool_calls=tuple(calls), provider_state={RESPONSES_STATE: {"output": output}}
+        content="\n\n".join(t for t in texts if t),
+        tool_calls=tuple(calls),
+        provider_state={RESPONSES_STATE: {"output": output}},
     )
     return message, usage, stop

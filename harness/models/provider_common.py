@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import math
 import os
 import re
 import time
@@ -40,6 +41,11 @@ _OVERFLOW = re.compile(
 )
 # 429s that no amount of waiting fixes (quota and spend limits), by the error code servers give.
 _NOT_TRANSIENT_429 = re.compile(r"quota|spend_limit|billing", re.IGNORECASE)
+# 400s that say the account cannot pay (Anthropic sends an empty credit balance and a reached
+# spend limit as 400 invalid_request_error, not 402): no fault of the model, no retry helps.
+_NO_CREDIT_400 = re.compile(
+    r"credit balance is too low|reached your specified API usage limits", re.IGNORECASE
+)
 
 
 def is_overflow(*texts: str) -> bool:
@@ -58,16 +64,29 @@ def api_key(provider: str, env_name: str | None, default_env: str | None, fallba
         raise InputError.one(
             "--api-key-env", None, f"{name[:6]}…: give the NAME of an environment variable, not a key"
         )
-    value = os.environ.get(name) if name else None
+    value = (os.environ.get(name) or "").strip() if name else ""
     if value:
+        if any(not " " < c <= "~" for c in value):
+            raise InputError.one(
+                "--api-key-env", None, f"${name} holds a character no API key has (a line break, a space?)"
+            )
         return value
     if fallback is not None and env_name is None:
         return fallback
     raise InputError.one(
         "--api-key-env",
         None,
-        f"{provider}: environment variable {name} is not set; export it or name another with --api-key-env",
+        f"{provider}: environment variable {_shown_name(name)} is not set; "
+        "export it or name another with --api-key-env",
     )
+
+
+def _shown_name(name: str | None) -> str:
+    """A variable's name as messages show it: in full when it looks like one (upper case), else
+    its first 6 characters, since a key given where a name belongs (`gsk_…`) passes ENV_NAME."""
+    if name is None or re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", name):
+        return str(name)
+    return f"{name[:6]}… ({len(name)} characters; give the variable's name, not the key)"
 
 
 def split_options(model_id: str, allowed: Mapping[str, tuple[str, ...]]) -> tuple[str, dict[str, str]]:
@@ -129,27 +148,29 @@ def distinct_ids(ids: Sequence[object], prefix: str) -> list[str]:
 
 
 def retry_after_s(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms is not None:
-        try:
-            return max(float(ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
+    """Seconds to wait from `retry-after-ms`, else `retry-after` (seconds or an HTTP date); None
+    (back off instead) when neither gives a positive, finite wait: `retry-after: 0` would
+    otherwise spend every retry at once, and `nan` would never end the wait."""
+    headers = headers or {}
+    for seconds in (_wait(headers.get("retry-after-ms"), 1000.0), _wait(headers.get("retry-after"), 1.0)):
+        if seconds is not None and math.isfinite(seconds) and seconds > 0:
+            return seconds
+    return None
+
+
+def _wait(value: str | None, per_second: float) -> float | None:
     if value is None:
         return None
     try:
-        return max(float(value), 0.0)
+        return float(value) / per_second
     except ValueError:
         pass
+    if per_second != 1.0:
+        return None
     try:
-        when = email.utils.parsedate_to_datetime(value)
+        return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError):
         return None
-    return max(when.timestamp() - time.time(), 0.0)
 
 
 def error_text(body: object, fallback: str) -> tuple[str, str]:
@@ -202,7 +223,7 @@ def status_error(
         kind = "server_error"
     elif status in (400, 413, 422) and is_overflow(message, code):
         kind = "context_overflow"
-    elif status == 402:
+    elif status == 402 or (status == 400 and _NO_CREDIT_400.search(message)):
         kind = "other"
     else:
         kind = "bad_request"

@@ -4,6 +4,7 @@ backoff with full jitter, a server's Retry-After honoured (capped), then `Retrie
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -35,8 +36,9 @@ class RetryPolicy:
     cap_s: float = MAX_BACKOFF_S
 
     def delay(self, attempt: int, error: ModelAPIError, rng: random.Random) -> float:
-        if error.retry_after_s is not None:
-            return min(max(error.retry_after_s, 0.0), self.cap_s)
+        wait = error.retry_after_s
+        if wait is not None and math.isfinite(wait) and wait > 0:
+            return min(wait, self.cap_s)
         return rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
     async def call(

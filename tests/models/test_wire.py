@@ -184,6 +184,22 @@ def test_responses_replay_drops_server_ids_and_bare_reasoning() -> None:
     ]  # fmt: skip
 
 
+def test_responses_message_items_are_separate_passages() -> None:
+    """A commentary message then the final one ran together ("Checking.The answer is 4.")."""
+    data = {
+        "status": "completed",
+        "output": [
+            {"type": "message", "role": "assistant", "phase": "commentary",
+             "content": [{"type": "output_text", "text": "Checking."}]},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "The answer"},
+                                                                 {"type": "output_text", "text": " is 4."}]},
+            {"type": "message", "role": "assistant", "content": []},
+        ],
+    }  # fmt: skip
+    message, _, _ = ors.responses_from_wire(data)
+    assert message.content == "Checking.\n\nThe answer is 4."
+
+
 def test_failed_response_maps_to_an_error_kind() -> None:
     with pytest.raises(ModelAPIError) as exc:
         ors.responses_from_wire(
@@ -247,6 +263,11 @@ def test_retry_after_headers() -> None:
     assert retry_after_s({"retry-after": "3"}) == 3.0
     assert retry_after_s({"retry-after-ms": "x", "retry-after": "2"}) == 2.0
     assert retry_after_s({}) is None and retry_after_s({"retry-after": "soon"}) is None
+    # No positive, finite wait: back off instead. `0` spent all 10 retries in no time; `nan`
+    # made asyncio.sleep wait for ever.
+    for useless in ("0", "-5", "nan", "inf", "Wed, 21 Oct 2015 07:28:00 GMT"):
+        assert retry_after_s({"retry-after": useless}) is None, useless
+    assert retry_after_s({"retry-after-ms": "0", "retry-after": "2"}) == 2.0
     later = email.utils.formatdate(time.time() + 3600, usegmt=True)
     assert 3000 < (retry_after_s({"retry-after": later}) or 0) <= 3600
     error = status_error("anthropic", 429, {"retry-after-ms": "1"}, None, "x")
@@ -262,6 +283,24 @@ def test_api_key_from_the_named_variable(monkeypatch: pytest.MonkeyPatch) -> Non
         api_key("openai-compatible", "UNSET_KEY", None, fallback="EMPTY")  # named, so required
     with pytest.raises(InputError, match="NAME of an environment variable"):
         api_key("openai", "sk-proj-abc123", None)
+
+
+def test_a_key_given_for_a_name_is_never_echoed_and_a_stray_line_break_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Groq key `gsk_…` passes as a variable name; its "is not set" message printed it whole.
+    A key read from a CRLF .env ended in \r and failed as "Connection error" after 10 retries."""
+    key = "gsk_ABCDEFsecret0123456789"
+    monkeypatch.delenv(key, raising=False)
+    with pytest.raises(InputError) as caught:
+        api_key("openai-compatible", key, None)
+    (line,) = [str(p) for p in caught.value.problems]
+    assert "secret0123456789" not in line and "gsk_AB…" in line and "not the key" in line
+    monkeypatch.setenv("CRLF_KEY", "sk-abc\r")
+    assert api_key("openai", "CRLF_KEY", None) == "sk-abc"  # surrounding whitespace is dropped
+    monkeypatch.setenv("BROKEN_KEY", "sk-abc\rdef")
+    with pytest.raises(InputError, match="BROKEN_KEY holds a character no API key has"):
+        api_key("openai", "BROKEN_KEY", None)
 
 
 def test_model_options_and_extras() -> None:
