@@ -6,6 +6,24 @@ import re
 from harness.checks import Criterion, World
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the new page and its blocks."""
+    new = {
+        r["id"]
+        for r in world.query("SELECT id FROM wiki_page WHERE lower(trim(title)) = 'rag papers of 2026'")
+    }
+    return world.changes(
+        "scholar",
+        "wiki",
+        allow={
+            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in new,
+            "wiki_block": lambda seeded, final: (
+                seeded is None and final is not None and final["page_id"] in new
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     pages = world.query(
         "SELECT id, parent_id FROM wiki_page WHERE lower(trim(title)) = 'rag papers of 2026' AND NOT archived"
@@ -45,5 +63,10 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of(
             "most cited first", counts == sorted(counts, reverse=True), "bullets are not by citations"
+        ),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
         ),
     ]

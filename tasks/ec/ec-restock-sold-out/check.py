@@ -20,6 +20,23 @@ def logged(line: str, product: dict, skus: set[str]) -> bool:
     return product["reorder_quantity"] in units
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than restocked stock rows (which ones, and by how much, is checked on its own) and the
+    new log page with its blocks."""
+    new = {r["id"] for r in world.query("SELECT id FROM wiki_page WHERE lower(title) = 'restock 2026-11-20'")}
+    return world.changes(
+        "shop",
+        "wiki",
+        allow={
+            "shop_stock": lambda seeded, final: {"on_hand", "last_restocked"},
+            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in new,
+            "wiki_block": lambda seeded, final: (
+                seeded is None and final is not None and final["page_id"] in new
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     stock = world.query(
         """SELECT p.sku, p.name, p.active, s.on_hand, s.reorder_quantity, s.last_restocked
@@ -62,6 +79,13 @@ def check(world: World) -> list[Criterion]:
             "wiki log",
             not unlogged,
             f"the wiki page lacks a line with the SKU, name and units received for {unlogged}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
         )
     )
     return out

@@ -33,6 +33,25 @@ def cheapest_nut_free_menu(world: World) -> int:
     return min(prices, key=prices.get)
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the party's catering order and the announcements in the three courses."""
+    courses = {
+        r["id"] for r in world.query("SELECT id FROM lms_course WHERE code IN ('CS101', 'CS201', 'CS305')")
+    }
+    return world.changes(
+        "lms",
+        "kitchen",
+        allow={
+            "kitchen_catering_order": lambda seeded, final: (
+                seeded is None and final is not None and final["client"] == "Aldermoor University"
+            ),
+            "lms_announcement": lambda seeded, final: (
+                seeded is None and final is not None and final["course_id"] in courses
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     orders = world.query(
         "SELECT * FROM kitchen_catering_order WHERE client = 'Aldermoor University' AND event_date = :d",
@@ -72,4 +91,11 @@ def check(world: World) -> list[Criterion]:
                 f"{course}: no single 'End-of-term party' with date and {o['reference']}",
             )
         )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
     return out

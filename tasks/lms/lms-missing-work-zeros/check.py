@@ -24,6 +24,20 @@ def seeded_grades() -> dict[tuple[int, int], tuple[Any, ...]]:
         engine.dispose()
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the LMS other than grades of CS201 Project 4 (whose are checked on their own)."""
+    pending = world.query(
+        """SELECT a.id FROM lms_assignment a JOIN lms_course c ON c.id = a.course_id
+           WHERE c.code = 'CS201' AND a.title = 'Project 4'"""
+    )[0]["id"]
+    return world.changes(
+        "lms",
+        allow={
+            "lms_grade": lambda seeded, final: (final or seeded or {}).get("assignment_id") == pending,
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     pending = world.query(
         """SELECT a.id FROM lms_assignment a JOIN lms_course c ON c.id = a.course_id
@@ -55,4 +69,9 @@ def check(world: World) -> list[Criterion]:
             f"(assignment, student): {changed[:5]}",
         ),
         Criterion.of("something graded", bool(missing) and bool(grades), "no grade was recorded"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]

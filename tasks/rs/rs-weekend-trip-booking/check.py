@@ -40,6 +40,35 @@ def _on_calendar(world: World, leg: Leg, day: str) -> bool:
     return any(leg.train.number.replace(" ", "") in e["title"].replace(" ", "") for e in events)
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than my registration, my bookings with their tickets and seats, and my two Personal events."""
+    mine = {r["id"] for r in world.rows("railway_passenger", email=ME)}
+    booked = {r["id"] for r in world.rows("railway_booking") if r["passenger_id"] in mine}
+    personal = {r["id"] for r in world.rows("calendar_calendar", name="Personal")}
+    return world.changes(
+        "railway",
+        "calendar",
+        allow={
+            "railway_passenger": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in mine
+            ),
+            "railway_booking": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in booked
+            ),
+            "railway_ticket": lambda seeded, final: (
+                seeded is None and final is not None and final["booking_id"] in booked
+            ),
+            "railway_seat_inventory": lambda seeded, final: {"available"},
+            "calendar_event": lambda seeded, final: (
+                seeded is None and final is not None and final["calendar_id"] in personal
+            ),
+            "calendar_attendee": lambda seeded, final: (
+                seeded is None and final is not None and final["email"] == ME
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     friday = min(
         (lg for lg in _direct(world, "Aldermoor Central", "Riverton", "2026-11-27") if lg.departs >= 19 * 60),
@@ -92,5 +121,10 @@ def check(world: World) -> list[Criterion]:
             "sunday on calendar",
             _on_calendar(world, sunday, "2026-11-29"),
             f"no Personal event for {sunday.train.number}",
+        ),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
         ),
     ]

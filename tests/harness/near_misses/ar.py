@@ -278,3 +278,12 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # collateral damage: what the task does not ask for is left as it was
+    NearMiss(
+        "ar-rag-2026-wiki",
+        "also archives another wiki page",
+        extra=(("mcp__wiki__update_page", {"page_id": 5, "archived": True}),),
+    ),
+]

@@ -250,3 +250,22 @@ MISSES += [
         ),
     ),
 ]
+
+MISSES += [
+    # collateral damage: what the task does not ask for is left as it was
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "also cancels another client's order",
+        extra=(("mcp__kitchen__update_catering_order", {"reference": "CO-1073", "status": "cancelled"}),),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "also removes a dish from another menu",
+        extra=(("mcp__kitchen__remove_menu_item", {"menu": "Vegan Tasting Menu", "recipe": "Miso Soup"}),),
+    ),
+    NearMiss(
+        "fc-cs-term-party",
+        "also cancels another client's order",
+        extra=(("mcp__kitchen__update_catering_order", {"reference": "CO-1073", "status": "cancelled"}),),
+    ),
+]
