@@ -151,11 +151,13 @@ async def _loop(rt: EpisodeRuntime, agent: AgentState, run: AgentRun | None) -> 
         try:
             response = await rt.call_model(agent, run)
         except RetriesExhausted as exc:
+            if agent.is_main and exc.last.kind == "connection":  # a server down, not a model's doing
+                rt.infra_failure = f"the model endpoint could not be reached: {exc.last}"
             return rt.breach(agent, "api_error", error=str(exc.last), retries=exc.retries)
         except rt.api_error_types as exc:
             kind = getattr(exc, "kind", "other")
             if agent.is_main and getattr(exc, "refuses_access", False):
-                rt.access_refused = str(exc)
+                rt.infra_failure = str(exc)
             return rt.breach(
                 agent, "context_overflow" if kind == "context_overflow" else "api_error", error=str(exc)
             )

@@ -121,9 +121,10 @@ class EpisodeRuntime:
         self._role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
         self._next_id = 0
         self.termination: Termination | None = None
-        # Set when the provider refused the main agent's call (ModelAPIError.refuses_access): the
-        # episode is then recorded absent, an infrastructure failure, not the model's.
-        self.access_refused: str | None = None
+        # Set when the provider refused the main agent's call (ModelAPIError.refuses_access), or
+        # its endpoint could not be reached through every retry: the episode is then recorded
+        # absent, an infrastructure failure, not the model's (`--resume` runs it again).
+        self.infra_failure: str | None = None
         # What ends an agent that is cancelled: the wall-time budget, unless a fault of the
         # harness in some agent cancelled its task group (then "harness_error").
         self.cancel_reason: Termination = "time_limit"

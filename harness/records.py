@@ -30,8 +30,9 @@ def build_record(
     duration_s: float,
     price_version: str | None,
 ) -> EpisodeRecord:
-    # never ran to a verdict: a fault of ours, or the provider refused the main agent's key or model
-    absent = termination == "harness_error" or rt is None or rt.access_refused is not None
+    # never ran to a verdict: a fault of ours, the provider refused the main agent's key or model,
+    # or its endpoint stayed unreachable
+    absent = termination == "harness_error" or rt is None or rt.infra_failure is not None
     check_results = (
         None
         if checks is None

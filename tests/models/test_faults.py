@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.budgets import Budgets
+from harness.runner import Runner
 from tests.models.episodes import (
     CLAIM_DONE,
     KEY,
@@ -18,6 +19,7 @@ from tests.models.episodes import (
     MAIN_2,
     ROUTES,
     delegation_script,
+    plan_for,
     run_episode,
 )
 from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen, WireUsage
@@ -293,3 +295,15 @@ async def test_the_tokens_of_a_billed_failed_answer_are_counted(name: str, tmp_p
     else:
         assert record.termination == "claim_done", record.reason
         assert len([e for e in events if e.kind == "model_retry"]) == 1
+
+
+async def test_an_endpoint_that_stays_unreachable_makes_the_episode_absent(tmp_path: Path) -> None:
+    """A crashed server (connection refused on every retry) ended each episode completed and
+    failed, so the model was scored 0 for it and `--resume` skipped it."""
+    route = ROUTES["openai"]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        plan = plan_for(fake, route, tmp_path, budgets=Budgets(api_retries=1))
+    # the fake server has stopped: its port now refuses connections
+    (record,) = (await Runner(plan).run()).records
+    assert (record.status, record.success, record.termination) == ("absent", None, "api_error")
+    assert record.reason is not None and "cannot reach openai:fake-gpt" in record.reason
