@@ -10,7 +10,10 @@ from evaluation.reports.tables import Table, preamble, tables
 
 def _text(text: str) -> str:
     """Foreign text (model, variant, task names from other harnesses) as literal Markdown: no
-    HTML passes through (`<script>` in a name) and no line break ends a list item or a row."""
+    HTML passes through (`<script>` in a name), no link or image is made (`![](http://tracker/x)`
+    would load a remote image wherever report.md is rendered), and no line break ends a list item
+    or a row."""
+    text = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
 
 

@@ -129,6 +129,15 @@ def test_report_md_keeps_foreign_names_literal(tmp_path: Path) -> None:
     assert row.replace("\\|", "").count("|") == header.count("|")
 
 
+def test_report_md_makes_no_link_or_image_of_a_foreign_name(tmp_path: Path) -> None:
+    """`![](http://tracker/x)` as a variant name became a remote image in rendered report.md."""
+    records = fixtures.records(model="openai:![](http://tracker/x)[a](http://e/)\\")
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    markdown = write_report(doc, records, tmp_path).markdown.read_text()
+    assert "](http" not in markdown.replace("\\](http", "")
+    assert "openai:!\\[\\](http://tracker/x)\\[a\\](http://e/)\\\\" in markdown
+
+
 def test_the_report_says_why_episodes_are_absent(tmp_path: Path) -> None:
     """report.md showed only 'absent: 1': a refused key and a harness fault looked the same."""
     refused = "api_error: authentication: HTTP 401: refused the credentials"
