@@ -4,20 +4,32 @@ One `OfficeFiles` per server instance: paths must carry the right suffix and sta
 workspace; writes to one file are serialised by a per-file lock, since load-change-save is not
 atomic and concurrent sub-agents may edit the same file; a file that will not open is a tool
 error naming what it should have been.
+
+`path` locates the file with `workspace.locate` (no link is ever followed by the kernel, so a
+folder the agent swaps for a link mid-call cannot lead out) and holds it open: what it returns
+is a `HeldFile`, a path `/proc/self/fd/N` to that open file, which the office libraries open and
+save by name as they always do and which reaches only that file, wherever the agent moves it.
+A file to be created is created (empty) right then, and removed again if nothing was saved.
+Only regular files are opened, and a zip whose members unpack to more than
+MAX_UNZIPPED_BYTES, or too many members, or at a ratio of a zip bomb, is refused before parsing.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import threading
+import weakref
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PosixPath, PurePosixPath
 from typing import Any
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import relative, resolve
+from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, walk
 
 Cell = str | int | float | bool | None
 
@@ -28,6 +40,107 @@ XML_TEXT_ERROR = (
 
 # What the office libraries raise on a file that is not what its name says (zip containers).
 OPEN_ERRORS: tuple[type[BaseException], ...] = (zipfile.BadZipFile, KeyError, ValueError, OSError)
+# Parsing costs ~0.3 s and ~8 MB of memory per MB of XML (the audit's 4.4 MB workbook unpacked
+# to 103 MB and took 30 s and 854 MB): one call may cost at most ~12 s.
+MAX_UNZIPPED_BYTES = 40_000_000
+# Real office files hold tens of parts; a zip of many thousands is made to exhaust the parser.
+MAX_ZIP_MEMBERS = 5000
+# Office XML compresses 5-30x; far past that it is made of repetition (checked above 1 MB).
+MAX_ZIP_RATIO = 100
+PROC_FDS = Path("/proc/self/fd")
+
+
+class HeldFile(PosixPath):
+    """A workspace file held open, named by its descriptor's path in /proc: opening or saving
+    to it by name reaches that file and no other. `shown` is the path the tool was given;
+    `rel` where it is in the workspace; `existed` whether it was there before `path` made it."""
+
+    shown: str
+    rel: PurePosixPath
+    existed: bool
+    settle: Callable[[], None]  # removes the file if `path` made it and nothing was saved
+
+    def exists(self, *, follow_symlinks: bool = True) -> bool:
+        """Whether the file was there before this call (one made empty by `path` was not)."""
+        return self.existed
+
+    def read(self, size: int = -1) -> bytes:
+        """The held file's bytes from its start. Being readable makes openpyxl take this for a
+        file object and skip its check of the name's extension (a /proc path has none); it
+        then opens it by name all the same."""
+        with open(self, "rb") as f:
+            return f.read(size)
+
+
+def _discard_if_unsaved(fd: int, found: Found) -> None:
+    """Remove a file `hold` made for a save that never came (still empty, still at its name)."""
+    try:
+        st, held = found.lstat(), os.fstat(fd)
+        if held.st_size == 0 and st is not None and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
+            os.unlink(found.name, dir_fd=found.folder)
+    except OSError:
+        pass
+
+
+def _close(fd: int, found: Found, existed: bool) -> None:
+    if not existed:
+        _discard_if_unsaved(fd, found)
+    os.close(fd)
+    found.close()
+
+
+def hold(found: Found, shown: str, *, create: bool) -> HeldFile:
+    """The entry held open as a HeldFile (created empty when missing and `create`)."""
+    existed = True
+    try:
+        if create:
+            try:
+                fd = os.open(found.name, READ_FLAGS | os.O_CREAT | os.O_EXCL, 0o666, dir_fd=found.folder)
+                existed = False
+            except FileExistsError:
+                fd = os.open(found.name, READ_FLAGS, dir_fd=found.folder)
+        else:
+            fd = os.open(found.name, READ_FLAGS, dir_fd=found.folder)
+    except OSError as exc:
+        found.close()
+        if exc.errno == errno.ENOENT:
+            raise ToolError(f"no such file or folder in the workspace: {shown!r}") from None
+        if exc.errno == errno.ELOOP:
+            raise ToolError(f"{shown}: it changed into a symlink while in use; try again") from None
+        raise ToolError(f"{shown}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        found.close()
+        if stat.S_ISDIR(mode):
+            raise ToolError(f"{shown}: is a folder, not a file")
+        raise not_regular(shown)
+    held = HeldFile(PROC_FDS / str(fd))
+    held.shown, held.rel, held.existed = shown, found.rel, existed
+    held.settle = lambda: None if existed else _discard_if_unsaved(fd, found)
+    weakref.finalize(held, _close, fd, found, existed)
+    return held
+
+
+def check_zip(real: Path, shown: str) -> None:
+    """A ToolError for a zip that would unpack too large (a zip bomb) or holds too many parts;
+    the sizes are those its directory declares, which `zipfile` never reads past."""
+    with zipfile.ZipFile(real) as z:
+        members = z.infolist()
+    unzipped = sum(m.file_size for m in members)
+    packed = sum(m.compress_size for m in members)
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise ToolError(f"{shown}: refused: it holds {len(members)} parts (at most {MAX_ZIP_MEMBERS})")
+    if unzipped > MAX_UNZIPPED_BYTES:
+        raise ToolError(
+            f"{shown}: refused: it unpacks to {unzipped // 1_000_000} MB "
+            f"(at most {MAX_UNZIPPED_BYTES // 1_000_000} MB); split it into smaller files"
+        )
+    if unzipped > 1_000_000 and unzipped > MAX_ZIP_RATIO * max(packed, 1):
+        raise ToolError(
+            f"{shown}: refused: it unpacks {unzipped // max(packed, 1)}x larger than it is "
+            f"(at most {MAX_ZIP_RATIO}x), as a zip bomb does"
+        )
 
 
 class OfficeFiles:
@@ -41,22 +154,39 @@ class OfficeFiles:
         self.opener = opener
         self.example = example
         self.open_errors = OPEN_ERRORS + open_errors
-        self._locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
+        self._locks: defaultdict[Any, threading.Lock] = defaultdict(threading.Lock)
 
-    def path(self, path: str, must_exist: bool) -> Path:
-        """The real path of `path`: the right suffix, inside the workspace (and existing)."""
+    def path(self, path: str, must_exist: bool) -> HeldFile:
+        """The file `path` held open (a path to pass to the office library): the right suffix,
+        inside the workspace, a regular file; created empty when missing and not must_exist,
+        missing folders on the way too."""
         if not path.lower().endswith(self.suffix):
             raise ToolError(f"{path!r} is not a {self.suffix} path (e.g. {self.example!r})")
-        return resolve(self.workspace, path, must_exist=must_exist)
+        try:
+            found = locate(self.workspace, path, make_parents=not must_exist)
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"no such file or folder in the workspace: {path!r}") from None
+        except OSError as exc:
+            raise ToolError(f"{path}: {exc.strerror or exc}") from None
+        return hold(found, path, create=not must_exist)
 
-    def lock(self, real: Path) -> threading.Lock:
-        return self._locks[real]
+    @contextmanager
+    def lock(self, real: Path) -> Iterator[None]:
+        """Hold the file's lock; on leaving, a file `path` made that was not saved is removed."""
+        with self._locks[getattr(real, "rel", real)]:
+            try:
+                yield
+            finally:
+                if isinstance(real, HeldFile):
+                    real.settle()
 
     def open(self, real: Path) -> Any:
+        shown = getattr(real, "shown", real.name)
         try:
+            check_zip(real, shown)
             return self.opener(real)
         except self.open_errors as exc:
-            raise ToolError(f"cannot open {real.name} as {self.kind}: {exc}") from None
+            raise ToolError(f"cannot open {shown} as {self.kind}: {exc}") from None
 
     @contextmanager
     def editing(self, path: str) -> Iterator[Any]:
@@ -74,12 +204,15 @@ class OfficeFiles:
             obj.save(str(real))
 
     def listing(self) -> list[dict[str, Any]]:
-        """The workspace's files with this suffix: relative path and size in bytes."""
-        base = self.workspace.resolve()
-        found = sorted(
-            p for p in base.rglob(f"*{self.suffix}") if p.is_file() and p.resolve().is_relative_to(base)
-        )
-        return [{"path": relative(self.workspace, p), "bytes": p.stat().st_size} for p in found]
+        """The workspace's files with this suffix (regular files; links are not followed):
+        relative path and size in bytes."""
+        with locate(self.workspace, ".") as top:
+            found = [
+                {"path": item.shown, "bytes": item.st.st_size}
+                for item in walk(top)
+                if stat.S_ISREG(item.st.st_mode) and item.rel.name.endswith(self.suffix)
+            ]
+        return sorted(found, key=lambda f: PurePosixPath(f["path"]).parts)
 
 
 def cell_text(value: Cell) -> str:

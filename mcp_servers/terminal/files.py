@@ -1,23 +1,34 @@
-"""File helpers of the mock terminal: confined paths, text reading, listings, tree walks.
+"""File helpers of the mock terminal: text reading, listings, tree walks, copies and removals,
+all on open folders (`common.workspace.Found`), never on paths the kernel would resolve again.
 
-Two ways to name a path. `resolve` (from common) follows symlinks and must land inside the
-workspace: used to read, write and copy. `entry` keeps the last component as written, so
-`rm link` and `mv link x` act on the link itself, never on what it points to; its folder must
-still resolve inside the workspace.
+A tree walk, copy or removal opens each folder relative to its parent with `O_NOFOLLOW`: links
+inside are listed (and copied) as links, never entered, and a folder swapped for a link while
+the walk runs stops that branch with an error instead of leading out. Only regular files are
+read: a FIFO or a device is refused before anything waits on it.
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import checked, relative, resolve
+from mcp_servers.common.workspace import (
+    FOLDER_FLAGS,
+    MAX_DEPTH,
+    Found,
+    create_file,
+    locate,
+    open_file,
+)
 
 # Output a model reads in one result; longer output is cut with a note saying how to narrow it.
 MAX_OUTPUT_CHARS = 100_000
@@ -25,70 +36,56 @@ MAX_FILE_BYTES = 5_000_000
 BINARY_SNIFF_BYTES = 8192
 
 
-def entry(workspace: Path, path: str) -> Path:
-    """`path` with its folder resolved inside the workspace and its last component kept as is
-    (a symlink there may point anywhere: it is the link that is named, not its target)."""
-    pure = checked(path)
-    parent = resolve(workspace, str(pure.parent))
-    return parent / pure.name if pure.name not in ("", ".") else parent
-
-
-def inside(workspace: Path, real: Path) -> bool:
-    root = workspace.resolve()
-    return real == root or real.is_relative_to(root)
-
-
-def show(workspace: Path, real: Path) -> str:
-    """A workspace-relative display path."""
-    return relative(workspace, real) if inside(workspace, real) else str(real)
-
-
-def _text_file(real: Path, shown: str) -> int:
-    """The size of a readable text file, or a ToolError for missing files, folders and binaries."""
-    if not real.exists():
-        raise ToolError(f"{shown}: no such file")
-    if real.is_dir():
-        raise ToolError(f"{shown}: is a directory (use ls or find)")
-    size = real.stat().st_size
-    with real.open("rb") as f:
-        if b"\x00" in f.read(BINARY_SNIFF_BYTES):
-            raise ToolError(
-                f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
-            )
+def _text_file(f: BinaryIO, shown: str) -> int:
+    """The size of an open text file, or a ToolError for binaries."""
+    size = os.fstat(f.fileno()).st_size
+    if b"\x00" in f.read(BINARY_SNIFF_BYTES):
+        raise ToolError(
+            f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
+        )
+    f.seek(0)
     return size
 
 
-def read_text(real: Path, shown: str) -> str:
-    """The text of a file, or a ToolError for folders, binaries and huge files."""
-    size = _text_file(real, shown)
-    if size > MAX_FILE_BYTES:
-        raise ToolError(f"{shown}: {size} bytes is too large to read whole; use head or tail")
-    return real.read_bytes().decode("utf-8", errors="replace")
+def read_text(found: Found, shown: str) -> str:
+    """The text of a file, or a ToolError for missing files, folders, binaries and huge files."""
+    return read_sized(found, shown)[0]
 
 
-def head_lines(real: Path, shown: str, n: int) -> list[str]:
+def read_sized(found: Found, shown: str) -> tuple[str, int]:
+    """`read_text` and the file's size in bytes."""
+    with open_file(found, shown) as f:
+        size = _text_file(f, shown)
+        if size > MAX_FILE_BYTES:
+            raise ToolError(f"{shown}: {size} bytes is too large to read whole; use head or tail")
+        return f.read(MAX_FILE_BYTES + 1).decode("utf-8", errors="replace"), size
+
+
+def head_lines(found: Found, shown: str, n: int) -> list[str]:
     """The first `n` lines of a text file of any size, reading no more than the output needs."""
-    _text_file(real, shown)
     out: list[str] = []
     chars = 0
-    with real.open("r", encoding="utf-8", errors="replace", newline="") as f:
+    with open_file(found, shown) as raw:
+        _text_file(raw, shown)
+        f = io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="")
         while len(out) < n and chars <= MAX_OUTPUT_CHARS:
             line = f.readline(MAX_OUTPUT_CHARS + 1)
             if not line:
                 break
             out.append(line.rstrip("\r\n"))
             chars += len(line)
+        f.detach()
     return out
 
 
-def tail_lines(real: Path, shown: str, n: int) -> list[str]:
+def tail_lines(found: Found, shown: str, n: int) -> list[str]:
     """The last `n` lines of a text file of any size, read backwards from its end in blocks
     (at most MAX_FILE_BYTES of it)."""
-    size = _text_file(real, shown)
-    if n == 0:
-        return []
-    data = b""
-    with real.open("rb") as f:
+    with open_file(found, shown) as f:
+        size = _text_file(f, shown)
+        if n == 0:
+            return []
+        data = b""
         pos = size
         while pos > 0 and data.count(b"\n") <= n and size - pos < MAX_FILE_BYTES:
             step = min(65536, pos)
@@ -111,6 +108,8 @@ def os_errors(shown: str) -> Iterator[None]:
             raise ToolError(f"{shown}: a file or folder name is too long (at most 255 bytes)") from None
         if exc.errno in (errno.ENOTDIR, errno.EEXIST):
             raise ToolError(f"{shown}: a part of this path is a file, not a folder") from None
+        if exc.errno == errno.ELOOP:
+            raise ToolError(f"{shown}: it changed into a symlink while in use; try again") from None
         raise ToolError(f"{shown}: {exc.strerror or exc}") from None
 
 
@@ -125,35 +124,89 @@ def clip(text: str) -> str:
     )
 
 
-def _mode(st: os.stat_result) -> str:
-    return stat.filemode(st.st_mode)
+def link_target(workspace: Path, rel: PurePosixPath) -> str:
+    """Where the link at `rel` leads, as `ls -l` shows it: a workspace path, or a note."""
+    try:
+        with locate(workspace, rel.as_posix()) as found:
+            return found.shown
+    except ToolError as exc:
+        return "(a loop of symlinks)" if "loop" in str(exc) else "(outside the workspace)"
+    except OSError:
+        return "(a missing folder)"
 
 
-def long_line(workspace: Path, p: Path, name: str) -> str:
+def long_line(workspace: Path, st: os.stat_result, rel: PurePosixPath, name: str) -> str:
     """One `ls -l` line: mode, size, modification time, name (and a link's target)."""
-    st = p.lstat()
     when = datetime.fromtimestamp(st.st_mtime).strftime("%Y-%m-%d %H:%M")
-    line = f"{_mode(st)} {st.st_size:>9} {when} {name}"
-    if p.is_symlink():
-        try:
-            target = p.resolve()
-        except (RuntimeError, OSError):  # a loop of links (RuntimeError on Python 3.11)
-            return line + " -> (a loop of symlinks)"
-        line += (
-            f" -> {show(workspace, target)}" if inside(workspace, target) else " -> (outside the workspace)"
-        )
+    line = f"{stat.filemode(st.st_mode)} {st.st_size:>9} {when} {name}"
+    if stat.S_ISLNK(st.st_mode):
+        line += f" -> {link_target(workspace, rel)}"
     return line
 
 
-def walk(top: Path, maxdepth: int | None = None, depth: int = 0) -> Iterator[tuple[Path, int]]:
-    """Every path under `top` (itself first, then each child and its subtree, by name) with its
-    depth, as `find` does; symlinked folders are listed but not entered."""
-    yield top, depth
-    if not top.is_dir() or (depth > 0 and top.is_symlink()) or (maxdepth is not None and depth >= maxdepth):
-        return
+def kind(st: os.stat_result) -> str:
+    """`find -type`'s letter: l for a link, d for a folder, f for anything else."""
+    return "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
+
+
+def copy_file(source: Found, target: Found, shown: str) -> None:
+    """Copy a regular file's bytes, mode and times (as `cp -p`) onto `target`."""
+    with open_file(source, shown) as src, create_file(target, target.shown) as dst:
+        shutil.copyfileobj(src, dst)
+        st = os.fstat(src.fileno())
+        dst.flush()
+        os.chmod(dst.fileno(), stat.S_IMODE(st.st_mode))
+        os.utime(dst.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def copy_tree(source: int, target_folder: int, name: str, depth: int = 0) -> list[str]:
+    """Copy the open folder `source` to a new folder `name` in `target_folder`: links as links,
+    regular files with their bytes; the names of what was skipped (pipes, devices) come back."""
+    if depth >= MAX_DEPTH:
+        raise ToolError(f"the folder is nested deeper than {MAX_DEPTH} levels; copy its parts")
+    os.mkdir(name, dir_fd=target_folder)
+    st_top = os.fstat(source)
+    skipped: list[str] = []
+    target = os.open(name, FOLDER_FLAGS, dir_fd=target_folder)
     try:
-        children = sorted(top.iterdir(), key=lambda c: c.name)
-    except OSError:
-        return
-    for child in children:
-        yield from walk(child, maxdepth, depth + 1)
+        for child in sorted(os.listdir(source)):
+            st = os.stat(child, dir_fd=source, follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                os.symlink(os.readlink(child, dir_fd=source), child, dir_fd=target)
+            elif stat.S_ISDIR(st.st_mode):
+                sub = os.open(child, FOLDER_FLAGS, dir_fd=source)
+                try:
+                    skipped += [f"{child}/{s}" for s in copy_tree(sub, target, child, depth + 1)]
+                finally:
+                    os.close(sub)
+            elif stat.S_ISREG(st.st_mode):
+                with (
+                    Found(os.dup(source), child, PurePosixPath(child)) as a,
+                    Found(os.dup(target), child, PurePosixPath(child)) as b,
+                ):
+                    copy_file(a, b, child)
+            else:
+                skipped.append(child)
+        os.chmod(target, stat.S_IMODE(st_top.st_mode))
+        os.utime(target, ns=(st_top.st_atime_ns, st_top.st_mtime_ns))
+    finally:
+        os.close(target)
+    return skipped
+
+
+def remove_tree(folder: int, name: str, depth: int = 0) -> None:
+    """Remove the folder `name` in `folder` and everything in it, never following a link (a
+    link inside is removed as a link) and never opening anything but folders."""
+    if depth >= MAX_DEPTH:
+        raise ToolError(f"the folder is nested deeper than {MAX_DEPTH} levels; remove its parts")
+    fd = os.open(name, FOLDER_FLAGS, dir_fd=folder)
+    try:
+        for child in os.listdir(fd):
+            st = os.stat(child, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                remove_tree(fd, child, depth + 1)
+            else:
+                os.unlink(child, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=folder)

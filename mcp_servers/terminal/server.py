@@ -9,11 +9,14 @@ included; `rm` never removes the workspace itself. Output is plain text, as a te
 from __future__ import annotations
 
 import fnmatch
-import shutil
+import os
+import stat
 import threading
 import time
 from collections import defaultdict
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import PurePosixPath
 from typing import Literal
 
 import regex
@@ -21,18 +24,19 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, reader, writer
-from mcp_servers.common.workspace import resolve
+from mcp_servers.common.workspace import Found, create_file, locate, walk
 from mcp_servers.terminal.files import (
     clip,
-    entry,
+    copy_file,
+    copy_tree,
     head_lines,
-    inside,
+    kind,
     long_line,
     os_errors,
+    read_sized,
     read_text,
-    show,
+    remove_tree,
     tail_lines,
-    walk,
 )
 
 READ = "workspace-inspection"
@@ -52,38 +56,63 @@ def build(ctx: ServerContext) -> MCPServer:
         "wc, find, mkdir, cp, mv, rm, write_file. Paths are relative to the workspace; there is no shell.",
     )
     root = ctx.workspace.resolve()
-    locks: defaultdict[Path, threading.Lock] = defaultdict(threading.Lock)
+    locks: defaultdict[PurePosixPath, threading.Lock] = defaultdict(threading.Lock)
 
-    def real(path: str, must_exist: bool = True) -> Path:
-        found = resolve(root, path)
-        if must_exist and not found.exists() and not found.is_symlink():
-            raise ToolError(f"{path}: no such file or directory")
-        return found
+    @contextmanager
+    def at(path: str, *, follow: bool = True, must_exist: bool = True) -> Iterator[Found]:
+        """Where `path` leads (symlinks inside followed), open; missing is a ToolError if must_exist."""
+        try:
+            found = locate(root, path, follow=follow)
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"{path}: no such file or directory") from None
+        with found:
+            if must_exist and found.lstat() is None:
+                raise ToolError(f"{path}: no such file or directory")
+            yield found
 
-    def shown(p: Path) -> str:
-        return show(root, p)
+    def is_dir(found: Found) -> bool:
+        """Whether the entry is a folder, following a link there only inside the workspace."""
+        st = found.lstat()
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            try:
+                with locate(root, found.rel.as_posix()) as target:
+                    st = target.lstat()
+            except (ToolError, OSError):
+                return False
+        return st is not None and stat.S_ISDIR(st.st_mode)
 
     @reader(app, READ)
     def ls(path: str = ".", all: bool = False, long: bool = False) -> str:
         """List a folder (like `ls`; all=true is -a: show dot-files; long=true is -l: mode, size,
         modified time). Folders end with '/'. A file path lists just that file."""
-        target = real(path)
-        if not target.is_dir():
-            return long_line(root, target, path) if long else path
-        names = sorted(c.name for c in target.iterdir() if all or not c.name.startswith("."))
-        if not names:
-            return "(empty folder)"
-        lines = []
-        for name in names:
-            child = target / name
-            label = name + ("/" if child.is_dir() and not child.is_symlink() else "")
-            lines.append(long_line(root, child, label) if long else label)
+        with at(path) as target:
+            st = target.lstat()
+            assert st is not None
+            if not stat.S_ISDIR(st.st_mode):
+                return long_line(root, st, target.rel, path) if long else path
+            with os_errors(path):
+                folder = target.open_folder()
+            try:
+                names = sorted(n for n in os.listdir(folder) if all or not n.startswith("."))
+                if not names:
+                    return "(empty folder)"
+                lines = []
+                for name in names:
+                    try:
+                        child = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    label = name + ("/" if stat.S_ISDIR(child.st_mode) else "")
+                    lines.append(long_line(root, child, target.rel / name, label) if long else label)
+            finally:
+                os.close(folder)
         return clip("\n".join(lines))
 
     @reader(app, READ)
     def cat(path: str, number_lines: bool = False) -> str:
         """Print a text file (number_lines=true is -n: prefix each line with its number)."""
-        text = read_text(real(path), path)
+        with at(path) as target, os_errors(path):
+            text = read_text(target, path)
         if number_lines:
             text = "\n".join(f"{i:>6}\t{line}" for i, line in enumerate(text.splitlines(), start=1))
         return clip(text)
@@ -93,14 +122,32 @@ def build(ctx: ServerContext) -> MCPServer:
         """The first n lines of a text file (like `head -n N`); works on files of any size."""
         if n < 0:
             raise ToolError("n must be 0 or more")
-        return clip("\n".join(head_lines(real(path), path, n)))
+        with at(path) as target, os_errors(path):
+            return clip("\n".join(head_lines(target, path, n)))
 
     @reader(app, READ)
     def tail(path: str, n: int = 10) -> str:
         """The last n lines of a text file (like `tail -n N`); works on files of any size."""
         if n < 0:
             raise ToolError("n must be 0 or more")
-        return clip("\n".join(tail_lines(real(path), path, n)))
+        with at(path) as target, os_errors(path):
+            return clip("\n".join(tail_lines(target, path, n)))
+
+    def searched(top: Found) -> Iterator[tuple[str, str]]:
+        """(shown path, text) of each text file a recursive grep reads: regular files, and links
+        to regular files inside the workspace; binaries, huge files and the rest are skipped."""
+        for item in walk(top):
+            if not (stat.S_ISREG(item.st.st_mode) or stat.S_ISLNK(item.st.st_mode)):
+                continue
+            try:
+                if stat.S_ISLNK(item.st.st_mode):
+                    with locate(root, item.rel.as_posix()) as target:
+                        yield item.shown, read_text(target, item.shown)
+                else:
+                    with item.found() as found:
+                        yield item.shown, read_text(found, item.shown)
+            except (ToolError, OSError):
+                continue  # as grep -I skips binaries
 
     @reader(app, READ)
     def grep(
@@ -129,48 +176,48 @@ def build(ctx: ServerContext) -> MCPServer:
             "simplify the pattern (nested repetition such as (a|aa)+ backtracks), narrow the path, "
             "or use fixed_strings=true"
         )
-        top = real(path)
-        if top.is_dir() and not recursive:
-            raise ToolError(f"{path}: is a directory; pass recursive=true to search inside it")
-        files = (
-            [p for p, _ in walk(top) if p.is_file() and inside(root, p.resolve())] if top.is_dir() else [top]
-        )
-        prefix = top.is_dir()
         out: list[str] = []
-        for f in files:
-            try:
-                text = read_text(f, shown(f))
-            except ToolError:
-                if not top.is_dir():
-                    raise
-                continue  # binary or huge files are skipped in a recursive search, as grep -I does
-            for number, line in enumerate(text.splitlines(), start=1):
-                left = deadline - time.monotonic()
-                try:
-                    if left <= 0:
-                        raise TimeoutError
-                    if not compiled.search(line, timeout=left):
-                        continue
-                except TimeoutError:
-                    raise too_slow from None
-                if files_with_matches:
-                    out.append(shown(f))
-                    break
-                head_ = (f"{shown(f)}:" if prefix else "") + (f"{number}:" if line_numbers else "")
-                out.append(head_ + line)
+        with at(path) as top:
+            st = top.lstat()
+            assert st is not None
+            prefix = stat.S_ISDIR(st.st_mode)
+            if prefix and not recursive:
+                raise ToolError(f"{path}: is a directory; pass recursive=true to search inside it")
+            if prefix:
+                files = searched(top)
+            else:
+                with os_errors(path):
+                    files = iter([(path, read_text(top, path))])
+            for shown, text in files:
+                for number, line in enumerate(text.splitlines(), start=1):
+                    left = deadline - time.monotonic()
+                    try:
+                        if left <= 0:
+                            raise TimeoutError
+                        if not compiled.search(line, timeout=left):
+                            continue
+                    except TimeoutError:
+                        raise too_slow from None
+                    if files_with_matches:
+                        out.append(shown)
+                        break
+                    head_ = (f"{shown}:" if prefix else "") + (f"{number}:" if line_numbers else "")
+                    out.append(head_ + line)
+                    if len(out) >= MAX_MATCHES:
+                        break
                 if len(out) >= MAX_MATCHES:
+                    out.append(
+                        f"... [stopped at {MAX_MATCHES} matching lines; narrow the pattern or the path]"
+                    )
                     break
-            if len(out) >= MAX_MATCHES:
-                out.append(f"... [stopped at {MAX_MATCHES} matching lines; narrow the pattern or the path]")
-                break
         return clip("\n".join(out)) if out else "(no matches)"
 
     @reader(app, READ)
     def wc(path: str) -> str:
         """Count lines, words and bytes of a text file (like `wc`): 'lines words bytes path'."""
-        target = real(path)
-        text = read_text(target, path)
-        return f"{text.count(chr(10))} {len(text.split())} {target.stat().st_size} {path}"
+        with at(path) as target, os_errors(path):
+            text, size = read_sized(target, path)
+        return f"{text.count(chr(10))} {len(text.split())} {size} {path}"
 
     @reader(app, READ)
     def find(
@@ -184,44 +231,56 @@ def build(ctx: ServerContext) -> MCPServer:
         if maxdepth is not None and maxdepth < 0:
             raise ToolError("maxdepth must be 0 or more")
         found: list[str] = []
-        for p, _depth in walk(real(path), maxdepth):
-            if name is not None and not fnmatch.fnmatchcase(p.name if p != root else ".", name):
-                continue
-            kind = "l" if p.is_symlink() else "d" if p.is_dir() else "f"
-            if type is not None and kind != type:
-                continue
-            found.append(shown(p))
-            if len(found) >= MAX_FOUND:
-                found.append(f"... [stopped at {MAX_FOUND} results; narrow the path or the name]")
-                break
+        with at(path) as top:
+            for item in walk(top, maxdepth):
+                if name is not None and not fnmatch.fnmatchcase(item.rel.name or ".", name):
+                    continue
+                if type is not None and kind(item.st) != type:
+                    continue
+                found.append(item.shown)
+                if len(found) >= MAX_FOUND:
+                    found.append(f"... [stopped at {MAX_FOUND} results; narrow the path or the name]")
+                    break
         return "\n".join(found) if found else "(no matches)"
 
     @writer(app, WRITE)
     def mkdir(path: str, parents: bool = False) -> str:
         """Create a folder (parents=true is -p: create missing parents, no error if it exists)."""
-        target = real(path, must_exist=False)
-        if target.exists() and not parents:
-            raise ToolError(f"{path}: already exists")
-        if not parents and not target.parent.is_dir():
-            raise ToolError(f"{path}: the parent folder does not exist; pass parents=true")
-        if target.exists() and not target.is_dir():
-            raise ToolError(f"{path}: exists and is not a folder")
-        with os_errors(path):
-            target.mkdir(parents=parents, exist_ok=parents)
-        return f"Created folder {shown(target)}."
+        try:
+            with os_errors(path) if parents else nullcontext():
+                target = locate(root, path, make_parents=parents)
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"{path}: the parent folder does not exist; pass parents=true") from None
+        with target:
+            st = target.lstat()
+            if st is not None and not parents:
+                raise ToolError(f"{path}: already exists")
+            if st is not None and not stat.S_ISDIR(st.st_mode):
+                raise ToolError(f"{path}: exists and is not a folder")
+            if st is None:
+                with os_errors(path):
+                    os.mkdir(target.name, dir_fd=target.folder)
+            return f"Created folder {target.shown}."
 
-    def destination(src: Path, dst: str) -> Path:
-        """Where src goes: into dst when dst is a folder, else dst itself (its folder must exist)."""
-        target = entry(root, dst)
-        if target.is_dir() and not target.is_symlink():
-            target = target / src.name
+    def destination(source: Found, src_dir: bool, dst: str) -> Found:
+        """Where source goes: into dst when dst is a folder, else dst itself (its folder must
+        exist), as an open Found the caller closes."""
+        try:
+            target = locate(root, dst, follow=False)
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"{dst}: no such folder to put it in; mkdir it first") from None
+        st = target.lstat()
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            with target, os_errors(dst):
+                target = target.child(source.rel.name)
         elif dst.replace("\\", "/").endswith("/"):
+            target.close()
             raise ToolError(f"{dst}: no such folder to put it in; mkdir it first")
-        if not target.parent.is_dir():
-            raise ToolError(f"{dst}: no such folder to put it in; mkdir it first")
-        if target.is_dir() and not src.is_dir():
+        if is_dir(target) and not src_dir:
+            target.close()
             raise ToolError(f"{dst}: cannot overwrite a folder with a file")
-        if src.is_dir() and (target == src or target.is_relative_to(src)):
+        if src_dir and (target.rel == source.rel or target.rel.is_relative_to(source.rel)):
+            target.close()
             raise ToolError("cannot put a folder inside itself")
         return target
 
@@ -229,40 +288,58 @@ def build(ctx: ServerContext) -> MCPServer:
     def cp(src: str, dst: str, recursive: bool = False) -> str:
         """Copy a file (or a folder with recursive=true, like `cp -r`) to dst; when dst is a
         folder the copy goes inside it. An existing file at dst is replaced."""
-        source = real(src)
-        if source.is_dir() and not recursive:
-            raise ToolError(f"{src}: is a directory; pass recursive=true to copy it")
-        target = destination(source, dst)
-        if target.is_symlink():
-            # Like cp, it writes through a link at the destination, but only to a place inside
-            # the workspace: a link there that leads out (dangling or not) is refused.
-            target = resolve(root, str(target.relative_to(root.resolve())))
-        if target.exists() and target.is_dir():
-            raise ToolError(f"{shown(target)}: already exists")
-        if target.exists() and target.samefile(source):
-            raise ToolError(f"{src} and {dst} are the same file")
-        with os_errors(dst):
-            if source.is_dir():
-                shutil.copytree(source, target, symlinks=True)  # links are copied as links, never followed
-            else:
-                shutil.copy2(source, target)
-        return f"Copied {src} to {shown(target)}."
+        with at(src) as source:
+            st = source.lstat()
+            assert st is not None
+            src_dir = stat.S_ISDIR(st.st_mode)
+            if src_dir and not recursive:
+                raise ToolError(f"{src}: is a directory; pass recursive=true to copy it")
+            target = destination(source, src_dir, dst)
+            with target:
+                tst = target.lstat()
+                if tst is not None and stat.S_ISLNK(tst.st_mode):
+                    # Like cp, it writes through a link at the destination, but only to a place
+                    # inside the workspace: a link there that leads out (dangling or not) is refused.
+                    with os_errors(dst):
+                        followed = locate(root, target.rel.as_posix())
+                    target.close()
+                    target = followed
+                    tst = target.lstat()
+                if tst is not None and stat.S_ISDIR(tst.st_mode):
+                    raise ToolError(f"{target.shown}: already exists")
+                if tst is not None and (tst.st_dev, tst.st_ino) == (st.st_dev, st.st_ino):
+                    raise ToolError(f"{src} and {dst} are the same file")
+                skipped: list[str] = []
+                with os_errors(dst):
+                    if src_dir:
+                        folder = source.open_folder()
+                        try:
+                            skipped = copy_tree(folder, target.folder, target.name)
+                        finally:
+                            os.close(folder)
+                    else:
+                        copy_file(source, target, src)
+                note = (
+                    f" (skipped what is not a file, folder or link: {', '.join(skipped)})" if skipped else ""
+                )
+                return f"Copied {src} to {target.shown}.{note}"
 
     @writer(app, WRITE, destructive=True)
     def mv(src: str, dst: str) -> str:
         """Move or rename a file or folder (a symlink moves as the link itself); when dst is a
         folder it goes inside it. An existing file at dst is replaced."""
-        source = entry(root, src)
-        if source == root:
-            raise ToolError("cannot move the workspace itself")
-        if not source.exists() and not source.is_symlink():
-            raise ToolError(f"{src}: no such file or directory")
-        target = destination(source, dst)
-        if target.exists() and target.is_dir():
-            raise ToolError(f"{shown(target)}: already exists")
-        with os_errors(dst):
-            source.rename(target)
-        return f"Moved {src} to {shown(target)}."
+        with at(src, follow=False, must_exist=False) as source:
+            if source.name == ".":
+                raise ToolError("cannot move the workspace itself")
+            st = source.lstat()
+            if st is None:
+                raise ToolError(f"{src}: no such file or directory")
+            with destination(source, stat.S_ISDIR(st.st_mode), dst) as target:
+                if is_dir(target):
+                    raise ToolError(f"{target.shown}: already exists")
+                with os_errors(dst):
+                    os.rename(source.name, target.name, src_dir_fd=source.folder, dst_dir_fd=target.folder)
+                return f"Moved {src} to {target.shown}."
 
     @writer(app, WRITE, destructive=True)
     def rm(path: str, recursive: bool = False) -> str:
@@ -270,33 +347,35 @@ def build(ctx: ServerContext) -> MCPServer:
         folder and everything in it. The workspace itself cannot be removed."""
         if path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
             raise ToolError(f"refusing to remove '.' or '..' ({path})")
-        target = entry(root, path)
-        if target == root:
-            raise ToolError("refusing to remove the workspace itself")
-        if target.is_symlink() or target.is_file():
-            with os_errors(path):
-                target.unlink()
-        elif target.is_dir():
-            if not recursive:
+        with at(path, follow=False, must_exist=False) as target:
+            if target.name == ".":
+                raise ToolError("refusing to remove the workspace itself")
+            st = target.lstat()
+            if st is None:
+                raise ToolError(f"{path}: no such file or directory")
+            if not stat.S_ISDIR(st.st_mode):
+                with os_errors(path):
+                    os.unlink(target.name, dir_fd=target.folder)
+            elif not recursive:
                 raise ToolError(f"{path}: is a directory; pass recursive=true to remove it and its contents")
-            with os_errors(path):
-                shutil.rmtree(target)  # does not follow symlinks inside
-        else:
-            raise ToolError(f"{path}: no such file or directory")
+            else:
+                with os_errors(path):
+                    remove_tree(target.folder, target.name)
         return f"Removed {path}."
 
     @writer(app, WRITE)
     def write_file(path: str, content: str, append: bool = False) -> str:
         """Write text to a file (replacing it, or at its end with append=true, like `>` / `>>`);
         missing parent folders are created."""
-        target = real(path, must_exist=False)
-        if target.is_dir():
-            raise ToolError(f"{path}: is a directory")
-        with locks[target], os_errors(path):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with target.open("a" if append else "w", encoding="utf-8") as f:
-                f.write(content)
-        return f"{'Appended' if append else 'Wrote'} {len(content.encode())} bytes to {shown(target)}."
+        with os_errors(path):
+            target = locate(root, path, make_parents=True)
+        with target:
+            st = target.lstat()
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                raise ToolError(f"{path}: is a directory")
+            with locks[target.rel], os_errors(path), create_file(target, path, append=append) as f:
+                f.write(content.encode("utf-8"))
+            return f"{'Appended' if append else 'Wrote'} {len(content.encode())} bytes to {target.shown}."
 
     return app
 
