@@ -9,6 +9,8 @@ from mcp_servers.mail.schema import sent_mail
 AUTHOR = "Ada Bauer"
 DOC = "Speaker_Brief.docx"
 
+MAILED = {"bea.costa@company.example"}  # the only recipients the task has
+
 
 def profile(world: World) -> dict:
     author = world.rows("scholar_author", name=AUTHOR)[0]
@@ -61,6 +63,24 @@ def table_row(cells: list[str]) -> tuple:
     return (cells[0].strip().lower(), whole(cells[1]), cells[2].strip().lower(), whole(cells[3]))
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them (and sends mail)."""
+    return world.changes(
+        "scholar",
+        "mail",
+        allow={
+            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
+            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
+            "mail_attachment": lambda seeded, final: seeded is None,
+        },
+    )
+
+
+def mailed_others(world: World) -> list[str]:
+    """Recipients (To or Cc) of the mail sent other than those the task names."""
+    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
+
+
 def check(world: World) -> list[Criterion]:
     doc = world.docx(DOC)
     if doc is None:
@@ -97,4 +117,10 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("five most cited", rows == expected, f"table rows are {table[1:]}, expected {expected}"),
         Criterion.of("mailed to Bea", bool(mails), f"no mail to Bea with {DOC} attached (as it is now)"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
+        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}"),
     ]

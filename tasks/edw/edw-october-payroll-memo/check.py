@@ -29,6 +29,11 @@ def expected(world: World) -> list[list[Any]]:
     return out
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them."""
+    return world.changes("warehouse")
+
+
 def check(world: World) -> list[Criterion]:
     doc = world.docx("Payroll_October_2026.docx")
     if doc is None:
@@ -64,5 +69,10 @@ def check(world: World) -> list[Criterion]:
             "rows",
             table is not None and len(got) == len(want) and not bad,
             f"{len(got)} rows for {len(want)} expected (departments by name, then Total); wrong: {bad}",
+        ),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
         ),
     ]

@@ -5,6 +5,7 @@ import re
 from typing import Any
 
 from harness.checks import Criterion, World
+from mcp_servers.mail.schema import sent_mail
 
 DEPTS = ["ENG", "SALES", "SUP", "OPS"]
 HEAD = [
@@ -13,6 +14,8 @@ HEAD = [
 ]  # fmt: skip
 PROMO_HEAD = ["employee number", "name", "department", "title", "new salary"]
 TODAY = "2026-11-20"
+
+MAILED = {"victor.haddad@company.example"}  # the only recipients the task has
 
 
 def number(text: str) -> float | None:
@@ -70,6 +73,24 @@ def promotions(world: World) -> list[list[Any]]:
             for r in rows
         ]
     return out
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them (and sends mail)."""
+    return world.changes(
+        "warehouse",
+        "mail",
+        allow={
+            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
+            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
+            "mail_attachment": lambda seeded, final: seeded is None,
+        },
+    )
+
+
+def mailed_others(world: World) -> list[str]:
+    """Recipients (To or Cc) of the mail sent other than those the task names."""
+    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -144,5 +165,15 @@ def check(world: World) -> list[Criterion]:
             bool(mailed),
             f"no mail to {director} titled 'People review 2026' with the document (as it is now) attached",
         )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
     )
     return out

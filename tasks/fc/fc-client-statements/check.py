@@ -10,6 +10,12 @@ from mcp_servers.mail.schema import sent_mail
 CLIENTS = ["Aldermoor University", "Northam Institute of Technology", "Thornbury Research Lab"]
 HEADER = ["reference", "event date", "menu", "guests", "status", "total"]
 
+MAILED = {
+    "events@aldermoor-univ.example",
+    "hospitality@nit.example",
+    "office@thornbury-lab.example",
+}  # the only recipients the task has
+
 
 def amount(texts: list[str], label: str) -> float | None:
     for t in texts:
@@ -57,6 +63,24 @@ def row_ok(cells: list[str], order: dict) -> bool:
         and total is not None
         and close_enough(total, order["total"])
     )
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them (and sends mail)."""
+    return world.changes(
+        "kitchen",
+        "mail",
+        allow={
+            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
+            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
+            "mail_attachment": lambda seeded, final: seeded is None,
+        },
+    )
+
+
+def mailed_others(world: World) -> list[str]:
+    """Recipients (To or Cc) of the mail sent other than those the task names."""
+    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -128,4 +152,14 @@ def check(world: World) -> list[Criterion]:
         if f in contacts and set(m.to_list() + m.cc_list()) != {contacts[f]}
     ]
     out.append(Criterion.of("each statement only to its client", not leaks, f"sent elsewhere: {leaks}"))
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+    )
     return out

@@ -23,6 +23,11 @@ def active_roster(world: World, course: str) -> list[tuple[str, str, str]]:
     return [(r["student_number"], r["name"], r["major"]) for r in rows]
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them."""
+    return world.changes("lms")
+
+
 def check(world: World) -> list[Criterion]:
     wb = world.xlsx("Enrollment.xlsx")
     if wb is None:
@@ -67,4 +72,11 @@ def check(world: World) -> list[Criterion]:
         out.append(Criterion.of("summary counts", ok, f"Summary says {summary}, expected {counts}"))
     else:
         out.append(Criterion("summary counts", False, "no Summary sheet"))
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
     return out

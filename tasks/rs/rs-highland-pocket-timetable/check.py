@@ -28,6 +28,11 @@ def expected(world: World) -> list[list[str]]:
     return rows
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them."""
+    return world.changes("railway")
+
+
 def check(world: World) -> list[Criterion]:
     doc = world.docx("Highland_Line_Saturday.docx")
     if doc is None:
@@ -45,4 +50,9 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("one table", len(tables) == 1, f"{len(tables)} tables"),
         Criterion.of("timetable", norm == want, f"table is {got}; expected {want}"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]

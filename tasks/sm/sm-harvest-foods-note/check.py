@@ -32,6 +32,11 @@ def quarter_of(cell: str) -> str | None:
     return f"20{y[1]}Q{q[1] or q[2]}"
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them."""
+    return world.changes("market", "web")
+
+
 def check(world: World) -> list[Criterion]:
     doc = world.docx("FOOD_Note.docx")
     if doc is None:
@@ -92,4 +97,11 @@ def check(world: World) -> list[Criterion]:
         )
     ]
     out.append(Criterion.of("quarter figures", not bad and len(body) >= 4, f"wrong figures for {bad}"))
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
     return out
