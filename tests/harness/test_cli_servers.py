@@ -34,3 +34,15 @@ def test_help_shows_readable_placeholders() -> None:
         and "--model M" in result.stdout
         and "--budget KEY=VALUE" in result.stdout
     )
+
+
+def test_every_qualified_tool_name_is_one_providers_accept() -> None:
+    """OpenAI takes function names of at most 64 characters from [a-zA-Z0-9_-] (Anthropic the
+    same): a longer `mcp__server__tool` would make every call of every episode a 400."""
+    import re
+
+    from harness.servers_catalog import tool_catalog
+
+    names = [t.spec.name for t in tool_catalog()]
+    assert len(names) > 100
+    assert [n for n in names if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n)] == []
