@@ -116,6 +116,9 @@ def tool_label_map(records: list[EpisodeRecord]) -> dict[str, str] | None:
     return {t.name: t.label for t in tool_catalog() if t.label and not t.bookkeeping}
 
 
+TAGGER_MAX_OUTPUT_TOKENS = 1024
+
+
 def llm_tagging(
     records: list[EpisodeRecord], model: str, base_url: str | None, api_key_env: str | None,
     tool_labels: dict[str, str] | None,
@@ -125,23 +128,51 @@ def llm_tagging(
     import asyncio
 
     from evaluation.llm_tagger import llm_tag
-    from harness.models.base import ModelSettings, UserMessage
+    from harness.models.base import ModelAPIError, ModelSettings, UserMessage
     from harness.models.registry import ModelFactory
+    from harness.models.retry import RetriesExhausted, RetryPolicy
 
-    settings = ModelSettings(temperature=0.0, max_output_tokens=64)
+    # A label is one word, but a reasoning model spends output tokens thinking first.
+    settings = ModelSettings(temperature=0.0, max_output_tokens=TAGGER_MAX_OUTPUT_TOKENS)
     factory = ModelFactory(settings=settings, base_url=base_url, api_key_env=api_key_env)
     llm = factory.for_episode(model, None, 0)  # type: ignore[arg-type]  # real providers need no task
+    failed: list[str] = []
 
     async def complete(prompt: str) -> str:
-        return (await llm.generate([UserMessage(content=prompt)], [], settings)).message.content
+        """The answer, retried as the agents' calls are; a call that fails for good gives no
+        label (counted and reported), unless the provider refuses the key or model."""
+        try:
+            response = await RetryPolicy().call(
+                lambda: llm.generate([UserMessage(content=prompt)], [], settings)
+            )
+        except RetriesExhausted as exc:
+            failed.append(str(exc))
+            return ""
+        except ModelAPIError as exc:
+            if exc.refuses_access:
+                raise _input_error("--llm-tagger", f"{model}: {exc}") from None
+            failed.append(str(exc))
+            return ""
+        return response.message.content
 
     async def run() -> Any:
         try:
             return await llm_tag(records, complete, tool_labels, every=True)
+        except ExceptionGroup as group:  # the task group's; a refused key is one line
+            refused = [e for e in group.exceptions if isinstance(e, InputError)]
+            if refused:
+                raise refused[0] from None
+            raise
         finally:
             await factory.aclose()
 
-    return asyncio.run(run())
+    tagging = asyncio.run(run())
+    if failed:
+        print(
+            f"warning: {len(failed)} --llm-tagger calls failed and gave no label; the first: {failed[0]}",
+            file=sys.stderr,
+        )
+    return tagging
 
 
 def build_document(

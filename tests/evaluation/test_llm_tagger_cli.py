@@ -13,7 +13,7 @@ from pathlib import Path
 from harness.catalog import load_tasks
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
-from tests.models.fake_llm import FakeLLM, Reply, Seen
+from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
 
 MSEVAL = Path(sys.executable).with_name("mseval")
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +39,7 @@ def test_llm_tagger_agreement_over_a_foreign_trace(tmp_path: Path) -> None:
 
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     with FakeLLM("chat", script) as fake:
+        fake.fail_next(Fault(503, {"retry-after-ms": "1"}, "overloaded"))  # crashed the command, unretried
         done = subprocess.run(
             [str(MSEVAL), "score", "--episodes", str(episodes), "--json", "--embedder", "tfidf", "--resamples", "50",
              "--llm-tagger", "openai-compatible:fake-tagger", "--base-url", fake.url],
@@ -51,4 +52,6 @@ def test_llm_tagger_agreement_over_a_foreign_trace(tmp_path: Path) -> None:
     # the LLM says course-records-lookup ×4: agreement 3/4 = 0.75; chance agreement
     # (3·4 + 1·0)/16 = 0.75, so kappa = (0.75 − 0.75)/(1 − 0.75) = 0.
     assert doc["tagging"]["llm_agreement"] == {"n": 4, "agreement": 0.75, "kappa": 0.0}
-    assert len(fake.requests) == 4 and all("Label" in json.dumps(s.body) for s in fake.requests)
+    assert len(fake.requests) == 5 and all("Label" in json.dumps(s.body) for s in fake.requests)
+    # room for a reasoning model to think before its one-word label (64 gave empty answers)
+    assert {s.body["max_tokens"] for s in fake.requests} == {1024}
