@@ -1,28 +1,46 @@
 """Where `python_execute` runs code: a confined child process, or a docker container.
 
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
-workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout, a
-memory cap (RLIMIT_AS) and output capped as it is read. Where user namespaces work (root, or
-unprivileged user namespaces), it runs in namespaces of its own (`unshare -rnmpf`):
+workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout and
+limits: address space (RLIMIT_AS), the size of any one file it writes (RLIMIT_FSIZE), the
+processes and threads it may hold at once (RLIMIT_NPROC, counted in its own user namespace, so
+one episode's fork bomb does not starve another's), no core files; its output is capped as it
+is read.
+
+When mseval runs as root the code never does: it runs as `SANDBOX_UID` (65534, nobody), the
+workspace handed over to that user before each run (the harness's own servers, as root, still
+read and write everything in it). Under root, even the "root" of a user namespace is the
+machine's root to the kernel's file checks (it could write /proc/sys), and RLIMIT_NPROC spares
+root.
+
+Where namespaces work, it runs in namespaces of its own (`unshare -nmpfui` as root, which then
+becomes that user with `setpriv`; `unshare -rnmpfui` otherwise, with unprivileged user
+namespaces):
 - network: no interface up, so no network at all, loopback included;
+- UTS and IPC: its own host name and System V IPC;
 - mounts: a root of its own (pivot_root, the machine's root unmounted, then every capability
   dropped, so no chroot can climb back out) that holds only this Python (read-only:
-  interpreter, standard library, installed packages, system libraries), /dev, a private /tmp
-  and the workspace, as
-  the container below does, so the world database beside the workspace, the task catalog (gold
+  interpreter, standard library, installed packages, system libraries), a /dev of its own
+  (null, zero, full, random, urandom, tty and a private, size-capped /dev/shm), a private,
+  size-capped /tmp, /proc with /proc/sys read-only, no /sys, and the workspace, as the
+  container below does, so the world database beside the workspace, the task catalog (gold
   solutions, checks), the run store and other episodes are out of its reach;
 - processes: it is process 1 of its namespace, so everything it starts dies with it, on exit
   or when killed at the timeout.
-Where only `unshare -rn` works it gets the network namespace alone, and where neither works
-none (the README says so). When a docker daemon answers, the same code runs in a container
-instead (`--network none`, memory and pid caps, no capabilities, read-only root, the
-workspace mounted read-write): no image registry is needed, since the container gets an empty
-image and this Python bind-mounted read-only at its own paths.
+Where only `unshare -rn` (as root: `unshare -n`, then `setpriv`) works it gets the network
+namespace alone, and where neither works none (the README says so); the user and the limits
+hold in every case (RLIMIT_NPROC there only as root), and as root it refuses to run rather
+than run as root. When a docker daemon
+answers, the same code runs in a container instead (`--network none`, memory and pid caps, the
+same file and /tmp caps, no capabilities, read-only root, the workspace mounted read-write, as
+`SANDBOX_UID` under root): no image registry is needed, since the container gets an empty image
+and this Python bind-mounted read-only at its own paths.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import os
@@ -34,13 +52,23 @@ import sys
 import tarfile
 import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 # Output beyond this is cut with a visible marker; the harness caps tool results again.
 OUTPUT_CAP_BYTES = 16_000
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MEMORY_BYTES = 1 << 30
+# Processes and threads the code may hold at once (RLIMIT_NPROC; the container's --pids-limit).
+DEFAULT_MAX_PROCESSES = 256
+# The largest file the code may write (RLIMIT_FSIZE), and all that its private /tmp may hold.
+DEFAULT_FILE_BYTES = 256 << 20
+# All that its private /dev/shm may hold (tmpfs memory counts against no rlimit).
+SHM_BYTES = 64 << 20
+# Under root the code runs as this user (nobody), never as root.
+SANDBOX_UID = 65534
 
 
 @dataclass(frozen=True)
@@ -82,9 +110,12 @@ async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, int]
     return bytes(kept), total
 
 
-def _limits(memory_bytes: int) -> None:
+def _limits(memory_bytes: int, file_bytes: int, max_processes: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if max_processes is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
@@ -121,28 +152,59 @@ async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Ru
     return RunResult(code, _cap(out, out_n), _cap(err, err_n), timed_out)
 
 
-@functools.cache
-def network_namespace_available() -> bool:
-    """Whether `unshare -rn` can put a child in an empty network namespace here (asked once)."""
-    exe = shutil.which("unshare")
-    if exe is None:
-        return False
-    try:
-        probe = subprocess.run([exe, "-rn", "true"], capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
+def sandbox_user() -> int | None:
+    """The user the code runs as: `SANDBOX_UID` when mseval runs as root, else mseval's own."""
+    return SANDBOX_UID if os.geteuid() == 0 else None
 
 
-# Run inside `unshare -rnmpf` (as root of the new user namespace): build a root of its own on
-# a tmpfs at $1 with the runtime read-only, /dev, a private /tmp and the workspace $2 at its own
-# path, then run the command there. Arguments: ROOT WORKSPACE RUNTIME-PATH... -- COMMAND...
+def hand_over(workspace: Path, uid: int) -> None:
+    """Make the workspace and all in it `uid`'s, so the code can change what the harness's
+    servers (root) wrote there. Symlinks are changed themselves, never followed, and the walk
+    holds each folder open (fwalk), so a link swapped in mid-walk leads nowhere outside."""
+
+    def own(name: str | Path, dir_fd: int | None = None) -> None:
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if (st.st_uid, st.st_gid) != (uid, uid):
+                os.chown(name, uid, uid, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:  # removed meanwhile (another agent's call)
+            pass
+
+    own(workspace)
+    for _, dirs, files, dir_fd in os.fwalk(workspace, follow_symlinks=False):
+        for name in dirs + files:
+            own(name, dir_fd)
+
+
+def _as_user(user: int | None) -> list[str]:
+    """From root to `user` with no capabilities, no supplementary groups, no way back up."""
+    if user is None:
+        return []
+    return [
+        "setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
+        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--",
+    ]  # fmt: skip
+
+
+def _nproc(command: list[str], max_processes: int) -> list[str]:
+    """`command` with RLIMIT_NPROC set inside its user namespace, where the count is of that
+    namespace's processes alone (set before, the count would be of all the user's processes)."""
+    if shutil.which("prlimit") is None:
+        return command
+    return ["prlimit", f"--nproc={max_processes}", "--", *command]
+
+
+# Run inside `unshare -nmpfui` as root, or `unshare -rnmpfui` as root of the new user namespace,
+# in the workspace: build a root of its own on a tmpfs at $1 with the runtime read-only, a /dev
+# of its own, a private /tmp of $4 bytes, /proc (its /proc/sys read-only) and the workspace $2 at
+# its own path, then run the command there as user $3 (if any). Arguments: ROOT WORKSPACE USER
+# TMP-BYTES SHM-BYTES RUNTIME-PATH... -- COMMAND...
 _CONFINE = r"""
 set -e
-root="$1"; ws="$2"; shift 2
-mount -t tmpfs -o mode=0755 mseval "$root"
+root="$1"; ws="$2"; user="$3"; tmp_bytes="$4"; shm_bytes="$5"; shift 5
+mount -t tmpfs -o mode=0755,size=1m mseval "$root"
 mkdir -p "$root/tmp" "$root/dev" "$root/proc"
-mount -t tmpfs -o mode=1777 mseval "$root/tmp"
+mount -t tmpfs -o mode=1777,nosuid,nodev,size="$tmp_bytes" mseval "$root/tmp"
 while [ "$1" != "--" ]; do
   mkdir -p "$root$1"
   mount --rbind "$(readlink -f "$1")" "$root$1"
@@ -150,10 +212,27 @@ while [ "$1" != "--" ]; do
   shift
 done
 shift
-mount --rbind /dev "$root/dev"
-mount -t proc proc "$root/proc"
+# Not the machine's /dev: a few harmless devices and a private /dev/shm.
+mount -t tmpfs -o mode=0755,nosuid,noexec,size=64k mseval "$root/dev"
+for d in null zero full random urandom tty; do
+  if [ -c "/dev/$d" ]; then
+    touch "$root/dev/$d"
+    mount --bind "/dev/$d" "$root/dev/$d"
+  fi
+done
+mkdir "$root/dev/shm"
+mount -t tmpfs -o mode=1777,nosuid,nodev,size="$shm_bytes" mseval "$root/dev/shm"
+ln -s /proc/self/fd "$root/dev/fd"
+ln -s /proc/self/fd/0 "$root/dev/stdin"
+ln -s /proc/self/fd/1 "$root/dev/stdout"
+ln -s /proc/self/fd/2 "$root/dev/stderr"
+mount -o remount,ro,nosuid,noexec "$root/dev"
+mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
+mount --bind "$root/proc/sys" "$root/proc/sys"
+mount -o remount,bind,ro,nosuid,nodev,noexec "$root/proc/sys"
 mkdir -p "$root$ws"
 mount --bind "$ws" "$root$ws"
+mount -o remount,bind,nosuid,nodev "$root$ws"
 # The new root by pivot_root, with the old one unmounted: after a chroot, root of this user
 # namespace could chroot again and climb back out; here nothing is left to climb back to.
 mkdir "$root/.old"
@@ -163,9 +242,22 @@ cd /
 umount -l /.old
 rmdir /.old
 cd "$ws"
-# No capabilities either (no chroot, no mount), where setpriv is there to drop them.
+if [ -n "$user" ]; then
+  # Root of the machine: the code runs as $user, no capabilities, in a user namespace of its
+  # own where one can be made (there RLIMIT_NPROC counts its processes only; it sees uid 65534).
+  if setpriv --reuid="$user" --regid="$user" --clear-groups -- unshare -U true 2>/dev/null; then
+    set -- unshare -U --map-user=65534 --map-group=65534 -- "$@"
+  fi
+  exec setpriv --reuid="$user" --regid="$user" --clear-groups --bounding-set=-all \
+    --inh-caps=-all --no-new-privs -- "$@"
+fi
+# Root of this user namespace: uid 65534 of one more where one can be made, and no
+# capabilities (no chroot, no mount) where setpriv is there to drop them.
+if unshare -U --map-user=65534 --map-group=65534 true 2>/dev/null; then
+  set -- unshare -U --map-user=65534 --map-group=65534 -- "$@"
+fi
 if command -v setpriv >/dev/null 2>&1; then
-  exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
+  set -- setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
 fi
 exec "$@"
 """
@@ -177,50 +269,121 @@ def _runtime_paths() -> list[str]:
     return sorted(p for p in paths if os.path.exists(p))
 
 
-def _confined(workspace: str, root: str, command: list[str]) -> list[str]:
-    return [
-        "unshare", "-rnmpf", "--kill-child", "--", "/bin/sh", "-c", _CONFINE, "confine",
-        root, workspace, *_runtime_paths(), "--", *command,
-    ]  # fmt: skip
+@dataclass(frozen=True)
+class _Limits:
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
+    max_processes: int = DEFAULT_MAX_PROCESSES
+    file_bytes: int = DEFAULT_FILE_BYTES
 
 
-@functools.cache
-def confinement_available() -> bool:
-    """Whether the confined child (namespaces of its own, a root of its own) works here (asked once)."""
-    if shutil.which("unshare") is None or not os.path.exists("/bin/sh"):
-        return False
-    with tempfile.TemporaryDirectory() as ws, tempfile.TemporaryDirectory() as root:
-        command = _confined(ws, root, [sys.executable, "-I", "-c", "import os; print(os.getcwd())"])
+Mode = Literal["confined", "network", "bare"]
+
+
+def _command(mode: Mode, python: list[str], workspace: str, root: str, limits: _Limits) -> list[str]:
+    """How `python` is started in `mode`: by root (mseval's user) or, with no namespaces, as
+    `sandbox_user()` directly (see ProcessSandbox.run)."""
+    user = sandbox_user()
+    python = _nproc(python, limits.max_processes) if mode != "bare" else python
+    if mode == "confined":
+        # unshare forks the child, which dies with unshare (--kill-child): a kill at the
+        # timeout ends the child and, as process 1 of its namespace, all it started.
+        return [
+            "unshare", "-nmpfui" if user is not None else "-rnmpfui", "--kill-child", "--",
+            "/bin/sh", "-c", _CONFINE, "confine", root, workspace, "" if user is None else str(user),
+            str(limits.file_bytes), str(SHM_BYTES), *_runtime_paths(), "--", *python,
+        ]  # fmt: skip
+    if mode == "network":  # execs in place: a kill reaches it
+        return ["unshare", "-n" if user is not None else "-rn", "--", *_as_user(user), *python]
+    return python
+
+
+@contextlib.contextmanager
+def _new_root() -> Iterator[str]:
+    """An empty folder to build the confined root on."""
+    with tempfile.TemporaryDirectory(prefix="mseval-root-") as root:
+        yield root
+
+
+def _works(mode: Mode) -> bool:
+    user = sandbox_user()
+    python = [sys.executable, "-I", "-c", "import os; print(os.getcwd())"]
+    with tempfile.TemporaryDirectory() as ws, _new_root() as root:
+        ws = os.path.realpath(ws)
+        if user is not None:
+            hand_over(Path(ws), user)
+        command = _command(mode, python, ws, root, _Limits())
+        if mode == "confined" and user is not None and shutil.which("setpriv") is None:
+            return False  # it would run as root
+        extra: dict[str, Any] = {}
+        if mode == "bare" and user is not None:
+            extra = {"user": user, "group": user, "extra_groups": []}
         try:
-            probe = subprocess.run(command, capture_output=True, text=True, timeout=20, check=False)
+            probe = subprocess.run(
+                command, cwd=ws, capture_output=True, text=True, timeout=20, check=False, **extra
+            )
         except (OSError, subprocess.TimeoutExpired):
             return False
     return probe.returncode == 0 and probe.stdout.strip() == ws
 
 
-@dataclass(frozen=True)
-class ProcessSandbox:
-    memory_bytes: int = DEFAULT_MEMORY_BYTES
+@functools.cache
+def sandbox_mode() -> Mode | None:
+    """The strongest confinement that works here (asked once): "confined" (namespaces and a
+    root of its own), "network" (an empty network namespace only), "bare" (none); None when
+    not even that works (as root: the sandbox user cannot reach this Python)."""
+    if shutil.which("unshare") is not None and os.path.exists("/bin/sh"):
+        for mode in ("confined", "network"):
+            if _works(mode):
+                return mode
+    return "bare" if _works("bare") else None
 
+
+def confinement_available() -> bool:
+    """Whether the confined child (namespaces of its own, a root of its own) works here."""
+    return sandbox_mode() == "confined"
+
+
+def network_namespace_available() -> bool:
+    """Whether the child gets at least an empty network namespace here."""
+    return sandbox_mode() in ("confined", "network")
+
+
+class SandboxUnavailable(RuntimeError):
+    """The code cannot run here without running as root."""
+
+
+@dataclass(frozen=True)
+class ProcessSandbox(_Limits):
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8"}
-        command = [sys.executable, "-I", "-c", code]
-        with tempfile.TemporaryDirectory(prefix="mseval-root-") as root:
-            if await asyncio.to_thread(confinement_available):
-                # unshare forks the child, which dies with unshare (--kill-child): a kill at the
-                # timeout ends the child and, as process 1 of its namespace, all it started.
-                command = _confined(await asyncio.to_thread(os.path.realpath, workspace), root, command)
-            elif await asyncio.to_thread(network_namespace_available):
-                command = ["unshare", "-rn", "--", *command]  # execs in place: a kill reaches it
+        mode = await asyncio.to_thread(sandbox_mode)
+        if mode is None:
+            raise SandboxUnavailable(
+                f"python_execute cannot run here: as root it runs the code as uid {SANDBOX_UID}, "
+                f"who cannot run {sys.executable} without user namespaces (use docker)"
+            )
+        user = sandbox_user()
+        if user is not None:
+            await asyncio.to_thread(hand_over, workspace, user)
+        extra: dict[str, Any] = {}
+        # Without a user namespace RLIMIT_NPROC counts all the user's processes: set it here
+        # only for the sandbox user, who has no others.
+        nproc: int | None = None
+        if mode == "bare" and user is not None:
+            extra = {"user": user, "group": user, "extra_groups": []}
+            nproc = self.max_processes
+        with _new_root() as root:
+            ws = await asyncio.to_thread(os.path.realpath, workspace)
             proc = await asyncio.create_subprocess_exec(
-                *command,
+                *_command(mode, [sys.executable, "-I", "-c", code], ws, root, self),
                 cwd=workspace,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                preexec_fn=lambda: _limits(self.memory_bytes),
+                preexec_fn=functools.partial(_limits, self.memory_bytes, self.file_bytes, nproc),
                 start_new_session=True,
+                **extra,
             )
             return await _communicate(proc, timeout_s)
 
@@ -283,12 +446,12 @@ def _runtime_mounts() -> list[str]:
 
 
 @dataclass(frozen=True)
-class DockerSandbox:
+class DockerSandbox(_Limits):
     """Runs code in a container: no network, capped memory and processes, no capabilities,
-    a read-only root; only the workspace is writable (mounted at /workspace)."""
+    a read-only root; only the workspace is writable (mounted at /workspace). The same file
+    and /tmp caps as the process sandbox, and, when mseval runs as root, the same user."""
 
     image: str = EMPTY_IMAGE
-    memory_bytes: int = DEFAULT_MEMORY_BYTES
 
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
         if self.image == EMPTY_IMAGE:
@@ -296,10 +459,17 @@ class DockerSandbox:
         name = f"mseval-py-{uuid.uuid4().hex[:12]}"
         mount = f"{workspace.resolve()}:/workspace"  # noqa: ASYNC240 - a path computation, no I/O worth a thread
         python = sys.executable if self.image == EMPTY_IMAGE else "python3"
+        user = sandbox_user()
+        if user is not None:
+            await asyncio.to_thread(hand_over, workspace, user)
         proc = await asyncio.create_subprocess_exec(
             _docker(), "run", "--rm", "--name", name, "-i", "--network", "none",
-            "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes), "--pids-limit", "256",
-            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only", "--tmpfs", "/tmp",
+            "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),
+            "--pids-limit", str(self.max_processes), "--ulimit", f"fsize={self.file_bytes}",
+            "--ulimit", "core=0", "--shm-size", str(SHM_BYTES),
+            *(["--user", f"{user}:{user}"] if user is not None else []),
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
+            "--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.file_bytes}",
             "-e", "HOME=/workspace", "-e", "LANG=C.UTF-8",
             *(_runtime_mounts() if self.image == EMPTY_IMAGE else []),
             "-v", mount, "-w", "/workspace", self.image, python, "-I", "-c", code,
@@ -323,15 +493,16 @@ Sandbox = ProcessSandbox | DockerSandbox
 def from_options(options: dict[str, object]) -> Sandbox:
     """`options["sandbox"]`: "auto" (default: docker when a daemon answers, else a process),
     "process", "docker" (the empty image with this Python mounted) or "docker:<image>" (an
-    image with its own python3)."""
+    image with its own python3). Limits: `memory_bytes`, `max_processes`, `file_bytes`."""
     kind = str(options.get("sandbox", "auto"))
     memory = int(str(options.get("memory_bytes", DEFAULT_MEMORY_BYTES)))
+    processes = int(str(options.get("max_processes", DEFAULT_MAX_PROCESSES)))
+    file_bytes = int(str(options.get("file_bytes", DEFAULT_FILE_BYTES)))
     if kind == "auto":
         kind = "docker" if docker_available() else "process"
-    if kind == "docker":
-        return DockerSandbox(memory_bytes=memory)
-    if kind.startswith("docker:"):
-        return DockerSandbox(image=kind.removeprefix("docker:"), memory_bytes=memory)
+    if kind == "docker" or kind.startswith("docker:"):
+        image = kind.removeprefix("docker:") if kind.startswith("docker:") else EMPTY_IMAGE
+        return DockerSandbox(memory, processes, file_bytes, image=image)
     if kind != "process":
         raise ValueError(f"unknown sandbox {kind!r}: auto, process, docker or docker:<image>")
-    return ProcessSandbox(memory_bytes=memory)
+    return ProcessSandbox(memory, processes, file_bytes)

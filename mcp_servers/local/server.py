@@ -9,10 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, caller, reader, tool
-from mcp_servers.local.sandbox import DEFAULT_TIMEOUT_S, from_options
+from mcp_servers.local.sandbox import DEFAULT_TIMEOUT_S, SandboxUnavailable, from_options
 
-# The longest a single python_execute may run, whatever the model asks for.
-MAX_TIMEOUT_S = 120.0
+# The longest a single python_execute may run, whatever the model asks for: under the harness's
+# own limit on any MCP call (60 s by default), so the code is stopped and its output returned
+# before the call itself is cut off. A harness with another call limit passes
+# `max_timeout_s` in the server's options.
+MAX_TIMEOUT_S = 55.0
 
 
 class TodoItem(BaseModel):
@@ -29,6 +32,7 @@ def build(ctx: ServerContext) -> MCPServer:
     # harness sends in `_meta` (one shared list for a client that sends none).
     todos: dict[str, list[TodoItem]] = {}
     sandbox = from_options(ctx.options)
+    max_timeout_s = float(ctx.options.get("max_timeout_s", MAX_TIMEOUT_S))
 
     @reader(app, "verification")
     async def claim_done(summary: str = "") -> str:
@@ -46,15 +50,23 @@ def build(ctx: ServerContext) -> MCPServer:
         """Read your todo list."""
         return as_json([t.model_dump() for t in todos.get(caller(ctx), [])])
 
-    @tool(app, label="file-build", read_only=False)
     async def python_execute(code: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
-        """Run Python 3 code in the workspace folder (no network). Returns exit code, stdout and stderr."""
         if not code.strip():
             raise ToolError("code is empty")
         if not timeout_s > 0:  # also NaN
             raise ToolError("timeout_s must be a positive number of seconds")
-        result = await sandbox.run(code, ctx.workspace, min(timeout_s, MAX_TIMEOUT_S))
+        try:
+            result = await sandbox.run(code, ctx.workspace, min(timeout_s, max_timeout_s))
+        except SandboxUnavailable as exc:
+            raise ToolError(str(exc)) from exc
         return result.render()
+
+    # The description states the real limit on timeout_s, whatever this server was given.
+    python_execute.__doc__ = (
+        "Run Python 3 code in the workspace folder (no network). timeout_s is in seconds, at most "
+        f"{max_timeout_s:g} (a longer one is cut to that). Returns exit code, stdout and stderr."
+    )
+    tool(app, label="file-build", read_only=False)(python_execute)
 
     return app
 

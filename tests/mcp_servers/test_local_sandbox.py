@@ -1,0 +1,206 @@
+"""The process sandbox of `python_execute`, against the security audit's findings: under root,
+code ran as the machine's root (uid_map `0 0 1`) and could open /proc/sys/kernel/core_pattern
+for writing; it shared the machine's /dev (and /dev/shm), host name and IPC; and only its
+address space was capped (forks, file sizes and /tmp were not)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mcp_servers.local import sandbox
+from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox, RunResult, sandbox_mode
+from tests.mcp_servers.support import World, serve, text
+
+ROOT = os.geteuid() == 0
+
+
+def _confined_or_skip() -> None:
+    if sandbox_mode() != "confined":
+        pytest.skip("user and mount namespaces do not work here: the process sandbox is not confined")
+
+
+def _workspace(tmp_path: Path) -> Path:
+    """A workspace as a run makes one, root's, under a folder closed to others."""
+    tmp_path.chmod(0o700)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    return workspace
+
+
+async def _run(code: str, workspace: Path, box: ProcessSandbox | None = None) -> RunResult:
+    result = await (box or ProcessSandbox()).run(code, workspace, 20.0)
+    assert result.exit_code == 0, result.render()
+    return result
+
+
+@pytest.mark.skipif(not ROOT, reason="mseval does not run as root here")
+async def test_under_root_the_code_runs_as_nobody_and_shares_the_workspace_both_ways(
+    tmp_path: Path,
+) -> None:
+    workspace = _workspace(tmp_path)
+    (workspace / "from_server.txt").write_text("server\n")  # what a root server wrote
+    (workspace / "out").mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("root's")
+    (workspace / "link").symlink_to(outside)
+    code = (
+        "import os, pathlib\n"
+        "print('uid', os.getuid())\n"
+        "with open('from_server.txt', 'a') as f: f.write('code\\n')\n"
+        "pathlib.Path('out/made.txt').write_text('made')\n"
+    )
+    result = await _run(code, workspace)
+    assert "uid 0" not in result.stdout, result.stdout
+    assert (workspace / "from_server.txt").read_text() == "server\ncode\n"
+    made = workspace / "out" / "made.txt"
+    assert made.stat().st_uid == SANDBOX_UID  # not root on the machine either
+    made.write_text("changed by the harness")  # and the harness (root) still uses it
+    assert outside.stat().st_uid == 0  # the workspace was handed over, not what a link points to
+
+
+async def test_sysctls_cannot_be_opened_for_writing(tmp_path: Path) -> None:
+    """The audit opened hostname, drop_caches, core_pattern for writing and wrote domainname."""
+    code = (
+        "import os\n"
+        "for name in ('kernel/hostname', 'vm/drop_caches', 'kernel/core_pattern', 'kernel/domainname'):\n"
+        "    try:\n"
+        "        os.close(os.open('/proc/sys/' + name, os.O_WRONLY)); print('writable', name)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', name, exc.strerror)\n"
+    )
+    result = await _run(code, _workspace(tmp_path))
+    assert "writable" not in result.stdout and result.stdout.count("refused") == 4, result.stdout
+
+
+async def test_dev_host_name_and_ipc_are_its_own(tmp_path: Path) -> None:
+    _confined_or_skip()
+    marker = f"mseval-probe-{os.getpid()}"
+    code = (
+        "import os\n"
+        "print(sorted(os.listdir('/dev')))\n"
+        f"open('/dev/shm/{marker}', 'w').write('x')\n"
+        "open('/dev/null', 'w').write('x'); assert len(open('/dev/urandom', 'rb').read(8)) == 8\n"
+        "print(os.readlink('/proc/self/ns/uts'), os.readlink('/proc/self/ns/ipc'))\n"
+        "try:\n"
+        f"    open('/dev/shm/{marker}-big', 'wb').write(bytes(65 << 20))\n"
+        "except OSError as exc:\n"
+        "    print('shm:', exc.strerror)\n"
+    )
+    try:
+        result = await _run(code, _workspace(tmp_path))
+        on_host = await asyncio.to_thread(Path("/dev/shm", marker).exists)
+    finally:  # were it the machine's /dev/shm (it was), leave nothing there
+        for name in (marker, f"{marker}-big"):
+            await asyncio.to_thread(Path("/dev/shm", name).unlink, missing_ok=True)
+    assert not on_host  # not the machine's /dev/shm
+    devices, namespaces, shm = result.stdout.splitlines()
+    assert devices == str(
+        ["fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"]
+    )
+    assert os.readlink("/proc/self/ns/uts") not in namespaces
+    assert os.readlink("/proc/self/ns/ipc") not in namespaces
+    assert shm == "shm: No space left on device"
+
+
+def _limits_or_skip() -> None:
+    if not ROOT and sandbox_mode() == "bare":
+        pytest.skip("no user namespace: RLIMIT_NPROC would count all of mseval's user's processes")
+    if sandbox_mode() != "bare" and shutil.which("prlimit") is None:
+        pytest.skip("no prlimit to set RLIMIT_NPROC inside the user namespace")
+
+
+FORKS = (
+    "import os, signal\n"
+    "kids = []\n"
+    "try:\n"
+    "    for _ in range({n}):\n"
+    "        pid = os.fork()\n"
+    "        if pid == 0:\n"
+    "            signal.pause()\n"
+    "        kids.append(pid)\n"
+    "except OSError as exc:\n"
+    "    print('refused', exc.strerror)\n"
+    "print('forked', len(kids))\n"
+    "{then}\n"
+    "for pid in kids:\n"
+    "    os.kill(pid, signal.SIGKILL)\n"
+)
+
+
+async def test_a_fork_bomb_is_stopped(tmp_path: Path) -> None:
+    _limits_or_skip()
+    code = FORKS.format(n=100, then="")
+    result = await _run(code, _workspace(tmp_path), ProcessSandbox(max_processes=16))
+    assert "refused Resource temporarily unavailable" in result.stdout, result.stdout
+    forked = int(result.stdout.split("forked ")[1].split()[0])
+    assert forked < 16
+
+
+async def test_each_run_has_a_process_cap_of_its_own(tmp_path: Path) -> None:
+    """RLIMIT_NPROC counts per user: counted on the machine, one run's forks (all runs are
+    nobody) would leave none for another's. It is counted in each run's user namespace."""
+    _confined_or_skip()
+    _limits_or_skip()
+    workspace = _workspace(tmp_path)
+    box = ProcessSandbox(max_processes=16)
+    hold = (
+        "import os, time; open('ready', 'w').close()\n"
+        "deadline = time.monotonic() + 15\n"
+        "while not os.path.exists('done') and time.monotonic() < deadline: time.sleep(0.02)"
+    )
+    holder = asyncio.create_task(box.run(FORKS.format(n=12, then=hold), workspace, 20.0))
+    try:
+        for _ in range(1000):
+            if (workspace / "ready").exists() or holder.done():
+                break
+            await asyncio.sleep(0.01)
+        other = await _run(FORKS.format(n=12, then=""), workspace, box)
+    finally:
+        (workspace / "done").touch()
+        held = await holder
+    assert "forked 12" in held.stdout, held.render()
+    assert "forked 12" in other.stdout and "refused" not in other.stdout, other.render()
+
+
+async def test_file_size_and_private_tmp_are_capped(tmp_path: Path) -> None:
+    code = (
+        "try:\n"
+        "    open('big.bin', 'wb').write(bytes(2 << 20))\n"
+        "except OSError as exc:\n"
+        "    print('file:', exc.strerror)\n"
+        "try:\n"
+        "    for i in range(3):\n"
+        "        open(f'/tmp/part{i}', 'wb').write(bytes(600 << 10))\n"
+        "except OSError as exc:\n"
+        "    print('tmp:', exc.strerror)\n"
+    )
+    result = await _run(code, _workspace(tmp_path), ProcessSandbox(file_bytes=1 << 20))
+    assert "file: File too large" in result.stdout, result.stdout
+    if sandbox_mode() == "confined":
+        assert "tmp: No space left on device" in result.stdout, result.stdout
+
+
+async def test_python_execute_says_and_keeps_its_timeout_limit(world: World) -> None:
+    """It offered up to 120 s, yet the harness cuts every MCP call at 60 s."""
+    async with serve("local", world, sandbox="process") as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert "at most 55" in (tools["python_execute"].description or "")
+    async with serve("local", world, sandbox="process", max_timeout_s=0.5) as client:
+        out = text(
+            await client.call_tool("python_execute", {"code": "import time; time.sleep(5)", "timeout_s": 100})
+        )
+    assert "timed out" in out, out
+
+
+async def test_python_execute_says_so_when_it_cannot_run_unless_as_root(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox, "sandbox_mode", lambda: None)
+    async with serve("local", world, sandbox="process") as client:
+        result = await client.call_tool("python_execute", {"code": "print(1)"})
+    assert result.is_error and f"as uid {SANDBOX_UID}" in text(result), text(result)
