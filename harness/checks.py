@@ -30,6 +30,15 @@ from sqlalchemy.engine import Engine
 Allowance = Callable[[dict[str, Any] | None, dict[str, Any] | None], bool | Iterable[str]]
 
 
+# `World.changes` allowances for a task that sends mail: the messages the user sends and their
+# attachments are new rows (who gets them is checked on its own, `World.mailed_others`), and
+# marking a message read is no damage.
+SENDING_MAIL: dict[str, Allowance] = {
+    "mail_message": lambda seeded, final: seeded is None or {"is_read"},
+    "mail_attachment": lambda seeded, final: seeded is None,
+}
+
+
 @dataclass(frozen=True)
 class Criterion:
     name: str
@@ -65,6 +74,12 @@ class World:
         return self.query(
             "SELECT * FROM mail_message WHERE sender = :me AND sent_at >= :now ORDER BY id", me=ME, now=NOW
         )
+
+    def mailed_others(self, expected: Iterable[str]) -> list[str]:
+        """Recipients (To or Cc) of the mail the user sent other than the `expected` ones."""
+        from mcp_servers.mail.schema import sent_mail
+
+        return sorted({a for m in sent_mail(self.engine) for a in m.to_list() + m.cc_list()} - set(expected))
 
     def sent_attachment(self, message_id: int, name: str) -> bytes | None:
         """Attachment `name` of sent message `message_id` as it was when sent (the mail server

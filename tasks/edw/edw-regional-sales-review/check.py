@@ -4,8 +4,7 @@ import json
 import re
 from typing import Any
 
-from harness.checks import Criterion, World
-from mcp_servers.mail.schema import sent_mail
+from harness.checks import SENDING_MAIL, Criterion, World
 
 REGIONS = ["NA-EAST", "NA-WEST", "EMEA-C", "EMEA-S"]
 SCOPE = """FROM warehouse_sales_orders o JOIN warehouse_sales_lines l ON l.order_id = o.id
@@ -170,17 +169,8 @@ def others_changed(world: World) -> list[str]:
     return world.changes(
         "warehouse",
         "mail",
-        allow={
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
-        },
+        allow=SENDING_MAIL,
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -209,5 +199,7 @@ def check(world: World) -> list[Criterion]:
             not (changed := others_changed(world)),
             f"unexpected changes: {changed[:5]}",
         ),
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}"),
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        ),
     ]

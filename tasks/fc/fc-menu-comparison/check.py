@@ -3,7 +3,7 @@ them, a Summary of price, kcal and allergens per guest, and went to the client b
 
 from sqlmodel import Session
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -59,17 +59,8 @@ def others_changed(world: World) -> list[str]:
     return world.changes(
         "kitchen",
         "mail",
-        allow={
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
-        },
+        allow=SENDING_MAIL,
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -142,6 +133,8 @@ def check(world: World) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        )
     )
     return out

@@ -5,7 +5,7 @@ import re
 
 from sqlmodel import Session, select
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -56,16 +56,9 @@ def others_changed(world: World) -> list[str]:
             "kitchen_catering_order": lambda seeded, final: (
                 seeded is None and final is not None and final["client"] == "Greenmarsh Primary School"
             ),
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
+            **SENDING_MAIL,
         },
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -118,5 +111,7 @@ def check(world: World) -> list[Criterion]:
             not (changed := others_changed(world)),
             f"unexpected changes: {changed[:5]}",
         ),
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}"),
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        ),
     ]

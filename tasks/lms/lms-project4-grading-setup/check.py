@@ -5,8 +5,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from harness.checks import Criterion, World
-from mcp_servers.mail.schema import sent_mail
+from harness.checks import SENDING_MAIL, Criterion, World
 
 COURSES = {"CS201": "09:00", "CS305": "11:00", "STAT200": "13:00", "ENG150": "15:00"}
 TITLE = "Project 4 Grading Queue"
@@ -129,16 +128,9 @@ def others_changed(world: World) -> list[str]:
             "calendar_attendee": lambda seeded, final: (
                 seeded is None and final is not None and final["email"] in {*MAILED, "me@company.example"}
             ),
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
+            **SENDING_MAIL,
         },
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -241,6 +233,8 @@ def check(world: World) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        )
     )
     return out

@@ -4,7 +4,7 @@ sold out."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 DAY = "2026-11-27"
@@ -89,17 +89,8 @@ def others_changed(world: World) -> list[str]:
     return world.changes(
         "railway",
         "mail",
-        allow={
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
-        },
+        allow=SENDING_MAIL,
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -154,6 +145,8 @@ def check(world: World) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        )
     )
     return out

@@ -3,7 +3,7 @@
 import re
 from datetime import datetime, timedelta
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.calendar.schema import HOLIDAYS, ME
 from mcp_servers.mail.schema import sent_mail
 
@@ -103,16 +103,9 @@ def others_changed(world: World) -> list[str]:
             "calendar_attendee": lambda seeded, final: (
                 seeded is None and final is not None and final["email"] in (KAI, ME)
             ),
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
+            **SENDING_MAIL,
         },
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -184,6 +177,8 @@ def check(world: World) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        )
     )
     return out

@@ -1,6 +1,6 @@
 """Autumn_Channels.xlsx and .pptx hold each channel's October figures; both files went to Victor Moreau."""
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 CHANNELS = {"@techunboxed": "techunboxed", "@codecraft": "codecraft", "@fitwithleo": "fitwithleo"}
@@ -52,17 +52,8 @@ def others_changed(world: World) -> list[str]:
     return world.changes(
         "video",
         "mail",
-        allow={
-            # mail sent by the user (its recipients are checked on their own); marking a message read is no damage
-            "mail_message": lambda seeded, final: seeded is None or {"is_read"},
-            "mail_attachment": lambda seeded, final: seeded is None,
-        },
+        allow=SENDING_MAIL,
     )
-
-
-def mailed_others(world: World) -> list[str]:
-    """Recipients (To or Cc) of the mail sent other than those the task names."""
-    return sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - MAILED)
 
 
 def check(world: World) -> list[Criterion]:
@@ -178,6 +169,8 @@ def check(world: World) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion.of("no one else mailed", not (leaks := mailed_others(world)), f"mail also went to {leaks}")
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        )
     )
     return out
