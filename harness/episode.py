@@ -214,7 +214,7 @@ class EpisodeRuntime:
 
         response = await self.retry.call(attempt, on_retry=on_retry, sleep=self.setup.sleep)
         usage = response.usage
-        cost = self._bill(agent, run, usage)
+        cost = self._bill(agent, run, usage, priced=response.usage_reported)
         message = response.message
         self.events.emit(
             "model_call", agent.run_id, step=agent.steps + 1, messages=len(agent.messages),
@@ -228,11 +228,14 @@ class EpisodeRuntime:
         )  # fmt: skip
         return response
 
-    def _bill(self, agent: AgentState, run: AgentRun | None, usage: Usage) -> float | None:
+    def _bill(
+        self, agent: AgentState, run: AgentRun | None, usage: Usage, priced: bool = True
+    ) -> float | None:
         """Add one answer's tokens to the agent's, the run's and the episode's; its cost (None
-        when the price table does not know the model)."""
+        when the price table does not know the model, or `priced` is False: the answer had no
+        token counts to price). One unknown cost makes the episode's unknown."""
         prices = self.setup.prices
-        cost = prices.call_cost(self.setup.model.name, usage) if prices else None
+        cost = prices.call_cost(self.setup.model.name, usage) if prices and priced else None
         agent.usage = agent.usage + usage
         self.usage = self.usage + usage
         if run is not None:

@@ -260,7 +260,13 @@ class AnthropicModel:
             warn_no_usage(self.name)
         if stop == "model_context_window_exceeded":
             raise ModelAPIError("context_overflow", f"{self.name}: the context window is full", usage=usage)
-        return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
+        return ModelResponse(
+            message=message,
+            usage=usage,
+            latency_s=latency,
+            stop_reason=stop,
+            usage_reported=bool(data.get("usage")),
+        )
 
     async def aclose(self) -> None:
         await self.client.close()

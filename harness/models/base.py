@@ -97,6 +97,9 @@ class ModelResponse(_Strict):
     usage: Usage
     latency_s: float = 0.0
     stop_reason: str | None = None  # as the provider said it
+    # False when the answer carried no token counts (some OpenAI-compatible servers): its usage
+    # is then zeros, and its cost unknown (null), never a price of zero tokens.
+    usage_reported: bool = True
 
     @property
     def truncated(self) -> bool:

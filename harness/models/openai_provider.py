@@ -285,7 +285,13 @@ class OpenAIModel:
         if not data.get("usage") and not self._said_no_usage:
             self._said_no_usage = True
             warn_no_usage(self.name)
-        return ModelResponse(message=message, usage=usage, latency_s=latency, stop_reason=stop)
+        return ModelResponse(
+            message=message,
+            usage=usage,
+            latency_s=latency,
+            stop_reason=stop,
+            usage_reported=bool(data.get("usage")),
+        )
 
     async def aclose(self) -> None:
         await self.client.close()

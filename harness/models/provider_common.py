@@ -284,10 +284,10 @@ def answer_object(result: Any, name: str) -> dict[str, Any]:
 
 def warn_no_usage(name: str) -> None:
     """Say (once per model and run: the caller keeps the flag) that a server's answers carry no
-    `usage`: their tokens count as 0, so the run's token and cost figures undercount."""
+    `usage`: their tokens count as 0 and their cost is unknown (null)."""
     log.warning(
-        "%s: the server's answer has no usage; its calls count 0 tokens and cost 0, "
-        "so this run's token and cost figures undercount (said once per model)",
+        "%s: the server's answer has no usage; its calls count 0 tokens and their cost is unknown "
+        "(null), so this run's token figures undercount (said once per model)",
         name,
     )
 

@@ -110,11 +110,25 @@ async def test_an_answer_without_usage_counts_zero_and_says_so_once(
             for _ in range(2):
                 response = await model.generate([UserMessage(content="go")], [], ModelSettings())
                 assert response.usage == Usage() and response.message.content == "ok"
+                assert not response.usage_reported
         finally:
             await model.aclose()
     (warning,) = [r for r in caplog.records if r.name == "harness.models"]
     assert warning.levelname == "WARNING" and route.model in warning.getMessage()
     assert "no usage" in warning.getMessage() and "count 0 tokens" in warning.getMessage()
+    assert "cost is unknown" in warning.getMessage()
+
+
+async def test_an_episode_whose_answers_have_no_usage_has_no_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its calls were priced as 0 tokens: a priced model's episode cost 0.0, as if free."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    route = ROUTES["openai-compatible"]  # priced in the test table
+    with FakeLLM(route.dialect, answer(Reply(text="done", body_fields={"usage": None}))) as fake:
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.status == "completed" and record.cost_usd is None
+    assert [e.data["cost_usd"] for e in events if e.kind == "model_call"] == [None]
 
 
 async def test_extras_merge_into_nested_request_fields_key_by_key() -> None:
