@@ -5,7 +5,9 @@ passes it: a command line is visible to every user of the machine, an environmen
 
 Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT at /mcp. When
 the server's tables are missing from the database, they are created and seeded first, so a
-server can be pointed at an empty SQLite file and used at once.
+server can be pointed at an empty SQLite file and used at once. Without a URL the database is
+world.sqlite beside the workspace (in its parent folder), never inside it, where the file tools
+it serves could rewrite the world.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--db",
         default=os.environ.get(DB_ENV),
-        help=f"SQLAlchemy URL of the world database (default: ${DB_ENV}, else world.sqlite in the workspace)",
+        help=f"SQLAlchemy URL of the world database (default: ${DB_ENV}, else world.sqlite beside the workspace)",
     )
     parser.add_argument("--workspace", required=True, type=Path, help="the folder file tools are confined to")
     parser.add_argument(
@@ -62,7 +64,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     except OSError as exc:
         parser.error(f"--workspace {workspace}: {exc.strerror or exc}")
     try:
-        engine = make_engine(args.db or f"sqlite:///{workspace.resolve() / 'world.sqlite'}")
+        engine = make_engine(args.db or default_db_url(workspace))
         own = {model.__tablename__ for model in spec.tables}  # type: ignore[attr-defined]
         if own and not args.no_seed and not own <= table_names(engine):
             with engine.begin() as conn:
@@ -75,6 +77,11 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         app.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         app.run()
+
+
+def default_db_url(workspace: Path) -> str:
+    """world.sqlite beside the workspace: outside it, out of reach of the file tools."""
+    return f"sqlite:///{workspace.resolve().parent / 'world.sqlite'}"
 
 
 # How often an orphan check looks whether the parent is still there.

@@ -24,6 +24,9 @@ from typing import Any
 # get(sheet or None for the formula's own sheet, row, col) -> the stored value (a formula is text)
 Getter = Callable[[str | None, int, int], Any]
 MAX_RANGE_CELLS = 100_000
+# The longest text a formula may make, as Google Sheets' cell limit: `=A1&A1` down 30 rows
+# would otherwise double a value into a 537 MB string. Longer is #VALUE!.
+MAX_TEXT_CHARS = 50_000
 MAX_ROWS, MAX_COLS = 1_048_576, 16_384  # a reference beyond these is #REF!, as in Excel
 
 _TOKEN = re.compile(
@@ -233,6 +236,13 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def _capped(text: str) -> str:
+    """`text`, or #VALUE! past MAX_TEXT_CHARS."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise FormulaError("#VALUE!")
+    return text
+
+
 def _truth(value: Any) -> bool:
     if isinstance(value, str):
         if value.upper() in ("TRUE", "FALSE"):
@@ -386,7 +396,7 @@ class _Eval:
 
     def binary(self, op: str, a: Any, b: Any) -> Any:
         if op == "&":
-            return _text(a) + _text(b)
+            return _capped(_text(a) + _text(b))
         if op in ("=", "<>", "<", "<=", ">", ">="):
             if isinstance(a, str) or isinstance(b, str):
                 x: Any = _text(a).lower()
@@ -462,7 +472,13 @@ class _Eval:
             truths = [_truth(v) for v, from_range in self.values(args) if not from_range or v is not None]
             return all(truths) if name == "AND" else any(truths)
         if name == "CONCATENATE" and n:
-            return "".join(_text(v) for v, _ in self.values(args))
+            parts, size = [], 0
+            for v, _ in self.values(args):
+                parts.append(_text(v))
+                size += len(parts[-1])
+                if size > MAX_TEXT_CHARS:
+                    raise FormulaError("#VALUE!")
+            return "".join(parts)
         one = {"ABS", "NOT", "LEN", "UPPER", "LOWER"}
         if name in one and n == 1:
             v = self.value(args[0])
@@ -472,7 +488,7 @@ class _Eval:
                 return not _truth(v)
             if name == "LEN":
                 return float(len(_text(v)))
-            return _text(v).upper() if name == "UPPER" else _text(v).lower()
+            return _capped(_text(v).upper() if name == "UPPER" else _text(v).lower())  # 'ß' -> 'SS'
         if name == "ROUND" and n in (1, 2):
             x = _number(self.value(args[0]))
             places = _number(self.value(args[1])) if n == 2 else 0.0

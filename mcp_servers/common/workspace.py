@@ -169,7 +169,13 @@ def locate(workspace: Path, path: str, *, follow: bool = True, make_parents: boo
                 hops += 1
                 if hops > MAX_LINKS:
                     raise loops(path)
-                target = PurePosixPath(os.readlink(part, dir_fd=here))
+                try:
+                    target = PurePosixPath(os.readlink(part, dir_fd=here))
+                except OSError as exc:
+                    if exc.errno not in (errno.EINVAL, errno.ENOENT):
+                        raise
+                    todo.appendleft(part)  # no longer a link: look again
+                    continue
                 if target.is_absolute():
                     if not target.is_relative_to(root):
                         raise escapes(path)

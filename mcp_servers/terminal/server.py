@@ -65,10 +65,19 @@ def build(ctx: ServerContext) -> MCPServer:
             found = locate(root, path, follow=follow)
         except (FileNotFoundError, NotADirectoryError):
             raise ToolError(f"{path}: no such file or directory") from None
+        except OSError as exc:  # e.g. a folder removed while walked
+            raise ToolError(f"{path}: {exc.strerror or exc}") from None
         with found:
             if must_exist and found.lstat() is None:
                 raise ToolError(f"{path}: no such file or directory")
             yield found
+
+    def status(found: Found, path: str) -> os.stat_result:
+        """The entry's own status; gone since it was found is a ToolError."""
+        st = found.lstat()
+        if st is None:
+            raise ToolError(f"{path}: no such file or directory")
+        return st
 
     def is_dir(found: Found) -> bool:
         """Whether the entry is a folder, following a link there only inside the workspace."""
@@ -86,8 +95,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """List a folder (like `ls`; all=true is -a: show dot-files; long=true is -l: mode, size,
         modified time). Folders end with '/'. A file path lists just that file."""
         with at(path) as target:
-            st = target.lstat()
-            assert st is not None
+            st = status(target, path)
             if not stat.S_ISDIR(st.st_mode):
                 return long_line(root, st, target.rel, path) if long else path
             with os_errors(path):
@@ -178,8 +186,7 @@ def build(ctx: ServerContext) -> MCPServer:
         )
         out: list[str] = []
         with at(path) as top:
-            st = top.lstat()
-            assert st is not None
+            st = status(top, path)
             prefix = stat.S_ISDIR(st.st_mode)
             if prefix and not recursive:
                 raise ToolError(f"{path}: is a directory; pass recursive=true to search inside it")
@@ -251,6 +258,8 @@ def build(ctx: ServerContext) -> MCPServer:
                 target = locate(root, path, make_parents=parents)
         except (FileNotFoundError, NotADirectoryError):
             raise ToolError(f"{path}: the parent folder does not exist; pass parents=true") from None
+        except OSError as exc:
+            raise ToolError(f"{path}: {exc.strerror or exc}") from None
         with target:
             st = target.lstat()
             if st is not None and not parents:
@@ -269,6 +278,8 @@ def build(ctx: ServerContext) -> MCPServer:
             target = locate(root, dst, follow=False)
         except (FileNotFoundError, NotADirectoryError):
             raise ToolError(f"{dst}: no such folder to put it in; mkdir it first") from None
+        except OSError as exc:
+            raise ToolError(f"{dst}: {exc.strerror or exc}") from None
         st = target.lstat()
         if st is not None and stat.S_ISDIR(st.st_mode):
             with target, os_errors(dst):
@@ -289,8 +300,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """Copy a file (or a folder with recursive=true, like `cp -r`) to dst; when dst is a
         folder the copy goes inside it. An existing file at dst is replaced."""
         with at(src) as source:
-            st = source.lstat()
-            assert st is not None
+            st = status(source, src)
             src_dir = stat.S_ISDIR(st.st_mode)
             if src_dir and not recursive:
                 raise ToolError(f"{src}: is a directory; pass recursive=true to copy it")

@@ -87,6 +87,20 @@ def test_a_long_column_of_running_totals_is_computed() -> None:
     assert book.shown("S", 3000, 1) == 3000
 
 
+@pytest.mark.parametrize("grow", ["=A{p}&A{p}", "=CONCATENATE(A{p}, A{p})", "=UPPER(A{p}&A{p})"])
+def test_text_doubled_down_a_column_stops_at_the_cell_limit(grow: str) -> None:
+    """Regression: `&` and CONCATENATE had no limit; doubling 'x' down 30 rows made a 537 MB
+    text. Text past 50,000 characters (Google Sheets' cell limit) is #VALUE!, and so is
+    everything built on it."""
+    cells: dict[tuple[str, int, int], Any] = {("S", 1, 1): "x"}
+    for row in range(2, 31):
+        cells[("S", row, 1)] = grow.format(p=row - 1)
+    book = book_of(cells)
+    assert str(book.shown("S", 16, 1)).lower() == "x" * 2**15  # 32,768 characters: still text
+    assert book.shown("S", 17, 1) == "#VALUE!"  # 65,536 would be past the limit
+    assert book.shown("S", 30, 1) == "#VALUE!"
+
+
 async def test_read_range_computes_formulas_unless_asked_for_them(world: World) -> None:
     async with serve("sheets", world) as client:
         made = as_data(

@@ -11,12 +11,13 @@ removed; the code before the fix escaped at k=1."""
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import io
 import os
 import shutil
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -129,5 +130,38 @@ async def test_a_folder_swapped_for_a_link_mid_call_never_leads_out(
             assert not escaped(ws, outside, text(result)), (
                 f"escaped with the swap before open {k}: {text(result)}"
             )
+            assert text(result) != f"Error executing tool {tool}", "a refusal must say why"
             refused += result.is_error and swapped[0]
     assert refused, "no swap ever landed between a check and a use"
+
+
+FIFO_CALLS = [
+    ("terminal", "cat", {"path": "p.txt"}),
+    ("terminal", "head", {"path": "p.txt"}),
+    ("terminal", "tail", {"path": "p.txt"}),
+    ("terminal", "wc", {"path": "p.txt"}),
+    ("terminal", "grep", {"pattern": "x", "path": "p.txt"}),
+    ("terminal", "cp", {"src": "p.txt", "dst": "copy.txt"}),
+    ("excel", "list_sheets", {"path": "p.xlsx"}),
+]
+
+
+@pytest.mark.parametrize(("server", "tool", "args"), FIFO_CALLS, ids=[f"{c[0]}.{c[1]}" for c in FIFO_CALLS])
+async def test_a_fifo_is_refused_without_waiting_for_a_writer(
+    world: World, server: str, tool: str, args: dict[str, Any]
+) -> None:
+    """Regression: `open()` of a FIFO the agent made (os.mkfifo) waited for a writer forever,
+    holding a worker thread that nothing can cancel and that kept the process from exiting."""
+    if world.base != "sqlite":
+        pytest.skip("file confinement does not depend on the database")
+    for name in ("p.txt", "p.xlsx"):
+        os.mkfifo(world.workspace / name)
+    try:
+        async with serve(server, world) as client:
+            # The bound only stops a regression from hanging the run; a refusal is immediate.
+            result = await asyncio.wait_for(client.call_tool(tool, args), 10)
+        assert result.is_error and "not a regular file" in text(result), text(result)
+    finally:
+        for name in ("p.txt", "p.xlsx"):  # release a reader the old code left waiting
+            with suppress(OSError):
+                os.close(os.open(world.workspace / name, os.O_WRONLY | os.O_NONBLOCK))
