@@ -53,6 +53,7 @@ from harness.models.provider_common import (
     merged,
     read_answer,
     request_extras,
+    request_timeout_s,
     split_options,
     status_error,
     unreadable,
@@ -238,8 +239,9 @@ class AnthropicModel:
         t0 = time.perf_counter()
         try:
             result = await self.client.messages.create(
-                model=model, max_tokens=max_tokens, messages=wire, extra_body=body
-            )
+                model=model, max_tokens=max_tokens, messages=wire, extra_body=body,
+                timeout=sdk.Timeout(request_timeout_s(max_tokens), connect=CONNECT_TIMEOUT_S),
+            )  # fmt: skip
         except sdk.APIStatusError as exc:
             raise status_error(
                 PROVIDER, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env

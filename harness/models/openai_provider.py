@@ -66,6 +66,7 @@ from harness.models.provider_common import (
     merged,
     read_answer,
     request_extras,
+    request_timeout_s,
     split_options,
     status_error,
     unreadable,
@@ -247,14 +248,15 @@ class OpenAIModel:
             timeout=openai.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
         )
 
-    async def _call(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def _call(self, body: dict[str, Any], max_output_tokens: int) -> dict[str, Any]:
         model = body.pop("model")
+        timeout = self._sdk.Timeout(request_timeout_s(max_output_tokens), connect=CONNECT_TIMEOUT_S)
         if self.api == "responses":
-            result: Any = await self.client.responses.create(model=model, extra_body=body)
+            result: Any = await self.client.responses.create(model=model, extra_body=body, timeout=timeout)
         else:
             messages = body.pop("messages")
             result = await self.client.chat.completions.create(
-                model=model, messages=messages, extra_body=body
+                model=model, messages=messages, extra_body=body, timeout=timeout
             )
         return answer_object(result, self.name)
 
@@ -265,7 +267,7 @@ class OpenAIModel:
         sdk = self._sdk
         t0 = time.perf_counter()
         try:
-            data = await self._call(body)
+            data = await self._call(body, settings.max_output_tokens)
         except sdk.APIStatusError as exc:
             raise status_error(
                 self.provider, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env

@@ -30,6 +30,17 @@ T = TypeVar("T")
 # own default is 10 minutes too). Connecting should be quick: a dead host fails fast.
 REQUEST_TIMEOUT_S = 600.0
 CONNECT_TIMEOUT_S = 10.0
+# The slowest generation a call is given time for: an answer of max_output_tokens at this rate
+# may take longer than REQUEST_TIMEOUT_S (64k tokens: 53 min), and a call cut off by the timeout
+# is retried from the start and billed again.
+SLOWEST_TOKENS_PER_S = 20.0
+
+
+def request_timeout_s(max_output_tokens: int) -> float:
+    """The whole-call timeout for an answer of up to `max_output_tokens`."""
+    return max(REQUEST_TIMEOUT_S, max_output_tokens / SLOWEST_TOKENS_PER_S)
+
+
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Phrases that servers use for a prompt beyond the model's context window (Anthropic,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +172,37 @@ async def test_anthropic_text_blocks_keep_their_separation_and_order() -> None:
         ("tool_use", None),
         ("text", "Then the reminder."),
     ]
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai", "openai-responses"])
+async def test_a_long_answer_is_given_time_to_finish(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call had 600 s: 64k output tokens at 20 tokens/s need 3,200 s, and a call cut off
+    by the timeout is retried from the start and billed again."""
+    from harness.models.provider_common import request_timeout_s
+
+    assert (request_timeout_s(8192), request_timeout_s(64_000)) == (600.0, 3200.0)
+    monkeypatch.setenv(KEY_ENV, KEY)
+    route = ROUTES[name]
+    settings = ModelSettings(max_output_tokens=64_000)
+    with FakeLLM(route.dialect, answer(Reply(text="ok"))) as fake:
+        model = make_model(fake, route, settings)
+        client: Any = model.client  # type: ignore[attr-defined]
+        api = (
+            client.messages
+            if name == "anthropic"
+            else client.responses
+            if "responses" in name
+            else client.chat.completions
+        )
+        create, seen = api.create, []
+
+        async def recording(*args: Any, **kwargs: Any) -> Any:
+            seen.append(kwargs["timeout"])
+            return await create(*args, **kwargs)
+
+        monkeypatch.setattr(api, "create", recording)
+        try:
+            await model.generate([UserMessage(content="go")], [], settings)
+        finally:
+            await model.aclose()
+    assert [(t.read, t.connect) for t in seen] == [(3200.0, 10.0)]
