@@ -12,7 +12,7 @@ from contracts.errors import InputError, Problem
 def build_plan(
     *, matrix: list[tuple[str, str]], tasks: str | Sequence[str], seeds: int, concurrency: int, store: str, resume: bool,
     base_url: str | None = None, api_key_env: str | None = None, transport: str = "inprocess", db: str = "sqlite",
-    budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | None = None,
+    budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | str | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
     prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
     executor: str = "local",
@@ -46,7 +46,18 @@ def build_plan(
     if executor not in ("local", "ray"):
         problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
-    problems += option_problems(base_url, temperature, max_output_tokens, reasoning_effort, api_key_env)
+    # `--temperature none`: send no temperature at all (None in the settings), as `temperature:
+    # null` in the config file does; a number is checked like the config file's
+    no_temperature = isinstance(temperature, str) and temperature.strip().lower() == "none"
+    given_temperature: float | None = None
+    if isinstance(temperature, str) and not no_temperature:
+        try:
+            given_temperature = float(temperature)
+        except ValueError:
+            problems.append(Problem("--temperature", None, f"{temperature!r}: give a number or none"))
+    elif isinstance(temperature, float | int):
+        given_temperature = float(temperature)
+    problems += option_problems(base_url, given_temperature, max_output_tokens, reasoning_effort, api_key_env)
     task_list = collect(selected_tasks, tasks)
     for task in task_list or ():  # a check.py that cannot be imported is found now, not per episode
         collect(task.load_check)
@@ -80,12 +91,14 @@ def build_plan(
         if profile_set is not None:
             collect(profile_set.variant, variant)
     for key, value in (
-        ("temperature", temperature),
+        ("temperature", given_temperature),
         ("max_output_tokens", max_output_tokens),
         ("reasoning_effort", reasoning_effort),
     ):
         if value is not None:
             settings_data[key] = value
+    if no_temperature:
+        settings_data["temperature"] = None
     if rpm or tpm:
         from harness.models.ratelimit import RateLimits
         from harness.models.registry import PROVIDERS

@@ -184,7 +184,13 @@ def register(app: typer.Typer) -> None:
             ),
         ] = [],  # noqa: B006
         config: Annotated[Path | None, typer.Option(help="model settings file (YAML)")] = None,
-        temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
+        temperature: Annotated[
+            str | None,
+            typer.Option(
+                help="sampling temperature (default 0), or `none` to send none (models that accept only "
+                "their own, such as Kimi K2.5)"
+            ),
+        ] = None,
         max_output_tokens: Annotated[int | None, typer.Option(help="max output tokens per call")] = None,
         reasoning_effort: Annotated[
             str | None, typer.Option(help="reasoning effort, where the provider has it")

@@ -172,6 +172,7 @@ def test_sim_model_names_are_checked_before_anything_runs(tmp_path: Path, model:
         ),
         (("--temperature", "3"), "--temperature: 3.0: input should be less than or equal to 2"),
         (("--temperature", "-1"), "--temperature: -1.0: input should be greater than or equal to 0"),
+        (("--temperature", "warm"), "--temperature: 'warm': give a number or none"),
         (("--max-output-tokens", "0"), "--max-output-tokens: 0: input should be greater than or equal to 1"),
     ],
 )

@@ -27,7 +27,7 @@ def test_mseval_run_against_a_compatible_server(tmp_path: Path) -> None:
         done = subprocess.run(
             [str(MSEVAL), "run", "--model", "openai-compatible:fake-qwen", "--base-url", fake.url,
              "--variant", "spec", "--tasks", TASK, "--store", store, "--runs-dir", str(tmp_path / "runs"),
-             "--prices", str(PRICES), "--concurrency", "1", "--seeds", "1"],
+             "--prices", str(PRICES), "--concurrency", "1", "--seeds", "1", "--temperature", "none"],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_LIMIT_S, check=False,
         )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -35,6 +35,8 @@ def test_mseval_run_against_a_compatible_server(tmp_path: Path) -> None:
     assert len(fake.requests) == 4
     assert {s.headers["authorization"] for s in fake.requests} == {"Bearer EMPTY"}
     assert {s.body["model"] for s in fake.requests} == {"fake-qwen"}
+    # `--temperature none` sends none (Kimi K2.5 refuses any but its own; 0 was always sent)
+    assert not [s for s in fake.requests if "temperature" in s.body]
     (record,) = read_episode_records(store)
     assert record.model == "openai-compatible:fake-qwen" and record.variant == "spec"
     assert record.termination == "claim_done" and len(record.waves[0].subagents) == 2
