@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import stat
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -21,7 +22,7 @@ from mcp_servers.common.paging import paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
 from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern
-from mcp_servers.common.workspace import relative, resolve
+from mcp_servers.common.workspace import locate, open_file
 from mcp_servers.mail.schema import (
     ME,
     ME_NAME,
@@ -136,15 +137,26 @@ def build(ctx: ServerContext) -> MCPServer:
         out = []
         total = 0
         for path in paths or []:
-            real = resolve(ctx.workspace, path, must_exist=True)
-            if not real.is_file():
-                raise ToolError(f"attachment {path!r} is a folder; attach files")
-            total += real.stat().st_size
+            # walked from the open workspace, never re-resolved by name (a folder swapped for a
+            # link to / between a check and the read would send a file from outside)
+            try:
+                with locate(ctx.workspace, path) as found:
+                    st = found.lstat()
+                    if st is None:
+                        raise FileNotFoundError(path)
+                    if stat.S_ISDIR(st.st_mode):
+                        raise ToolError(f"attachment {path!r} is a folder; attach files")
+                    with open_file(found, path) as handle:
+                        data = handle.read(MAX_ATTACHMENT_BYTES - total + 1)
+                    shown = found.rel.as_posix()
+            except (FileNotFoundError, NotADirectoryError):
+                raise ToolError(f"no such file or folder in the workspace: {path!r}") from None
+            total += len(data)
             if total > MAX_ATTACHMENT_BYTES:
                 raise ToolError(
                     f"attachments over {MAX_ATTACHMENT_BYTES // 2**20} MB in all; send fewer or smaller files"
                 )
-            out.append((relative(ctx.workspace, real), real.read_bytes()))
+            out.append((shown, data))
         return out
 
     @reader(app, READ)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from mcp_servers.mail.schema import ME, MailMessage, sent_attachment, sent_mail
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
@@ -175,3 +177,31 @@ async def test_search_text_is_literal_and_own_mail_can_go_back_to_sent(world: Wo
             moved = await client.call_tool("move_message", {"message_id": mine, "folder": folder})
             assert not moved.is_error, text(moved)
         assert as_data(await client.call_tool("read_message", {"message_id": mine}))["folder"] == "sent"
+
+
+async def test_an_attachment_folder_swapped_for_a_link_mid_call_never_leads_out(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attachment was checked by name, then read by name again: `real/` swapped for a link
+    to a folder outside in between mailed that folder's file (the same race as the terminal's,
+    tests/mcp_servers/test_workspace_races.py)."""
+    from tests.mcp_servers.test_workspace_races import MAX_OPENS, SECRET, _layout, swap_before_open
+
+    if world.base != "sqlite":
+        pytest.skip("file confinement does not depend on the database")
+    args = {
+        "to": ["kai.kaur@company.example"],
+        "subject": "S",
+        "body": "B",
+        "attachments": ["real/secret.txt"],
+    }
+    async with serve("mail", world) as client:
+        for k in range(1, MAX_OPENS + 1):
+            ws, _ = _layout(world)
+            with swap_before_open(monkeypatch, ws, k):
+                result = await client.call_tool("send_message", args)
+            assert result.is_error or "harmless" in str(
+                [sent_attachment(world.engine, m.id, "real/secret.txt") for m in sent_mail(world.engine)][-1:]
+            ), text(result)
+    leaked = [sent_attachment(world.engine, m.id, "real/secret.txt") for m in sent_mail(world.engine)]
+    assert leaked and not [a for a in leaked if a and SECRET.encode() in a]
