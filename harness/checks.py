@@ -14,6 +14,7 @@ changed" in one criterion instead of guarding each column it happens to think of
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -131,14 +132,52 @@ class World:
         return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
 
     def xlsx(self, relative: str) -> Any:
-        """The openpyxl workbook (values, not formulas' results), or None when missing/unreadable."""
+        """The openpyxl workbook, or None when missing/unreadable. Each formula cell holds what
+        the formula computes, by the engine the excel server reads with (what the agent saw):
+        a Total row written as `=SUM(B2:B10)` is its sum, not that text."""
         from openpyxl import load_workbook
 
         p = self.path(relative)
         try:
-            return load_workbook(p) if p.is_file() else None
+            book = load_workbook(p) if p.is_file() else None
         except Exception:
             return None
+        if book is not None:
+            _compute_workbook(book)
+        return book
+
+    def sheet_cells(self, sheet_id: int) -> dict[tuple[int, int], Any]:
+        """A cloud sheet's cells, {(row, column): value} (1-based), each formula replaced by what
+        it computes, as the sheets server's reads show it."""
+        from mcp_servers.common.formula import compute_grid
+
+        sheet = self.query("SELECT spreadsheet_id FROM sheets_sheet WHERE id = :id", id=sheet_id)
+        if not sheet:
+            return {}
+        tabs = {
+            t["title"]: t["id"]
+            for t in self.query(
+                "SELECT id, title FROM sheets_sheet WHERE spreadsheet_id = :book",
+                book=sheet[0]["spreadsheet_id"],
+            )
+        }
+
+        def load(title: str) -> dict[tuple[int, int], Any]:
+            rows = self.rows("sheets_cell", sheet_id=tabs[title])
+            return {(c["row_no"], c["col_no"]): json.loads(c["value"]) for c in rows}
+
+        title = next(t for t, i in tabs.items() if i == sheet_id)
+        cells = load(title)
+        if not cells:
+            return {}
+        top, left = min(r for r, _ in cells), min(c for _, c in cells)
+        bottom, right = max(r for r, _ in cells), max(c for _, c in cells)
+        grid = [[cells.get((r, c)) for c in range(left, right + 1)] for r in range(top, bottom + 1)]
+        compute_grid(grid, (title, top, left), tabs, load)
+        return {
+            (r, c): grid[r - top][c - left] for r in range(top, bottom + 1) for c in range(left, right + 1)
+            if (r, c) in cells
+        }  # fmt: skip
 
     def docx(self, relative: str) -> Any:
         import docx
@@ -157,6 +196,25 @@ class World:
             return Presentation(str(p)) if p.is_file() else None
         except Exception:
             return None
+
+
+def _compute_workbook(book: Any) -> None:
+    """Replace, in place, every formula of an openpyxl workbook with the value it computes."""
+    from mcp_servers.common.formula import compute_grid, is_formula
+
+    def cells(title: str) -> dict[tuple[int, int], Any]:
+        return {(c.row, c.column): c.value for row in book[title].iter_rows() for c in row}
+
+    for ws in book.worksheets:
+        if not any(is_formula(c.value) for row in ws.iter_rows() for c in row):
+            continue
+        top, left = ws.min_row, ws.min_column
+        grid = [[c.value for c in row] for row in ws.iter_rows(min_row=top, min_col=left)]
+        compute_grid(grid, (ws.title, top, left), book.sheetnames, cells)
+        for r, row in enumerate(ws.iter_rows(min_row=top, min_col=left)):
+            for c, cell in enumerate(row):
+                if is_formula(cell.value):
+                    cell.value = grid[r][c]
 
 
 def close_enough(a: Any, b: float, tol: float = 0.005) -> bool:

@@ -130,3 +130,14 @@ async def test_read_range_computes_formulas_unless_asked_for_them(world: World) 
             )
         )
         assert as_written["values"] == [["=SUM(B2:B3)"], ["=B4*Rates!A1"]]
+
+    # A task's check reads the sheet as the agent did: the formulas' values, not their text
+    # (a Total row written as =SUM(...) failed a check that compared it with the sum).
+    from harness.checks import World as CheckWorld
+
+    (spend,) = CheckWorld(world.engine, world.workspace).query(
+        "SELECT id FROM sheets_sheet WHERE title = 'Spend'"
+    )
+    cells = CheckWorld(world.engine, world.workspace).sheet_cells(spend["id"])
+    assert cells[(4, 1)] == "Total" and cells[(4, 2)] == 1650.5 and cells[(5, 2)] == pytest.approx(1980.6)
+    assert len(cells) == 10
