@@ -135,6 +135,42 @@ def calendar_criteria(world: World, papers: list[dict]) -> list[Criterion]:
     ]
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the notes page with its blocks and the reading-group event with its invitees."""
+    pages = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM wiki_page WHERE lower(trim(title)) = 'delegation survey: reading notes'"
+        )
+    }
+    events = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM calendar_event WHERE lower(trim(title)) = 'delegation survey reading group'"
+        )
+    }
+    return world.changes(
+        "scholar",
+        "wiki",
+        "calendar",
+        allow={
+            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in pages,
+            "wiki_block": lambda seeded, final: (
+                seeded is None and final is not None and final["page_id"] in pages
+            ),
+            "calendar_event": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in events
+            ),
+            "calendar_attendee": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["event_id"] in events
+                and final["email"].lower() in {*GUESTS, "me@company.example"}
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     papers = world.query(
         """SELECT p.id, p.title FROM scholar_reading_list_item i JOIN scholar_reading_list l ON l.id = i.list_id
@@ -146,4 +182,11 @@ def check(world: World) -> list[Criterion]:
         workbook_criteria(world, papers, known)
         + wiki_criteria(world, papers, known)
         + calendar_criteria(world, papers)
+        + [
+            Criterion.of(
+                "nothing else changed",
+                not (changed := others_changed(world)),
+                f"unexpected changes: {changed[:5]}",
+            )
+        ]
     )

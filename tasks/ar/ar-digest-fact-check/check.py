@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 PAPERS = ["DelegateBench", "SwarmScore", "ToolWeaver", "QuantLens", "Patchwise"]
@@ -97,6 +97,40 @@ def verdict(dr: float, dg: float, pp: float) -> str:
     return "ok" if dr == pp else "draft error"
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the 'Digest fact check' spreadsheet and its share with Victor, besides the mail."""
+    book = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = 'digest fact check'"
+        )
+    }
+    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
+    return world.changes(
+        "scholar",
+        "sheets",
+        "mail",
+        allow={
+            "sheets_spreadsheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in book
+            ),
+            "sheets_sheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in tabs
+            ),
+            "sheets_cell": lambda seeded, final: (
+                seeded is None and final is not None and final["sheet_id"] in tabs
+            ),
+            "sheets_permission": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["spreadsheet_id"] in book
+                and final["email"] in {EDITOR, "me@company.example"}
+            ),
+            **SENDING_MAIL,
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     book, rows = claims_sheet(world)
     if book is None:
@@ -142,6 +176,18 @@ def check(world: World) -> list[Criterion]:
             "mail names the wrong figures",
             bool(mails) and not unnamed,
             f"a mail to Victor should name, each in one line or sentence, {unnamed}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others({EDITOR})), f"mail also went to {leaks}"
         )
     )
     return out

@@ -2,11 +2,27 @@
 with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's
 but those already on the list)."""
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.mail.schema import sent_mail
 
 LIST = "Delegation survey"
 SEEDED_ON = "2026-11-02"  # the seed adds the list's original papers on this day
+MAILED = {"emeka.kaur@company.example"}  # the only recipients the task has
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes other than papers added to 'Delegation survey' (which ones is checked on its own), besides the mail."""
+    listed = {r["id"] for r in world.rows("scholar_reading_list", name=LIST)}
+    return world.changes(
+        "scholar",
+        "mail",
+        allow={
+            "scholar_reading_list_item": lambda seeded, final: (
+                seeded is None and final is not None and final["list_id"] in listed
+            ),
+            **SENDING_MAIL,
+        },
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -52,4 +68,12 @@ def check(world: World) -> list[Criterion]:
             "no mail to Emeka naming both titles",
         ),
         Criterion.of("no other title in the mail", not claimed, f"the mail also names {claimed}"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
+        ),
     ]

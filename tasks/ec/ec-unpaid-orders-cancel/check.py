@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -32,6 +32,28 @@ def notice_ok(subject: str, body: str, order_number: str) -> bool:
     )
 
 
+def others_changed(world: World, targets: set[int]) -> list[str]:
+    """Changes other than cancelling the `targets` (their status, the cancellation event, their items
+    back in stock), besides the mail."""
+    products = {r["product_id"] for r in world.rows("shop_order_lines") if r["order_id"] in targets}
+    return world.changes(
+        "shop",
+        "mail",
+        allow={
+            "shop_orders": lambda seeded, final: (
+                {"status", "refunded_amount"} if seeded is not None and seeded["id"] in targets else False
+            ),
+            "shop_order_events": lambda seeded, final: (
+                seeded is None and final is not None and final["order_id"] in targets
+            ),
+            "shop_stock": lambda seeded, final: (
+                {"on_hand"} if seeded is not None and seeded["product_id"] in products else False
+            ),
+            **SENDING_MAIL,
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     # an episode's writes are stamped exactly NOW (some seeded events lie after it, so compare by equality)
     orders = world.query(
@@ -58,7 +80,6 @@ def check(world: World) -> list[Criterion]:
     }
     missed = [o["order_number"] for o in targets if o["status"] != "cancelled" or o["id"] not in done]
     wanted = {o["id"] for o in targets}
-    extra = sorted({e["order_number"] for e in changed if e["order_id"] not in wanted})
     out = [
         Criterion.of("targets exist", bool(targets), "no unpaid order before November was found"),
         Criterion.of(
@@ -66,7 +87,11 @@ def check(world: World) -> list[Criterion]:
             not missed,
             f"not cancelled with reason 'payment not received': {missed}",
         ),
-        Criterion.of("nothing else changed", not extra, f"other orders were changed: {extra}"),
+        Criterion.of(
+            "nothing else changed",
+            not (unexpected := others_changed(world, wanted)),
+            f"unexpected changes: {unexpected[:5]}",
+        ),
     ]
     unmailed, not_one, wrong = [], [], []
     for o in targets:
@@ -87,11 +112,10 @@ def check(world: World) -> list[Criterion]:
             " cancelled because the payment did not arrive (and not that it ships)",
         ),
     ]
-    customers = {r["email"].lower() for r in world.query("SELECT email FROM shop_customers")}
     told = {o["email"].lower() for o in targets}
-    others = sorted(
-        {a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list() if a.lower() in customers}
-        - told
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(told)), f"mail also went to {leaks}"
+        )
     )
-    out.append(Criterion.of("no other customer mailed", not others, f"other customers were mailed: {others}"))
     return out

@@ -2,7 +2,7 @@
 
 import json
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
 CATEGORIES = ["Outdoor", "Fitness", "Home"]
@@ -67,6 +67,40 @@ def sheet_rows_ok(rows: list[list[object]], expected: list[dict]) -> tuple[bool,
                 f" rating {p['rating']}",
             )
     return True, ""
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes other than the stock-check spreadsheet and its share with Yusuf, besides the mail."""
+    book = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
+        )
+    }
+    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
+    return world.changes(
+        "shop",
+        "sheets",
+        "mail",
+        allow={
+            "sheets_spreadsheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in book
+            ),
+            "sheets_sheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in tabs
+            ),
+            "sheets_cell": lambda seeded, final: (
+                seeded is None and final is not None and final["sheet_id"] in tabs
+            ),
+            "sheets_permission": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["spreadsheet_id"] in book
+                and final["email"] in {YUSUF, "me@company.example"}
+            ),
+            **SENDING_MAIL,
+        },
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -159,6 +193,18 @@ def check(world: World) -> list[Criterion]:
             "deck mailed",
             bool(mails),
             f"no mail to {YUSUF} with the subject {TITLE!r} and Winter_Stock.pptx (as it is now) attached",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others({YUSUF})), f"mail also went to {leaks}"
         )
     )
     return out

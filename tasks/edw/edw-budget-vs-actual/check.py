@@ -4,7 +4,7 @@ import json
 import re
 from typing import Any
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 
 DEPTS = ["ENG", "SALES", "MKT", "OPS"]
 TITLE = "FY2026 Q1-Q3 Budget vs Actual"
@@ -170,6 +170,37 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
     ]
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the budget spreadsheet and its shares (with whom is checked on its own), besides
+    the mail. The warehouse is read-only."""
+    book = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
+        )
+    }
+    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
+    return world.changes(
+        "sheets",
+        "mail",
+        allow={
+            "sheets_spreadsheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in book
+            ),
+            "sheets_sheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in tabs
+            ),
+            "sheets_cell": lambda seeded, final: (
+                seeded is None and final is not None and final["sheet_id"] in tabs
+            ),
+            "sheets_permission": lambda seeded, final: (
+                seeded is None and final is not None and final["spreadsheet_id"] in book
+            ),
+            **SENDING_MAIL,
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     data = {code: accounts(world, code) for code in DEPTS}
     cfo = world.rows("mail_contact", title="CFO")[0]["email"].lower()
@@ -190,5 +221,13 @@ def check(world: World) -> list[Criterion]:
             "mail to the CFO",
             bool(mailed),
             f"no mail to {cfo} titled 'FY2026 Q1-Q3 budget vs actual' with the memo (as it is now) and the spreadsheet's title",
+        ),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others({cfo})), f"mail also went to {leaks}"
         ),
     ]

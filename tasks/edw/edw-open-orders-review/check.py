@@ -4,7 +4,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 
 ME = "me@company.example"
 MINUTES = 45
@@ -48,6 +48,28 @@ def listed(order: dict[str, Any], lines: list[str]) -> bool:
             if any(abs(n - float(order["amount"])) <= 0.5 + 1e-9 for n in numbers):
                 return True
     return False
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes other than the review meeting and its invitees (who is checked on its own), besides mail (to
+    the invitees only: the task sends none, but telling them is no damage). The warehouse is read-only."""
+    events = {
+        r["id"]
+        for r in world.query("SELECT id FROM calendar_event WHERE lower(trim(title)) = 'open orders review'")
+    }
+    return world.changes(
+        "calendar",
+        "mail",
+        allow={
+            "calendar_event": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in events
+            ),
+            "calendar_attendee": lambda seeded, final: (
+                seeded is None and final is not None and final["event_id"] in events
+            ),
+            **SENDING_MAIL,
+        },
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -95,6 +117,18 @@ def check(world: World) -> list[Criterion]:
             "large open orders listed",
             not missing and not extra,
             f"missing or without customer and amount: {missing}; should not be listed: {extra}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(guests)), f"mail also went to {leaks}"
         )
     )
     return out

@@ -18,6 +18,38 @@ def whole(cell: object) -> int | None:
     return int(x) if x == int(x) else None
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the schedule spreadsheet and its share with the head chef."""
+    book = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = 'kitchen schedule 23 nov - 6 dec'"
+        )
+    }
+    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
+    return world.changes(
+        "kitchen",
+        "sheets",
+        allow={
+            "sheets_spreadsheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in book
+            ),
+            "sheets_sheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in tabs
+            ),
+            "sheets_cell": lambda seeded, final: (
+                seeded is None and final is not None and final["sheet_id"] in tabs
+            ),
+            "sheets_permission": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["spreadsheet_id"] in book
+                and final["email"] in {CHEF, "me@company.example"}
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     found = world.query(
         """SELECT b.id AS book, s.id AS sheet FROM sheets_spreadsheet b JOIN sheets_sheet s ON s.spreadsheet_id = b.id
@@ -67,4 +99,9 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("order details", not wrong, f"wrong details for {wrong}"),
         Criterion.of("chef can edit", [r["role"] for r in shared] == ["writer"], f"chef's access: {shared}"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]

@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 
 COURSES = ["MATH120", "MATH210", "STAT200", "ECON101"]
 OFFICE = "academic.office@univ.example"
@@ -209,6 +209,27 @@ def check_mail(world: World) -> Criterion:
     )
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes to the world's records: the task only reads them (and sends mail)."""
+    return world.changes(
+        "lms",
+        "mail",
+        allow=SENDING_MAIL,
+    )
+
+
 def check(world: World) -> list[Criterion]:
     facts = {code: course_facts(world, code) for code in COURSES}
-    return [*check_deck(world, facts), *check_workbook(world, facts), check_mail(world)]
+    return [
+        *check_deck(world, facts),
+        *check_workbook(world, facts),
+        check_mail(world),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others({OFFICE})), f"mail also went to {leaks}"
+        ),
+    ]

@@ -7,7 +7,7 @@ from datetime import date
 
 from sqlmodel import Session
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway.network import Leg, connections, to_hhmm
@@ -60,6 +60,46 @@ def _booked(world: World, email: str, origin: str, dest: str) -> list[list[str]]
     for r in rows:
         by_booking.setdefault(r["id"], []).append(r["number"])
     return list(by_booking.values())
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes other than the travellers' registrations, their bookings with tickets and seats, and their
+    journey events with them invited, besides the mail."""
+    theirs = {r["id"] for r in world.rows("railway_passenger") if r["email"] in HOMES}
+    booked = {r["id"] for r in world.rows("railway_booking") if r["passenger_id"] in theirs}
+    events = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM calendar_event WHERE lower(trim(title)) LIKE 'train to thornbury workshop%'"
+        )
+    }
+    return world.changes(
+        "railway",
+        "calendar",
+        "mail",
+        allow={
+            "railway_passenger": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in theirs
+            ),
+            "railway_booking": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in booked
+            ),
+            "railway_ticket": lambda seeded, final: (
+                seeded is None and final is not None and final["booking_id"] in booked
+            ),
+            "railway_seat_inventory": lambda seeded, final: {"available"},
+            "calendar_event": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in events
+            ),
+            "calendar_attendee": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["event_id"] in events
+                and final["email"].lower() in {*HOMES, "me@company.example"}
+            ),
+            **SENDING_MAIL,
+        },
+    )
 
 
 def check(world: World) -> list[Criterion]:
@@ -127,4 +167,16 @@ def check(world: World) -> list[Criterion]:
                 f"no mail 'Your trains for the Thornbury workshop' to {email} naming the trains {trains} and their departures {times}",
             )
         )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(HOMES)), f"mail also went to {leaks}"
+        )
+    )
     return out

@@ -3,16 +3,14 @@ were added (and no others)."""
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.market.schema import NOW
 
 THRESHOLD = 3.0
-# the seeded watchlists (mcp_servers/market/seed.py): a removal leaves no trace in the final state
-SEEDED = {
-    "Core holdings": {"NOVA", "SEMI", "RTLX", "HRBR", "STRM"},
-    "Dividend ideas": {"TELX", "PETX", "REIT"},
-}
+# the seeded ideas (mcp_servers/market/seed.py): a removal leaves no trace in the final state
+SEEDED = {"TELX", "PETX", "REIT"}
+MAILED = {"kai.kaur@company.example"}  # the only recipient the task has
 
 
 def yields_named(body: str, symbols: set[str]) -> dict[str, float | None]:
@@ -61,6 +59,22 @@ def claimed_added(body: str, symbols: set[str]) -> set[str]:
     return out
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than symbols added to 'Dividend ideas' (which ones is checked on its own), besides
+    the mail."""
+    ideas = {r["id"] for r in world.rows("market_watchlists", name="Dividend ideas")}
+    return world.changes(
+        "market",
+        "mail",
+        allow={
+            "market_watchlist_items": lambda seeded, final: (
+                seeded is None and final is not None and final["watchlist_id"] in ideas
+            ),
+            **SENDING_MAIL,
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     items = world.query(
         """SELECT t.symbol, t.dividend_yield_pct, i.note, i.added_at FROM market_watchlist_items i
@@ -80,18 +94,6 @@ def check(world: World) -> list[Criterion]:
         )
         or "yield" not in i["note"].lower()
     ]
-    lists = {
-        w["name"]: {
-            r["symbol"]
-            for r in world.query(
-                """SELECT t.symbol FROM market_watchlist_items i JOIN market_tickers t ON t.id = i.ticker_id
-                   WHERE i.watchlist_id = :w""",
-                w=w["id"],
-            )
-        }
-        for w in world.query("SELECT id, name FROM market_watchlists")
-    }
-    others = {n: m for n, m in lists.items() if n != "Dividend ideas"}
     out = [
         Criterion.of("all high yielders held", high <= held, f"missing: {sorted(high - held)}"),
         Criterion.of(
@@ -103,13 +105,13 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("notes", not wrong_notes, f"added without a 'yield X%' note: {wrong_notes}"),
         Criterion.of(
             "nothing removed",
-            held >= SEEDED["Dividend ideas"],
-            f"removed from 'Dividend ideas': {sorted(SEEDED['Dividend ideas'] - held)}",
+            held >= SEEDED,
+            f"removed from 'Dividend ideas': {sorted(SEEDED - held)}",
         ),
         Criterion.of(
-            "other watchlists unchanged",
-            others == {n: m for n, m in SEEDED.items() if n != "Dividend ideas"},
-            f"the other watchlists are {others}",
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
         ),
     ]
     yields = {
@@ -132,6 +134,11 @@ def check(world: World) -> list[Criterion]:
             bool(told),
             f"no mail to Kai giving each added symbol with its yield ({ {s: yields[s] for s in sorted(wanted)} })"
             " and no other symbol as added",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
         )
     )
     return out

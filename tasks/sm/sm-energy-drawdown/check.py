@@ -62,6 +62,29 @@ def per_symbol(text: str) -> dict[str, list[float]]:
     return out
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the review event and its invitees."""
+    events = {
+        r["id"]
+        for r in world.query("SELECT id FROM calendar_event WHERE lower(trim(title)) = 'energy risk review'")
+    }
+    return world.changes(
+        "market",
+        "calendar",
+        allow={
+            "calendar_event": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in events
+            ),
+            "calendar_attendee": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["event_id"] in events
+                and final["email"].lower() in {*GUESTS, "me@company.example"}
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     want = {s: figures(world, s) for s in SYMBOLS}
     out: list[Criterion] = []
@@ -110,4 +133,11 @@ def check(world: World) -> list[Criterion]:
                 f"the description lacks the max drawdown (after the symbol) of {missing}",
             )
         )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
     return out

@@ -9,6 +9,38 @@ TITLE = "Devlog 5 Launch Tracker"
 METRICS = ("views", "watch_time_minutes", "likes", "subscribers_gained")
 
 
+def others_changed(world: World) -> list[str]:
+    """Changes other than the tracker spreadsheet and its share with Chen."""
+    book = {
+        r["id"]
+        for r in world.query(
+            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
+        )
+    }
+    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
+    return world.changes(
+        "video",
+        "sheets",
+        allow={
+            "sheets_spreadsheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in book
+            ),
+            "sheets_sheet": lambda seeded, final: (
+                seeded is None and final is not None and final["id"] in tabs
+            ),
+            "sheets_cell": lambda seeded, final: (
+                seeded is None and final is not None and final["sheet_id"] in tabs
+            ),
+            "sheets_permission": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["spreadsheet_id"] in book
+                and final["email"] in {"chen.jensen@company.example", "me@company.example"}
+            ),
+        },
+    )
+
+
 def check(world: World) -> list[Criterion]:
     days = world.query(
         """SELECT s.date, s.views, s.watch_time_minutes, s.likes, s.subscribers_gained
@@ -60,4 +92,9 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("total row", total_ok, f"the last row is {total}; expected 'Total' and the sums {sums}"),
         Criterion.of("shared", [r["role"] for r in shared] == ["commenter"], f"Chen's access: {shared}"),
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        ),
     ]

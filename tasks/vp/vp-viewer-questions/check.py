@@ -4,7 +4,7 @@ count."""
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.video.catalog import QUESTIONS
 
@@ -12,6 +12,7 @@ TODAY = "2026-11-20"
 PAGE = "Cook with Mara Q&A backlog"
 REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
 WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+MAILED = {"victor.moreau@company.example"}  # the only recipients the task has
 
 
 def open_questions(world: World) -> dict[int, dict]:
@@ -51,6 +52,28 @@ def _bullet_ok(text: str, cid: int, c: dict) -> bool:
         and parts[0] == str(cid)
         and parts[1].lstrip("@") == c["author_handle"].lstrip("@")
         and parts[2].strip("\"'“”") == c["body"]
+    )
+
+
+def others_changed(world: World) -> list[str]:
+    """Changes other than the channel's replies (to which comments is checked on its own) with the comment
+    counts they raise, and the backlog page with its blocks, besides the mail."""
+    pages = {
+        r["id"] for r in world.query("SELECT id FROM wiki_page WHERE lower(trim(title)) = lower(:t)", t=PAGE)
+    }
+    return world.changes(
+        "video",
+        "wiki",
+        "mail",
+        allow={
+            "video_comments": lambda seeded, final: seeded is None,
+            "video_videos": lambda seeded, final: {"comment_count"},
+            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in pages,
+            "wiki_block": lambda seeded, final: (
+                seeded is None and final is not None and final["page_id"] in pages
+            ),
+            **SENDING_MAIL,
+        },
     )
 
 
@@ -119,6 +142,18 @@ def check(world: World) -> list[Criterion]:
             "mail",
             any(states_count(m.body, len(expected), "questions?") for m in mails),
             f"no '{PAGE}' mail to Victor saying {len(expected)} questions ({len(mails)} found)",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "nothing else changed",
+            not (changed := others_changed(world)),
+            f"unexpected changes: {changed[:5]}",
+        )
+    )
+    out.append(
+        Criterion.of(
+            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
         )
     )
     return out

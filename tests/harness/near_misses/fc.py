@@ -283,3 +283,12 @@ MISSES += [
         extra=(("mcp__kitchen__update_catering_order", {"reference": "CO-1073", "status": "cancelled"}),),
     ),
 ]
+
+MISSES += [
+    # collateral damage: what the task does not ask for is left as it was (the last fifteen guarded tasks)
+    NearMiss(
+        "fc-fortnight-schedule",
+        "also changes the guests of a later order",
+        extra=(("mcp__kitchen__update_catering_order", {"reference": "CO-1076", "guests": 45}),),
+    ),
+]
