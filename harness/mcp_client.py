@@ -26,9 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import socket
 import sys
-from collections.abc import Coroutine, Generator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -116,6 +117,21 @@ def _child_env() -> dict[str, str]:
     return env
 
 
+@contextlib.asynccontextmanager
+async def _with_token(url: str, token: str) -> AsyncIterator[Any]:
+    """The streamable-HTTP transport to `url`, every request carrying the bearer token."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults for MCP over HTTP
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -150,10 +166,10 @@ class _Connection:
         # environment, not on the command line, which every user of the machine can read.
         return ["-m", f"mcp_servers.{self.name}", "--workspace", str(self.world.workspace), "--no-seed"]
 
-    def _env(self) -> dict[str, str]:
-        from mcp_servers.common.bootstrap import DB_ENV
+    def _env(self, token: str | None = None) -> dict[str, str]:
+        from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV
 
-        return {**_child_env(), DB_ENV: self.world.db_url}
+        return {**_child_env(), DB_ENV: self.world.db_url, **({TOKEN_ENV: token} if token else {})}
 
     async def _target(self) -> Any:
         if self.transport == "inprocess":
@@ -166,14 +182,15 @@ class _Connection:
             return without_tracing(registry.spec(self.name).build(ctx))
         if self.transport == "stdio":
             return StdioServerParameters(command=sys.executable, args=self._server_args(), env=self._env())
-        port = _free_port()
+        # A fresh token per child: another local user or process cannot drive this episode's server.
+        port, token = _free_port(), secrets.token_urlsafe(32)
         self._process = await asyncio.create_subprocess_exec(
             sys.executable, *self._server_args(), "--http", str(port), "--exit-with-parent", str(os.getpid()),
-            env=self._env(), stdin=asyncio.subprocess.DEVNULL,
+            env=self._env(token), stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
         )  # fmt: skip
         await _wait_for_port(port, self._process)
-        return f"http://127.0.0.1:{port}/mcp"
+        return _with_token(f"http://127.0.0.1:{port}/mcp", token)
 
     async def _own(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         try:

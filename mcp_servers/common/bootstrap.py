@@ -3,7 +3,10 @@
 The URL may come from the environment instead (`MSEVAL_SERVER_DB`), which is how the harness
 passes it: a command line is visible to every user of the machine, an environment is not.
 
-Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT at /mcp. When
+Over stdio by default; `--http PORT` serves streamable HTTP on 127.0.0.1:PORT at /mcp; with a
+token in `MSEVAL_SERVER_TOKEN` (the harness sets a fresh one for each HTTP child) every request
+must carry `Authorization: Bearer <token>`, so no other local user or process can drive the
+server (without one, any local client can, as with any loopback service). When
 the server's tables are missing from the database, they are created and seeded first, so a
 server can be pointed at an empty SQLite file and used at once. Without a URL the database is
 world.sqlite beside the workspace (in its parent folder), never inside it, where the file tools
@@ -13,11 +16,13 @@ it serves could rewrite the world.
 from __future__ import annotations
 
 import argparse
+import hmac
 import logging
 import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -27,6 +32,7 @@ from mcp_servers.common.spec import ServerContext
 from mcp_servers.common.worldstate import seed_into
 
 DB_ENV = "MSEVAL_SERVER_DB"
+TOKEN_ENV = "MSEVAL_SERVER_TOKEN"
 
 
 def serve_main(name: str, argv: list[str] | None = None) -> None:
@@ -73,10 +79,36 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         parser.error(f"--db: {reason[0] if reason else type(exc).__name__}")
     app = spec.build(ServerContext(engine=engine, workspace=workspace))
-    if args.http is not None:
+    token = os.environ.pop(TOKEN_ENV, None)  # not left where the server's own code could read it
+    if args.http is not None and token:
+        _serve_http_with_token(app, args.http, token)
+    elif args.http is not None:
         app.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         app.run()
+
+
+def _serve_http_with_token(app: Any, port: int, token: str) -> None:
+    """Streamable HTTP on 127.0.0.1:port that answers 401 to any request without the bearer token."""
+    import anyio
+    import uvicorn
+
+    inner = app.streamable_http_app(host="127.0.0.1")
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not hmac.compare_digest(
+            dict(scope["headers"]).get(b"authorization", b""), expected
+        ):
+            await send(
+                {"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]}
+            )
+            await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
+            return
+        await inner(scope, receive, send)
+
+    config = uvicorn.Config(guarded, host="127.0.0.1", port=port, log_level="warning")
+    anyio.run(uvicorn.Server(config).serve)
 
 
 def default_db_url(workspace: Path) -> str:

@@ -22,3 +22,37 @@ def test_the_default_database_is_beside_the_workspace_not_in_it(tmp_path: Path) 
     )  # fmt: skip
     assert workspace.is_dir() and not (workspace / "world.sqlite").exists()
     assert (tmp_path / "serve" / "world.sqlite").is_file()
+
+
+async def test_an_http_server_with_a_token_refuses_requests_without_it(tmp_path: Path) -> None:
+    """Regression: an episode's HTTP server (`--server-transport http`) answered any local
+    process, which could then run python_execute or change the episode's world."""
+    import asyncio
+
+    import httpx2
+    from mcp import Client
+
+    from harness.mcp_client import _free_port, _wait_for_port, _with_token
+    from mcp_servers.common.bootstrap import TOKEN_ENV
+
+    port = _free_port()
+    env = {**os.environ, TOKEN_ENV: "s3cret-token"}
+    env.pop(DB_ENV, None)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mcp_servers.local", "--workspace", str(tmp_path / "ws"), "--http", str(port),
+        env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_port(port, child)
+        url = f"http://127.0.0.1:{port}/mcp"
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        async with httpx2.AsyncClient() as http:
+            for headers in ({}, {"Authorization": "Bearer wrong"}):
+                answer = await http.post(url, json=init, headers={"Accept": "application/json", **headers})
+                assert answer.status_code == 401, headers
+        async with Client(_with_token(url, "s3cret-token")) as client:
+            assert "todo_read" in {t.name for t in (await client.list_tools()).tools}
+    finally:
+        child.kill()
+        await child.wait()
