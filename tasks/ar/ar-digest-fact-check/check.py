@@ -2,7 +2,6 @@
 the paper's values and the right verdict; it is shared with Victor, whose mail names each wrong
 figure with the paper's value."""
 
-import json
 import re
 from pathlib import Path
 
@@ -57,8 +56,8 @@ def claims_sheet(world: World) -> tuple[int | None, list[list[object]]]:
     if not found:
         return None, []
     grid: dict[int, dict[int, object]] = {}
-    for c in world.rows("sheets_cell", sheet_id=found[0]["sheet"]):
-        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    for (r, k), value in world.sheet_cells(found[0]["sheet"]).items():
+        grid.setdefault(r, {})[k] = value
     return found[0]["book"], [[grid[r].get(k) for k in range(1, 7)] for r in sorted(grid)]
 
 

@@ -1,7 +1,5 @@
 """Winter stock check: a shared cloud spreadsheet per category, a deck of low-cover products, a mail."""
 
-import json
-
 from harness.checks import SENDING_MAIL, Criterion, World, close_enough
 from mcp_servers.mail.schema import sent_mail
 
@@ -24,19 +22,17 @@ def catalogue(world: World, category: str) -> list[dict]:
 
 
 def grid(world: World, spreadsheet_id: int, sheet: str) -> list[list[object]]:
-    cells = world.query(
-        """SELECT c.row_no, c.col_no, c.value FROM sheets_cell c JOIN sheets_sheet t ON t.id = c.sheet_id
-           WHERE t.spreadsheet_id = :s AND t.title = :t""",
-        s=spreadsheet_id,
-        t=sheet,
+    tab = world.query(
+        "SELECT id FROM sheets_sheet WHERE spreadsheet_id = :s AND title = :t", s=spreadsheet_id, t=sheet
     )
+    cells = world.sheet_cells(tab[0]["id"]) if tab else {}
     if not cells:
         return []
-    rows = max(c["row_no"] for c in cells)
-    cols = max(c["col_no"] for c in cells)
+    rows = max(r for r, _ in cells)
+    cols = max(c for _, c in cells)
     out: list[list[object]] = [[None] * cols for _ in range(rows)]
-    for c in cells:
-        out[c["row_no"] - 1][c["col_no"] - 1] = json.loads(c["value"])
+    for (r, c), value in cells.items():
+        out[r - 1][c - 1] = value
     return out
 
 

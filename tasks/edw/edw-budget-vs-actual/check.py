@@ -84,14 +84,14 @@ def rows_match(got: list[list[Any]], want: list[list[Any]], text_cols: int) -> b
 
 
 def sheet_rows(world: World, sheet_id: int) -> list[list[Any]]:
-    cells = world.rows("sheets_cell", sheet_id=sheet_id)
+    cells = world.sheet_cells(sheet_id)
     if not cells:
         return []
-    grid: list[list[Any]] = [
-        [None] * max(c["col_no"] for c in cells) for _ in range(max(c["row_no"] for c in cells))
-    ]
-    for c in cells:
-        grid[c["row_no"] - 1][c["col_no"] - 1] = json.loads(c["value"])
+    height = max(r for r, _ in cells)
+    width = max(c for _, c in cells)
+    grid: list[list[Any]] = [[None] * width for _ in range(height)]
+    for (r, c), value in cells.items():
+        grid[r - 1][c - 1] = value
     return grid
 
 

@@ -1,8 +1,6 @@
 """The 'Kitchen schedule 23 Nov - 6 Dec' cloud sheet lists the confirmed and in-preparation orders
 of the fortnight in order, and the head chef can edit it."""
 
-import json
-
 from harness.checks import Criterion, World
 
 HEADER = ["reference", "event date", "client", "menu", "guests", "status"]
@@ -63,8 +61,8 @@ def check(world: World) -> list[Criterion]:
             )
         ]
     grid: dict[int, dict[int, object]] = {}
-    for c in world.rows("sheets_cell", sheet_id=found[0]["sheet"]):
-        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    for (r, k), value in world.sheet_cells(found[0]["sheet"]).items():
+        grid.setdefault(r, {})[k] = value
     rows = [[grid[r].get(k) for k in range(1, 7)] for r in sorted(grid)]
     want = world.query(
         """SELECT o.reference, o.event_date, o.client, m.name AS menu, o.guests, o.status

@@ -1,6 +1,5 @@
 """Project 4 grading set-up: queue sheets shared with each TA, a session per TA, a mail per TA."""
 
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -38,14 +37,14 @@ def expected(world: World, code: str) -> tuple[str, list[list[str]]]:
 
 
 def sheet_rows(world: World, sheet_id: int) -> list[list[Any]]:
-    cells = world.rows("sheets_cell", sheet_id=sheet_id)
+    cells = world.sheet_cells(sheet_id)
     if not cells:
         return []
-    height = max(c["row_no"] for c in cells)
-    width = max(c["col_no"] for c in cells)
+    height = max(r for r, _ in cells)
+    width = max(c for _, c in cells)
     grid: list[list[Any]] = [[None] * width for _ in range(height)]
-    for c in cells:
-        grid[c["row_no"] - 1][c["col_no"] - 1] = json.loads(c["value"])
+    for (r, c), value in cells.items():
+        grid[r - 1][c - 1] = value
     return grid
 
 

@@ -1,8 +1,6 @@
 """The 'Devlog 5 Launch Tracker' sheet holds the video's daily figures since release in date order, then
 a Total row with their sums, and is shared with Chen as a commenter."""
 
-import json
-
 from harness.checks import Criterion, World, close_enough
 
 TITLE = "Devlog 5 Launch Tracker"
@@ -55,8 +53,8 @@ def check(world: World) -> list[Criterion]:
     if not sheets:
         return [Criterion("sheet", False, f"no spreadsheet '{TITLE}' with a sheet 'Daily'")]
     grid: dict[int, dict[int, object]] = {}
-    for c in world.rows("sheets_cell", sheet_id=sheets[-1]["id"]):
-        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    for (r, k), value in world.sheet_cells(sheets[-1]["id"]).items():
+        grid.setdefault(r, {})[k] = value
     rows = [[grid[r].get(k) for k in range(1, 6)] for r in sorted(grid)]
     header = [str(v or "").strip().lower() for v in rows[0]] if rows else []
     body = [r for r in rows[1:] if any(v not in (None, "") for v in r)]

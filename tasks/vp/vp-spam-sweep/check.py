@@ -2,7 +2,6 @@
 the log sheet lists the comments hidden today and is shared with Nadia, who got a mail with the total and
 the count on each video."""
 
-import json
 import re
 
 from harness.checks import SENDING_MAIL, Criterion, World
@@ -32,8 +31,8 @@ def _sheet_rows(world: World) -> list[list] | None:
     if not sheets:
         return None
     grid: dict[int, dict[int, object]] = {}
-    for c in world.rows("sheets_cell", sheet_id=sheets[-1]["id"]):
-        grid.setdefault(c["row_no"], {})[c["col_no"]] = json.loads(c["value"])
+    for (r, k), value in world.sheet_cells(sheets[-1]["id"]).items():
+        grid.setdefault(r, {})[k] = value
     return [[grid[r].get(col) for col in range(1, 5)] for r in sorted(grid)]
 
 

@@ -20,7 +20,7 @@ class NearHit(NearMiss):
     """The same edits of the gold solution as a near miss; the check must pass the result."""
 
 
-SCENARIOS = ("lms", "ec", "sm", "ar")
+SCENARIOS = ("lms", "edw", "ec", "sm", "vp", "ar", "fc")
 
 
 def near_hits() -> list[NearHit]:

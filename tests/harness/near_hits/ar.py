@@ -35,4 +35,15 @@ HITS: list[NearHit] = [
             ),
         ),
     ),
+    # ar-digest-fact-check: a cloud sheet's formula is read as what it computes
+    NearHit(
+        "ar-digest-fact-check",
+        'a verdict written as a formula (=IF(C2=E2, "OK", "Draft error"))',
+        replace=(
+            (
+                '["DelegateBench", "Headline score", 45.6, 45.6, 45.6, "OK"]',
+                '["DelegateBench", "Headline score", 45.6, 45.6, 45.6, "=IF(C2=E2, \\"OK\\", \\"Draft error\\")"]',
+            ),
+        ),
+    ),
 ]

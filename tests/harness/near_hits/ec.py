@@ -28,4 +28,15 @@ HITS: list[NearHit] = [
         "the brief writes the claim as a 10-million-keystroke rating",
         replace=(("tested for ten million keystrokes", "rated for 10-million keystrokes"),),
     ),
+    # ec-winter-stock-check: a cloud sheet's formula is read as what it computes
+    NearHit(
+        "ec-winter-stock-check",
+        "a rating written as a formula (=ROUND(11/3, 2) for 3.67)",
+        replace=(
+            (
+                '"Trailhead Hiking Backpack Lite", 166.99, 45, 3.67]',
+                '"Trailhead Hiking Backpack Lite", 166.99, 45, "=ROUND(11/3, 2)"]',
+            ),
+        ),
+    ),
 ]

@@ -11,4 +11,12 @@ HITS: list[NearHit] = [
         "STAT200 Homework 3's Average % from the rounded mean (14.01 of 20: 70.0, exact 70.05..)",
         replace=(('["Homework 3", 20, 14.01, 70.1]', '["Homework 3", 20, 14.01, 70.0]'),),
     ),
+    # lms-project4-grading-setup: a cloud sheet's formula is read as what it computes
+    NearHit(
+        "lms-project4-grading-setup",
+        'a student\'s name written as a formula (=CONCATENATE("Jonas", " ", "Yilmaz"))',
+        replace=(
+            ('"S00002", "Jonas Yilmaz"', '"S00002", "=CONCATENATE(\\"Jonas\\", \\" \\", \\"Yilmaz\\")"'),
+        ),
+    ),
 ]
