@@ -61,26 +61,56 @@ def _norm(train: str) -> str:
     return re.sub(r"\s+", "", train).upper()
 
 
+def says_sold_out(text: str) -> bool:
+    """The text says something is sold out, and does not deny it in the same clause ('no other
+    train is sold out', 'IC 303 is not sold out', 'none of the others are fully booked')."""
+    for m in SOLD.finditer(text):
+        clause = re.split(r"[,;:.!?]", text[: m.start()])[-1]
+        if not re.search(r"\b(?:not|never|none|nothing|no (?:other|longer|more))\b|n['’]t\b", clause, re.I):
+            return True
+    return False
+
+
+def _units(body: str) -> list[tuple[str, str]]:
+    """The mail as (kind, text): an "item" is a bullet, a numbered item or a line opening with a
+    train; "prose" the other lines of a paragraph joined, as wrapped text; "blank" a blank line."""
+    units: list[tuple[str, str]] = []
+    prose: list[str] = []
+    for line in [*body.splitlines(), ""]:
+        item = bool(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line) or TRAIN.match(line.strip()))
+        if prose and (item or not line.strip()):
+            units.append(("prose", " ".join(prose)))
+            prose = []
+        if item:
+            units.append(("item", line))
+        elif line.strip():
+            prose.append(line.strip())
+        else:
+            units.append(("blank", ""))
+    return units
+
+
 def sold_out_claims(body: str) -> set[str]:
-    """The trains the mail calls sold out: those in a sentence that says so, or listed (as bullets)
-    below a line that says so and names no train."""
+    """The trains the mail calls sold out: those in a sentence that says so, or listed below a
+    sentence that says so, names no train and ends in ':' (as bullets, or a train to a line; the
+    list ends at a blank line after its items or a line that is no item)."""
     claimed: set[str] = set()
-    header = False
-    for line in body.splitlines():
-        if not line.strip():
-            header = False
+    listing, listed = False, False  # below a 'Sold out in second class:' line; items read since
+    for kind, text in _units(body):
+        if kind == "blank":
+            listing = listing and not listed
             continue
-        item = bool(re.match(r"\s*(?:[-*•]|\d+[.)])\s", line))
-        header = header and item
-        for sentence in re.split(r"(?<=[.!?;])\s+", line):
-            trains = {_norm(t) for t in TRAIN.findall(sentence)}
-            if SOLD.search(sentence):
-                if trains:
-                    claimed |= trains
-                else:
-                    header = True
-            elif header:
-                claimed |= trains
+        if kind == "item" and listing and not SOLD.search(text):
+            claimed |= {_norm(t) for t in TRAIN.findall(text)}
+            listed = True
+            continue
+        sentences = re.split(r"(?<=[.!?;])\s+", text)
+        for sentence in sentences:
+            if says_sold_out(sentence):
+                claimed |= {_norm(t) for t in TRAIN.findall(sentence)}
+        last = sentences[-1].rstrip()
+        listing = last.endswith(":") and not TRAIN.search(last) and says_sold_out(last)
+        listed = False
     return claimed
 
 
@@ -113,12 +143,7 @@ def check(world: World) -> list[Criterion]:
         and all(world.sent_as_final(m.id, a) for a in m.attachment_list() if a.endswith("Friday_InterCity_Seats.xlsx"))
     ]  # fmt: skip
     titled = [m for m in mails if "intercity seats on friday 27 november" in m.subject.lower()]
-    named = [
-        m
-        for m in mails
-        if {_norm(t) for t in sold} <= {_norm(t) for t in TRAIN.findall(m.body)}
-        and sold_out_claims(m.body) <= {_norm(t) for t in sold}
-    ]
+    named = [m for m in mails if sold_out_claims(m.body) == {_norm(t) for t in sold}]
     out.append(
         Criterion.of("mail with workbook", bool(mails), "no mail to Bea with Friday_InterCity_Seats.xlsx")
     )
@@ -134,7 +159,8 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "sold-out trains",
             bool(named),
-            f"the mail should name the trains sold out in second class, and only those as sold out: {sold}",
+            f"the mail should say which trains are sold out in second class, {sold}, and call no other"
+            f" sold out; it calls sold out {sorted({t for m in mails for t in sold_out_claims(m.body)})}",
         )
     )
     out.append(

@@ -20,7 +20,7 @@ class NearHit(NearMiss):
     """The same edits of the gold solution as a near miss; the check must pass the result."""
 
 
-SCENARIOS = ("lms", "edw", "ec", "sm", "vp", "ar", "fc")
+SCENARIOS = ("lms", "edw", "ec", "sm", "vp", "rs", "ar", "fc")
 
 
 def near_hits() -> list[NearHit]:

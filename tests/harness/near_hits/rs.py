@@ -1,0 +1,33 @@
+"""Near hits of the rs tasks (see __init__.py)."""
+
+from __future__ import annotations
+
+from tests.harness.near_hits import NearHit
+
+SOLD = "Sold out in second class: IC 108, IC 116, IC 306, IC 313. First class still has seats on all of them."
+
+HITS: list[NearHit] = [
+    # rs-friday-intercity-seats: only what the mail calls sold out is a claim
+    NearHit(
+        "rs-friday-intercity-seats",
+        "the mail adds that no other train is sold out and names the busiest of the rest",
+        replace=(
+            (
+                SOLD,
+                "Sold out in second class: IC 108, IC 116, IC 306 and IC 313. No other train\\nis sold out;"
+                " the busiest of the rest is IC 303 at 67.7% of second class sold.",
+            ),
+        ),
+    ),
+    NearHit(
+        "rs-friday-intercity-seats",
+        "the mail lists the sold-out trains as bullets below 'Sold out in second class:'",
+        replace=(
+            (
+                SOLD,
+                "Sold out in second class:\\n- IC 108 (Northam 18:00)\\n- IC 116 (Southport Harbour 18:00)"
+                "\\n- IC 306 (Westhaven 17:30)\\n- IC 313 (Eastcombe 17:30)\\n\\nIC 303 is not sold out yet.",
+            ),
+        ),
+    ),
+]
