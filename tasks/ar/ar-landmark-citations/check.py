@@ -1,6 +1,6 @@
 """Landmark_Citations.xlsx lists every citing paper of each landmark with its title, year, venue and
 citation count, most cited first and ties by id, and a correct Summary; the workbook was mailed to
-Emeka with each landmark's headline numbers."""
+Emeka with each landmark's number of citing papers and of citing papers from 2026."""
 
 import re
 
@@ -11,6 +11,8 @@ LANDMARKS = ["Cite-then-Generate", "PageRAG", "ChartSight", "QuantLens"]
 HEADER = ["paper id", "title", "year", "venue", "citations"]
 SUMMARY = ["landmark", "year", "citing papers", "citing papers 2026", "most cited citer"]
 WORKBOOK = "Landmark_Citations.xlsx"
+
+TOTAL = ("total", "totals", "all", "all landmarks")
 
 MAILED = {"emeka.kaur@company.example"}  # the only recipients the task has
 
@@ -60,12 +62,16 @@ def as_row(r: list[object]) -> tuple:
 
 
 def mentions(body: str, name: str, numbers: tuple[int, ...]) -> bool:
-    """Some mention of `name` is followed closely by each of `numbers` as a whole number."""
-    for m in re.finditer(re.escape(name.lower()), body):
-        window = body[m.end() : m.end() + 250]
-        found = {int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d]|\.\d)", window)}
-        if set(numbers) <= found:
-            return True
+    """Some mention of `name` has each of `numbers`, as a whole number, close by in its paragraph or
+    list item (within 250 characters before or after it: '50 papers cite Cite-then-Generate, 11 of
+    them from 2026'); a line break inside a paragraph is a wrap, not a new line."""
+    for line in re.split(r"\n(?=[^\S\n]*(?:\n|$|[-*•]\s|\d+[.)]\s))", body):
+        line = line.replace("\n", " ")
+        for m in re.finditer(re.escape(name.lower()), line):
+            window = line[max(0, m.start() - 250) : m.start()] + " " + line[m.end() : m.end() + 250]
+            found = {int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d]|\.\d)", window)}
+            if set(numbers) <= found:
+                return True
     return False
 
 
@@ -119,10 +125,19 @@ def check(world: World) -> list[Criterion]:
         rows = sheet_rows(wb, "Summary")
         header = [str(h or "").strip().lower() for h in (rows[0][:5] if rows else [])]
         by_name = {str(r[0]).strip().lower(): r for r in rows[1:] if r and r[0]}
+        # a total row is not asked for, but harmless when its sums are right
+        sums = (sum(len(e["rows"]) for e in expected.values()), sum(e["in_2026"] for e in expected.values()))
+        totals = [
+            r for r in rows[1:]
+            if str(r[0] or "").strip().lower() in TOTAL and (ident(r[2]), ident(r[3])) == sums
+        ]  # fmt: skip
         out.append(Criterion.of("Summary header", header == SUMMARY, f"header is {rows[:1]}"))
         out.append(
             Criterion.of(
-                "Summary rows", len(rows) - 1 == len(LANDMARKS), f"{len(rows) - 1} rows below the header"
+                "Summary rows",
+                len(rows) - 1 - len(totals[:1]) == len(LANDMARKS),
+                f"{len(rows) - 1} rows below the header; expected one per landmark"
+                f" (and at most a Total row of {sums[0]} citing papers, {sums[1]} in 2026)",
             )
         )
         for name, e in expected.items():
@@ -160,7 +175,8 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "headline numbers in the mail",
             bool(mails) and not unstated,
-            f"the mail does not give the citing papers and 2026 citing papers of {unstated}",
+            f"the mail does not give, in a paragraph or list item naming it, the number of citing papers and of 2026 citing"
+            f" papers of {unstated}",
         )
     )
     out.append(

@@ -7,6 +7,13 @@ from tests.harness.near_hits import NearHit
 LIGHTWEIGHT = "- Lightweight Sub-Agent Delegation for MCP-Intensive Workflows (EMNLP 2026)"
 NEXUS = "- NexusRAG: Calibrated Retrieval Over Long Documents for Long-Document Question Answering (arXiv"
 
+LANDMARKS = (
+    ("Cite-then-Generate", 2023, 50, 11),
+    ("PageRAG", 2024, 22, 8),
+    ("ChartSight", 2024, 23, 8),
+    ("QuantLens", 2025, 15, 11),
+)
+
 HITS: list[NearHit] = [
     # ar-reading-list-additions: naming a paper that was on the list already claims nothing
     NearHit(
@@ -43,6 +50,29 @@ HITS: list[NearHit] = [
             (
                 '["DelegateBench", "Headline score", 45.6, 45.6, 45.6, "OK"]',
                 '["DelegateBench", "Headline score", 45.6, 45.6, 45.6, "=IF(C2=E2, \\"OK\\", \\"Draft error\\")"]',
+            ),
+        ),
+    ),
+    # ar-landmark-citations: the numbers may come before the landmark's name
+    NearHit(
+        "ar-landmark-citations",
+        "the mail gives the numbers before each landmark ('50 papers cite Cite-then-Generate (2023), 11 of them"
+        " from 2026.')",
+        replace=tuple(
+            (
+                f"- {name} ({year}): cited by {n} papers in the index, {n26} of them from 2026;",
+                f"- {n} papers cite {name} ({year}), {n26} of them from 2026;",
+            )
+            for name, year, n, n26 in LANDMARKS
+        ),
+    ),
+    NearHit(
+        "ar-landmark-citations",
+        "the Summary ends with a Total row of the right sums",
+        replace=(
+            (
+                'Unit Test Generation"]]}',
+                'Unit Test Generation"], ["Total", null, 110, 38, null]]}',
             ),
         ),
     ),
