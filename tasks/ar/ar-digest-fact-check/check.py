@@ -1,6 +1,6 @@
 """The 'Digest fact check' cloud sheet has every (paper, claim) with the draft's, the digest's and
 the paper's values and the right verdict; it is shared with Victor, whose mail names each wrong
-figure with the paper's value."""
+figure with the paper's value and calls no right one wrong."""
 
 import re
 from pathlib import Path
@@ -90,6 +90,48 @@ def names_figure(body: str, name: str, claim: str, value: float, bench: str | No
     return False
 
 
+WRONG = re.compile(r"\b(?:wrong|errors?|incorrect|mistaken|mistakes?|inaccurate|misquoted)\b", re.I)
+DENIED = re.compile(r"\b(?:no|not|never|none|nothing|without)\b|n['’]t\b", re.I)
+LIST_ITEM = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+
+
+def _says_wrong(text: str) -> bool:
+    """The text calls something wrong, not denying it in the same clause ('no errors', 'not wrong')."""
+    return any(
+        not DENIED.search(re.split(r"[,;:.!?()]", text[: m.start()])[-1]) for m in WRONG.finditer(text)
+    )
+
+
+def _claims_in(text: str, benches: tuple[str, str]) -> set[str]:
+    low = text.lower()
+    extra = {"headline score": (benches[0].lower(),), "second score": (benches[1].lower(),)}
+    return {c for c, words in CLAIM_WORDS.items() if any(w in low for w in words + extra.get(c, ()))}
+
+
+def called_wrong(body: str, benches: dict[str, tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (paper, claim) pairs the mail calls wrong: a clause calling something wrong names the
+    claim (or its line or sentence names only that claim) and its line or sentence the paper; or
+    a list item names both below a line that calls what follows wrong ('three figures are wrong:')."""
+    found: set[tuple[str, str]] = set()
+    listing = False
+    for line in body.splitlines():
+        papers = [p for p in PAPERS if p.lower() in line.lower()]
+        if listing and LIST_ITEM.match(line):
+            found |= {(p, c) for p in papers for c in _claims_in(line, benches[p])}
+            continue
+        listing = False
+        for part in re.split(r"(?<=[.;!?])\s+", line):
+            names = [p for p in papers if p.lower() in part.lower()]
+            for clause in re.split(r"[,;:()]", part):
+                if _says_wrong(clause):
+                    for p in names:
+                        claims = _claims_in(clause, benches[p]) or _claims_in(part, benches[p])
+                        found |= {(p, c) for c in claims}
+        if line.rstrip().endswith(":") and not papers and _says_wrong(line):
+            listing = True
+    return found
+
+
 def verdict(dr: float, dg: float, pp: float) -> str:
     if dg != pp:
         return "digest error"
@@ -143,8 +185,10 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("20 rows", len(rows) - 1 == 20, f"{len(rows) - 1} rows below the header"),
     ]
     wrong = []
+    benches: dict[str, tuple[str, str]] = {}
     for name in PAPERS:
         dr, dg, pp = draft(name), digest(world, name), paper(world, name)
+        benches[name] = (str(pp["bench1"]), str(pp["bench2"]))
         bad = []
         for claim, key in CLAIMS.items():
             want = verdict(dr[key], dg[key], pp[key])
@@ -175,6 +219,15 @@ def check(world: World) -> list[Criterion]:
             "mail names the wrong figures",
             bool(mails) and not unnamed,
             f"a mail to Victor should name, each in one line or sentence, {unnamed}",
+        )
+    )
+    right = {(n.lower(), c) for n, c, _, _ in wrong}
+    overclaimed = sorted(f"{n} {c}" for n, c in called_wrong(body, benches) if (n.lower(), c) not in right)
+    out.append(
+        Criterion.of(
+            "mail calls no right figure wrong",
+            bool(mails) and not overclaimed,
+            f"the mail calls wrong figures that the draft and the digest give as the paper does: {overclaimed}",
         )
     )
     out.append(

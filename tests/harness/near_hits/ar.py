@@ -76,4 +76,16 @@ HITS: list[NearHit] = [
             ),
         ),
     ),
+    # ar-digest-fact-check: saying a right figure is right calls nothing wrong
+    NearHit(
+        "ar-digest-fact-check",
+        "the mail adds that DelegateBench's figures have no errors and Patchwise's headline score is not wrong",
+        replace=(
+            (
+                "Everything else checks out.",
+                "No errors in DelegateBench's figures: its GPUs (32) and both scores match the paper. Patchwise's"
+                " headline score (61.2) isn't wrong either. Everything else checks out.",
+            ),
+        ),
+    ),
 ]

@@ -69,6 +69,27 @@ MISSES: list[NearMiss] = [
         ),
     ),
     NearMiss(
+        DF,
+        "the mail also calls two right figures wrong",
+        replace=(
+            (
+                "the paper reports 8\\n\\nEverything",
+                "the paper reports 8\\n\\n- DelegateBench, GPUs: wrong, the paper reports 32"
+                "\\n- Patchwise, Headline score: wrong, the paper reports 61.2\\n\\nEverything",
+            ),
+        ),
+    ),
+    NearMiss(
+        DF,
+        "the mail's list of wrong figures has a right one too",
+        replace=(
+            (
+                "the paper reports 8\\n",
+                "the paper reports 8\\n- Patchwise, Headline score: the draft says 61.2, the paper reports 61.2\\n",
+            ),
+        ),
+    ),
+    NearMiss(
         LC,
         "the mail gives PageRAG's citing papers as 12 (true 22)",
         replace=(("cited by 22 papers in the index", "cited by 12 papers in the index"),),
