@@ -73,10 +73,39 @@ def numbers(text: str) -> list[float]:
     return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
 
 
+# a figure said to fall is negative: 'down 6.64%', 'fell 2.7%', 'missed estimates by 2.7%'
+DOWN = re.compile(
+    r"\b(?:down|fell|fallen|falls?|dropped|drops?|declined?|declines|lost|loses|lower|slid|slipped|missed|"
+    r"miss(?:es)?|below|short)\b(?:\s+(?!to\b|at\b)[a-z]+){0,3}\s+(?:by\s+)?$",
+    re.I,
+)
+
+
+def signed_numbers(text: str) -> list[float]:
+    """The numbers of a text with their signs: +34.22% is 34.22, -2.7% and −2.7% are -2.7, and so is
+    2.7 after a word saying it fell ('down 2.7%'); 12,064.4 is 12064.4, never 12 and 64.4."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text).replace("\u2212", "-")
+    out = []
+    for m in re.finditer(r"(?<![\w.])([+-]?)(\d+(?:\.\d+)?)", text):
+        x = float(m[2])
+        out.append(-x if m[1] == "-" or (not m[1] and DOWN.search(text[: m.start()])) else x)
+    return out
+
+
+CHANGES = ("ytd", "yoy", "surprise")  # compared with their signs
+
+
 def slide_ok(text: str, e: dict) -> list[str]:
-    """The figures a holding's slide lacks (compared as numbers: 419.3 is 419.30)."""
-    found = numbers(text)
-    lacking = [f for f in TOL if not any(near(x, abs(e[f]), TOL[f]) for x in found)]
+    """The figures a holding's slide lacks (compared as numbers: 419.3 is 419.30; the changes in %
+    with their signs: -2.7% is not +2.7%)."""
+    found, signed = numbers(text), signed_numbers(text)
+
+    def shown(f: str) -> bool:
+        if f in CHANGES:
+            return any(near(x, e[f], TOL[f]) for x in signed)
+        return any(near(x, abs(e[f]), TOL[f]) for x in found)
+
+    lacking = [f for f in TOL if not shown(f)]
     if e["headline"].lower() not in text.lower():
         lacking.append("headline")
     return lacking
@@ -148,8 +177,8 @@ def check(world: World) -> list[Criterion]:
                     f"{s} slide",
                     not lacking,
                     f"the slide titled '{s} – {e['name']}' lacks {lacking}"
-                    f" (close {e['close']:.2f}, YTD {e['ytd']:.2f}%, P/E {e['pe']:.1f}, revenue"
-                    f" {e['revenue']:.1f}, YoY {e['yoy']:.1f}%, surprise {e['surprise']:.1f}%, {e['headline']!r})",
+                    f" (close {e['close']:.2f}, YTD {e['ytd']:+.2f}%, P/E {e['pe']:.1f}, revenue"
+                    f" {e['revenue']:.1f}, YoY {e['yoy']:+.1f}%, surprise {e['surprise']:+.1f}%, {e['headline']!r})",
                 )
             )
     mails = [

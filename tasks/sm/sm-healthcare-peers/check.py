@@ -73,7 +73,7 @@ def mentions(text: str, symbol: str, name: str) -> bool:
 
 def names_as(text: str, keyword: re.Pattern, other: re.Pattern, company: tuple, rival: tuple) -> bool:
     """A clause of the text calls the company the best (or worst) and says nothing of the rival."""
-    clauses = re.split(r"\n|;|(?<=[.!?])\s+|,\s+|\s+(?:and|while|whereas|but)\s+", text)
+    clauses = re.split(r"\n|;|[|•·\t]|(?<=[.!?])\s+|,\s+|\s+(?:and|while|whereas|but)\s+", text)
     return any(
         keyword.search(c) and not other.search(c) and mentions(c, *company) and not mentions(c, *rival)
         for c in clauses

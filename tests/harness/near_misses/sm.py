@@ -51,6 +51,11 @@ MISSES: list[NearMiss] = [
     ),
     NearMiss(
         "sm-core-holdings-review",
+        "a slide gives SEMI's EPS surprise as +2.7% (true -2.7%)",
+        replace=(("Q3 EPS surprise -2.7%", "Q3 EPS surprise +2.7%"),),
+    ),
+    NearMiss(
+        "sm-core-holdings-review",
         "a slide with a wrong P/E",
         replace=(("+6.36% year to date, P/E 29.9", "+6.36% year to date, P/E 92.9"),),
     ),
@@ -105,6 +110,11 @@ MISSES: list[NearMiss] = [
         "sm-harvest-foods-note",
         "a surprise with the wrong sign",
         replace=(("1.14, 1.18, -3.4]", "1.14, 1.18, 3.4]"),),
+    ),
+    NearMiss(
+        "sm-harvest-foods-note",
+        "the note says FOOD is down 6.64% since the 2026 open (it is up)",
+        replace=(("+6.64% since the first open", "down 6.64% since the first open"),),
     ),
     NearMiss(
         "sm-harvest-foods-note",
