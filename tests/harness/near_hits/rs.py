@@ -30,4 +30,22 @@ HITS: list[NearHit] = [
             ),
         ),
     ),
+    # rs-withdrawn-train-rebooking: the same facts written otherwise
+    NearHit(
+        "rs-withdrawn-train-rebooking",
+        "a workbook row with the name in capitals, 'Second class', '€6.30' and 'RE607'",
+        replace=(
+            (
+                '["AEQU9Y", "Yara Moreau", "Orchard Hill", "Elmstead", "second", 1, 6.3, "RE 607", "15:38"]',
+                '["AEQU9Y", "YARA MOREAU", "Orchard Hill", "Elmstead", "Second class", 1, "€6.30", "RE607", "15:38"]',
+            ),
+        ),
+    ),
+    NearHit(
+        "rs-withdrawn-train-rebooking",
+        "a mail says 'RE607, which leaves Orchard Hill at 3:38 pm'",
+        replace=(
+            ("RE 607, which leaves Orchard Hill at 15:38", "RE607, which leaves Orchard Hill at 3:38 pm"),
+        ),
+    ),
 ]

@@ -27,6 +27,13 @@ MISSES: list[NearMiss] = [
         "the mail's amount is 172.17 (true 72.17), which contains the right one",
         replace=(("costs 72.17 in total", "costs 172.17 in total"),),
     ),
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "a mail gives the departure as 3:38 am (true 15:38)",
+        replace=(
+            ("RE 607, which leaves Orchard Hill at 15:38", "RE 607, which leaves Orchard Hill at 3:38 am"),
+        ),
+    ),
     # rs-friday-intercity-seats
     NearMiss(
         "rs-friday-intercity-seats",
