@@ -48,6 +48,9 @@ def facts(world: World, code: str) -> dict[str, Any]:
     return {"months": months, "categories": categories, "top": top}
 
 
+CATEGORIES = ("Hardware", "Software", "Services")
+
+
 def check_workbook(world: World, data: dict[str, dict[str, Any]]) -> list[Criterion]:
     wb = world.xlsx("RegionalReview.xlsx")
     if wb is None:
@@ -59,15 +62,29 @@ def check_workbook(world: World, data: dict[str, dict[str, Any]]) -> list[Criter
         rows = [r for r in wb["Summary"].iter_rows(values_only=True) if r and r[0] is not None]
         header = [str(v).strip().lower() for v in rows[0][:6]] if rows else []
         body = rows[1:]
-        order = [str(r[0]).strip().upper() for r in body]
         bad = (
             [] if header == ["region", "orders", "revenue", "hardware", "software", "services"] else [header]
         )
+        # a total row below the regions is not asked for, but harmless when its sums are right
+        if body and str(body[-1][0]).strip().lower() in ("total", "totals", "all regions", "grand total"):
+            total, body = body[-1], body[:-1]
+            sums = [
+                sum(m["orders"] for d in data.values() for m in d["months"]),
+                round(sum(float(m["revenue"]) for d in data.values() for m in d["months"]), 2),
+                *(round(sum(d["categories"].get(k, 0.0) for d in data.values()), 2) for k in CATEGORIES),
+            ]
+            if not (
+                len(total) >= 6
+                and money(total[1]) == sums[0]
+                and all(same_money(v, x) for v, x in zip(total[2:6], sums[1:], strict=True))
+            ):
+                bad.append(f"the Total row {total} does not hold the sums {sums}")
+        order = [str(r[0]).strip().upper() for r in body]
         if order != REGIONS:
             bad.append(f"the rows are {order}, not {REGIONS} in that order")
         for code, r in zip(REGIONS, body + [None] * len(REGIONS), strict=False):
             d = data[code]
-            cats = [d["categories"].get(k, 0.0) for k in ("Hardware", "Software", "Services")]
+            cats = [d["categories"].get(k, 0.0) for k in CATEGORIES]
             if not (
                 r
                 and len(r) >= 6

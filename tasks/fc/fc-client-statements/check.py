@@ -30,17 +30,22 @@ def money(text: str) -> float | None:
     return float(m.group(1).replace(",", "")) if m else None
 
 
-def day(text: str) -> str | None:
-    """An event date as ISO (2026-09-14), from ISO or a few common spellings."""
+def day(text: str, month_first: bool = False) -> str | None:
+    """An event date as ISO (2026-09-14), from ISO (as the prompt asks) or a few common spellings;
+    a date with slashes read day first (14/09/2026), or month first (09/14/2026) if so told."""
     text = text.strip()
     for fmt in (
         "%Y-%m-%d",
         "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S",
         "%d %b %Y",
         "%d %B %Y",
         "%b %d, %Y",
         "%B %d, %Y",
-        "%d/%m/%Y",
+        "%b %d %Y",
+        "%B %d %Y",
+        "%m/%d/%Y" if month_first else "%d/%m/%Y",
+        "%d.%m.%Y",
     ):
         try:
             return datetime.strptime(text, fmt).date().isoformat()
@@ -49,13 +54,13 @@ def day(text: str) -> str | None:
     return None
 
 
-def row_ok(cells: list[str], order: dict) -> bool:
+def row_ok(cells: list[str], order: dict, month_first: bool = False) -> bool:
     cells = cells + [""] * 6
     guests = money(cells[3])
     total = money(cells[5])
     return (
         cells[0].strip() == order["reference"]
-        and day(cells[1]) == order["event_date"]
+        and day(cells[1], month_first) == order["event_date"]
         and cells[2].strip().lower() == order["menu"].lower()
         and guests is not None
         and guests == order["guests"]
@@ -100,7 +105,14 @@ def check(world: World) -> list[Criterion]:
             t.strip().lower() == title for t in texts[:2]
         )
         refs = [r[0] for r in table[1:]]
-        wrong = [o["reference"] for o, r in zip(listed, table[1:], strict=False) if not row_ok(r, o)]
+        # dates with slashes read day first throughout, or month first throughout (09/14/2026)
+        wrong = min(
+            (
+                [o["reference"] for o, r in zip(listed, table[1:], strict=False) if not row_ok(r, o, us)]
+                for us in (False, True)
+            ),
+            key=len,
+        )
         out += [
             Criterion.of(f"{client} title", titled, f"{path} is not titled 'Statement 2026: {client}'"),
             Criterion.of(

@@ -22,4 +22,15 @@ HITS: list[NearHit] = [
         "NA-EAST's Summary revenue written as =SUM(D2:F2)",
         replace=(('["NA-EAST", 141, 9883067.3,', '["NA-EAST", 141, "=SUM(D2:F2)",'),),
     ),
+    NearHit(
+        "edw-regional-sales-review",
+        "the Summary ends with a Total row of the right sums",
+        replace=(
+            (
+                '["EMEA-S", 84, 5394535.95, 2718767.95, 2025693.0, 650075.0]',
+                '["EMEA-S", 84, 5394535.95, 2718767.95, 2025693.0, 650075.0],'
+                ' ["Total", 414, 30854522.75, 13820646.25, 12565314.0, 4468562.5]',
+            ),
+        ),
+    ),
 ]
