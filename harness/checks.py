@@ -34,6 +34,8 @@ Allowance = Callable[[dict[str, Any] | None, dict[str, Any] | None], bool | Iter
 # `World.changes` allowances for a task that sends mail: the messages the user sends and their
 # attachments are new rows (who gets them is checked on its own, `World.mailed_others`), and
 # marking a message read is no damage.
+ME_ADDRESS = "me@company.example"  # the user the agents act for, in every scenario
+
 SENDING_MAIL: dict[str, Allowance] = {
     "mail_message": lambda seeded, final: seeded is None or {"is_read"},
     "mail_attachment": lambda seeded, final: seeded is None,
@@ -75,6 +77,35 @@ class World:
         return self.query(
             "SELECT * FROM mail_message WHERE sender = :me AND sent_at >= :now ORDER BY id", me=ME, now=NOW
         )
+
+    def new_spreadsheet(self, title: str, shared_with: Iterable[str] | None = None) -> dict[str, Allowance]:
+        """`changes` allowances for the cloud spreadsheet(s) the task creates under `title` (case
+        and surrounding spaces aside): the spreadsheet, its sheets and cells are new rows, and so
+        are its shares, with `shared_with` and me only (None: with anyone, checked elsewhere)."""
+        books = {
+            r["id"]
+            for r in self.query(
+                "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(trim(:t))", t=title
+            )
+        }
+        tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
+        people = None if shared_with is None else {*shared_with, ME_ADDRESS}
+
+        def new(key: str, ids: set[int]) -> Allowance:
+            return lambda seeded, final: seeded is None and final is not None and final[key] in ids
+
+        def share(seeded: dict[str, Any] | None, final: dict[str, Any] | None) -> bool:
+            return (
+                seeded is None and final is not None and final["spreadsheet_id"] in books
+                and (people is None or final["email"] in people)
+            )  # fmt: skip
+
+        return {
+            "sheets_spreadsheet": new("id", books),
+            "sheets_sheet": new("id", tabs),
+            "sheets_cell": new("sheet_id", tabs),
+            "sheets_permission": share,
+        }
 
     def mailed_others(self, expected: Iterable[str]) -> list[str]:
         """Recipients (To or Cc) of the mail the user sent other than the `expected` ones."""

@@ -140,33 +140,12 @@ def verdict(dr: float, dg: float, pp: float) -> str:
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the 'Digest fact check' spreadsheet and its share with Victor, besides the mail."""
-    book = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = 'digest fact check'"
-        )
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
     return world.changes(
         "scholar",
         "sheets",
         "mail",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in book
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in book
-                and final["email"] in {EDITOR, "me@company.example"}
-            ),
+            **world.new_spreadsheet("digest fact check", [EDITOR]),
             **SENDING_MAIL,
         },
     )

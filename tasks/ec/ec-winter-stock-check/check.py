@@ -67,33 +67,12 @@ def sheet_rows_ok(rows: list[list[object]], expected: list[dict]) -> tuple[bool,
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the stock-check spreadsheet and its share with Yusuf, besides the mail."""
-    book = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
-        )
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
     return world.changes(
         "shop",
         "sheets",
         "mail",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in book
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in book
-                and final["email"] in {YUSUF, "me@company.example"}
-            ),
+            **world.new_spreadsheet(TITLE, [YUSUF]),
             **SENDING_MAIL,
         },
     )

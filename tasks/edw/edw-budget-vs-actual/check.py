@@ -173,29 +173,11 @@ def check_memo(world: World, data: dict[str, list[list[Any]]]) -> list[Criterion
 def others_changed(world: World) -> list[str]:
     """Changes other than the budget spreadsheet and its shares (with whom is checked on its own), besides
     the mail. The warehouse is read-only."""
-    book = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
-        )
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
     return world.changes(
         "sheets",
         "mail",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in book
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None and final is not None and final["spreadsheet_id"] in book
-            ),
+            **world.new_spreadsheet(TITLE),
             **SENDING_MAIL,
         },
     )

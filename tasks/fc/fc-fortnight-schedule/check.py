@@ -18,32 +18,11 @@ def whole(cell: object) -> int | None:
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the schedule spreadsheet and its share with the head chef."""
-    book = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = 'kitchen schedule 23 nov - 6 dec'"
-        )
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
     return world.changes(
         "kitchen",
         "sheets",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in book
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in book
-                and final["email"] in {CHEF, "me@company.example"}
-            ),
+            **world.new_spreadsheet("kitchen schedule 23 nov - 6 dec", [CHEF]),
         },
     )
 

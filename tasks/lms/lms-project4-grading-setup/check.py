@@ -97,32 +97,13 @@ def said_time(body: str, hour: int) -> bool:
 def others_changed(world: World) -> list[str]:
     """Changes other than the grading queue spreadsheet, its shares, and a grading session per TA (new events
     with only TAs invited), besides the mail."""
-    queue = {
-        r["id"]
-        for r in world.query("SELECT id FROM sheets_spreadsheet WHERE lower(title) = lower(:t)", t=TITLE)
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in queue}
     return world.changes(
         "lms",
         "sheets",
         "calendar",
         "mail",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in queue
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in queue
-                and final["email"] in {*MAILED, "me@company.example"}
-            ),
+            **world.new_spreadsheet(TITLE, MAILED),
             "calendar_event": lambda seeded, final: seeded is None,
             "calendar_attendee": lambda seeded, final: (
                 seeded is None and final is not None and final["email"] in {*MAILED, "me@company.example"}

@@ -9,32 +9,11 @@ METRICS = ("views", "watch_time_minutes", "likes", "subscribers_gained")
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the tracker spreadsheet and its share with Chen."""
-    book = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(:t)", t=TITLE
-        )
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in book}
     return world.changes(
         "video",
         "sheets",
         allow={
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in book
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in book
-                and final["email"] in {"chen.jensen@company.example", "me@company.example"}
-            ),
+            **world.new_spreadsheet(TITLE, ["chen.jensen@company.example"]),
         },
     )
 

@@ -79,11 +79,6 @@ def counts_missing(text: str, videos: list[tuple[str, str, int]]) -> list[str]:
 def others_changed(world: World) -> list[str]:
     """Changes other than hidden comments (which ones is checked on its own), the log spreadsheet and its share
     with Nadia, besides the mail."""
-    log = {
-        r["id"]
-        for r in world.query("SELECT id FROM sheets_spreadsheet WHERE lower(title) = lower(:t)", t=TITLE)
-    }
-    tabs = {r["id"] for r in world.rows("sheets_sheet") if r["spreadsheet_id"] in log}
     return world.changes(
         "video",
         "sheets",
@@ -91,21 +86,7 @@ def others_changed(world: World) -> list[str]:
         allow={
             "video_comments": lambda seeded, final: {"hidden", "hidden_reason"},
             "video_videos": lambda seeded, final: {"comment_count"},  # hidden comments are not counted
-            "sheets_spreadsheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in log
-            ),
-            "sheets_sheet": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in tabs
-            ),
-            "sheets_cell": lambda seeded, final: (
-                seeded is None and final is not None and final["sheet_id"] in tabs
-            ),
-            "sheets_permission": lambda seeded, final: (
-                seeded is None
-                and final is not None
-                and final["spreadsheet_id"] in log
-                and final["email"] in (NADIA, "me@company.example")
-            ),
+            **world.new_spreadsheet(TITLE, [NADIA]),
             **SENDING_MAIL,
         },
     )
