@@ -43,6 +43,14 @@ class NearMiss:
         return replace(task, solution=Solution.model_validate(data))
 
 
+def mails_someone_else(
+    task: str, why: str, to: str = "jade.dubois@company.example", body: str = "FYI"
+) -> NearMiss:
+    """The gold solution, then one more mail to someone the task does not name."""
+    mail = {"to": [to], "subject": "FYI", "body": body}
+    return NearMiss(task, why, extra=(("mcp__mail__send_message", mail),))
+
+
 CREATE_FILE = ("mcp__word__create_document", "mcp__pptx__create_deck", "mcp__excel__create_workbook")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
 
 LC = "ar-landmark-citations"
 DF = "ar-digest-fact-check"
@@ -341,19 +341,8 @@ MISSES += [
             ),
         ),
     ),
-    NearMiss(
-        "ar-landmark-citations",
-        "also mails the list to someone else too",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {
-                    "to": ["jade.dubois@company.example"],
-                    "subject": "FYI",
-                    "body": "See the attached figures.",
-                },
-            ),
-        ),
+    mails_someone_else(
+        "ar-landmark-citations", "also mails the list to someone else too", body="See the attached figures."
     ),
 ]
 
@@ -369,29 +358,18 @@ MISSES += [
         "also shares the fact-check sheet with someone else",
         extra=(("mcp__sheets__share", {"spreadsheet_id": 6, "email": "jade.dubois@company.example"}),),
     ),
-    NearMiss(
-        "ar-digest-fact-check",
-        "also mails the findings to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["jade.dubois@company.example"], "subject": "FYI", "body": "The digest has errors."},
-            ),
-        ),
+    mails_someone_else(
+        "ar-digest-fact-check", "also mails the findings to someone else", body="The digest has errors."
     ),
     NearMiss(
         "ar-reading-list-additions",
         "also creates a reading list of its own",
         extra=(("mcp__scholar__create_reading_list", {"name": "Candidates", "description": "to sort"}),),
     ),
-    NearMiss(
+    mails_someone_else(
         "ar-reading-list-additions",
         "also mails the additions to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["rafael.eriksen@company.example"], "subject": "FYI", "body": "Two papers added."},
-            ),
-        ),
+        to="rafael.eriksen@company.example",
+        body="Two papers added.",
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, mails_someone_else
 
 NOTICE = "mcp__mail__send_message"
 
@@ -409,14 +409,7 @@ MISSES += [
         "also restocks a product of another category",
         extra=(("mcp__shop__restock", {"sku": "AUD-1001", "quantity": 10}),),
     ),
-    NearMiss(
-        "ec-winter-stock-check",
-        "also mails the deck to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["jade.dubois@company.example"], "subject": "FYI", "body": "The winter stock check."},
-            ),
-        ),
+    mails_someone_else(
+        "ec-winter-stock-check", "also mails the deck to someone else", body="The winter stock check."
     ),
 ]

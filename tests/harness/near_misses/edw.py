@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, reorder
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, reorder
 
 REGION_SLIDES = [
     gold_call("edw-regional-sales-review", "mcp__pptx__add_table_slide", title=f"{code} top customers")
@@ -214,47 +214,16 @@ MISSES += [
 
 MISSES += [
     # collateral damage: the task only reads the records
-    NearMiss(
-        "edw-people-review",
-        "also mails the review to someone else too",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {
-                    "to": ["jade.dubois@company.example"],
-                    "subject": "FYI",
-                    "body": "See the attached figures.",
-                },
-            ),
-        ),
+    mails_someone_else(
+        "edw-people-review", "also mails the review to someone else too", body="See the attached figures."
     ),
-    NearMiss(
+    mails_someone_else(
         "edw-regional-sales-review",
         "also mails the review to someone else too",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {
-                    "to": ["jade.dubois@company.example"],
-                    "subject": "FYI",
-                    "body": "See the attached figures.",
-                },
-            ),
-        ),
+        body="See the attached figures.",
     ),
-    NearMiss(
-        "edw-top-customers-mail",
-        "also mails the list to someone else too",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {
-                    "to": ["jade.dubois@company.example"],
-                    "subject": "FYI",
-                    "body": "See the attached figures.",
-                },
-            ),
-        ),
+    mails_someone_else(
+        "edw-top-customers-mail", "also mails the list to someone else too", body="See the attached figures."
     ),
 ]
 
@@ -267,15 +236,8 @@ MISSES += [
             ("mcp__sheets__write_range", {"spreadsheet_id": 1, "range": "Summary!Z1", "values": [["x"]]}),
         ),
     ),
-    NearMiss(
-        "edw-budget-vs-actual",
-        "also mails the memo to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["jade.dubois@company.example"], "subject": "FYI", "body": "Budget vs actual is out."},
-            ),
-        ),
+    mails_someone_else(
+        "edw-budget-vs-actual", "also mails the memo to someone else", body="Budget vs actual is out."
     ),
     NearMiss(
         "edw-open-orders-review",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.harness.near_misses import NearMiss, gold_call, reorder
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, reorder
 
 
 def _slide(title: str) -> str:
@@ -333,14 +333,10 @@ MISSES += [
             ),
         ),
     ),
-    NearMiss(
+    mails_someone_else(
         "lms-midterm-grade-report",
         "also mails the report to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["dean@univ.example"], "subject": "FYI", "body": "The midterm report is out."},
-            ),
-        ),
+        to="dean@univ.example",
+        body="The midterm report is out.",
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
 
 MISSES: list[NearMiss] = [
     # sm-dividend-watchlist
@@ -385,15 +385,11 @@ MISSES += [
         "also creates a watchlist of the candidates",
         extra=(("mcp__market__create_watchlist", {"name": "Yield candidates", "symbols": ["GRID"]}),),
     ),
-    NearMiss(
+    mails_someone_else(
         "sm-dividend-watchlist",
         "also mails the additions to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["lara.varga@company.example"], "subject": "FYI", "body": "Three ideas added."},
-            ),
-        ),
+        to="lara.varga@company.example",
+        body="Three ideas added.",
     ),
     NearMiss(
         "sm-energy-drawdown",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
 
 NL = "\\n"  # a line break as it appears in the JSON of the gold calls
 REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
@@ -378,14 +378,7 @@ MISSES += [
         "also archives another wiki page",
         extra=(("mcp__wiki__update_page", {"page_id": 5, "archived": True}),),
     ),
-    NearMiss(
-        "vp-viewer-questions",
-        "also mails the backlog to someone else",
-        extra=(
-            (
-                "mcp__mail__send_message",
-                {"to": ["jade.dubois@company.example"], "subject": "FYI", "body": "The Q&A backlog is up."},
-            ),
-        ),
+    mails_someone_else(
+        "vp-viewer-questions", "also mails the backlog to someone else", body="The Q&A backlog is up."
     ),
 ]
