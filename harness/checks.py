@@ -15,6 +15,7 @@ changed" in one criterion instead of guarding each column it happens to think of
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -246,6 +247,25 @@ def _compute_workbook(book: Any) -> None:
             for c, cell in enumerate(row):
                 if is_formula(cell.value):
                     cell.value = grid[r][c]
+
+
+# a figure said to fall is negative: 'down 6.64%', 'fell 2.7%', 'missed estimates by 2.7%'
+DOWN = re.compile(
+    r"\b(?:down|fell|fallen|falls?|dropped|drops?|declined?|declines|lost|loses|lower|slid|slipped|missed|"
+    r"miss(?:es)?|below|short)\b(?:\s+(?!to\b|at\b)[a-z]+){0,3}\s+(?:by\s+)?$",
+    re.I,
+)
+
+
+def signed_numbers(text: str) -> list[float]:
+    """The numbers of a text with their signs: +34.22% is 34.22, -2.7% and −2.7% are -2.7, and so is
+    2.7 after a word saying it fell ('down 2.7%'); 12,064.4 is 12064.4, never 12 and 64.4."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text).replace("\u2212", "-")
+    out = []
+    for m in re.finditer(r"(?<![\w.])([+-]?)(\d+(?:\.\d+)?)", text):
+        x = float(m[2])
+        out.append(-x if m[1] == "-" or (not m[1] and DOWN.search(text[: m.start()])) else x)
+    return out
 
 
 def close_enough(a: Any, b: float, tol: float = 0.005) -> bool:

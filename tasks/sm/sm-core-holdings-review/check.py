@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, signed_numbers
 from mcp_servers.mail.schema import sent_mail
 
 HEADER = [
@@ -71,25 +71,6 @@ def numbers(text: str) -> list[float]:
     """The numbers of a slide's text, signs dropped (+34.22% and 34.22 alike), 12,064.4 read as 12064.4."""
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     return [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
-
-
-# a figure said to fall is negative: 'down 6.64%', 'fell 2.7%', 'missed estimates by 2.7%'
-DOWN = re.compile(
-    r"\b(?:down|fell|fallen|falls?|dropped|drops?|declined?|declines|lost|loses|lower|slid|slipped|missed|"
-    r"miss(?:es)?|below|short)\b(?:\s+(?!to\b|at\b)[a-z]+){0,3}\s+(?:by\s+)?$",
-    re.I,
-)
-
-
-def signed_numbers(text: str) -> list[float]:
-    """The numbers of a text with their signs: +34.22% is 34.22, -2.7% and −2.7% are -2.7, and so is
-    2.7 after a word saying it fell ('down 2.7%'); 12,064.4 is 12064.4, never 12 and 64.4."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text).replace("\u2212", "-")
-    out = []
-    for m in re.finditer(r"(?<![\w.])([+-]?)(\d+(?:\.\d+)?)", text):
-        x = float(m[2])
-        out.append(-x if m[1] == "-" or (not m[1] and DOWN.search(text[: m.start()])) else x)
-    return out
 
 
 CHANGES = ("ytd", "yoy", "surprise")  # compared with their signs

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, signed_numbers
 
 # December 2026 as a month or a date ('December', 'Dec 1', '2026-12-01', '1/12/2026', '12/1/2026', '12/2026')
 DECEMBER = r"december|\bdec\b|\b2026-12\b|\b(?:\d{1,2}[./])?12[./]2026\b|\b12/\d{1,2}/2026\b"
@@ -18,25 +18,6 @@ def near(a: object, b: float, tol: float) -> bool:
 
 def has_number(text: str, value: float, tol: float) -> bool:
     return any(abs(float(n) - value) <= tol for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", "")))
-
-
-# a figure said to fall is negative: 'down 6.64%', 'fell 2.7%', 'missed estimates by 2.7%'
-DOWN = re.compile(
-    r"\b(?:down|fell|fallen|falls?|dropped|drops?|declined?|declines|lost|loses|lower|slid|slipped|missed|"
-    r"miss(?:es)?|below|short)\b(?:\s+(?!to\b|at\b)[a-z]+){0,3}\s+(?:by\s+)?$",
-    re.I,
-)
-
-
-def signed_numbers(text: str) -> list[float]:
-    """The numbers of a text with their signs: +34.22% is 34.22, -2.7% and −2.7% are -2.7, and so is
-    2.7 after a word saying it fell ('down 2.7%'); 12,064.4 is 12064.4, never 12 and 64.4."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text).replace("\u2212", "-")
-    out = []
-    for m in re.finditer(r"(?<![\w.])([+-]?)(\d+(?:\.\d+)?)", text):
-        x = float(m[2])
-        out.append(-x if m[1] == "-" or (not m[1] and DOWN.search(text[: m.start()])) else x)
-    return out
 
 
 def has_percent(text: str, value: float) -> bool:
