@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -35,6 +35,11 @@ Allowance = Callable[[dict[str, Any] | None, dict[str, Any] | None], bool | Iter
 # `World.changes` allowances for a task that sends mail: the messages the user sends and their
 # attachments are new rows (who gets them is checked on its own, `World.mailed_others`), and
 # marking a message read is no damage.
+def new_rows(column: str, values: Container[Any]) -> Allowance:
+    """A `changes` allowance: rows the episode added whose `column` is one of `values`."""
+    return lambda seeded, final: seeded is None and final is not None and final[column] in values
+
+
 ME_ADDRESS = "me@company.example"  # the user the agents act for, in every scenario
 
 SENDING_MAIL: dict[str, Allowance] = {
@@ -92,9 +97,6 @@ class World:
         tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
         people = None if shared_with is None else {*shared_with, ME_ADDRESS}
 
-        def new(key: str, ids: set[int]) -> Allowance:
-            return lambda seeded, final: seeded is None and final is not None and final[key] in ids
-
         def share(seeded: dict[str, Any] | None, final: dict[str, Any] | None) -> bool:
             return (
                 seeded is None and final is not None and final["spreadsheet_id"] in books
@@ -102,9 +104,9 @@ class World:
             )  # fmt: skip
 
         return {
-            "sheets_spreadsheet": new("id", books),
-            "sheets_sheet": new("id", tabs),
-            "sheets_cell": new("sheet_id", tabs),
+            "sheets_spreadsheet": new_rows("id", books),
+            "sheets_sheet": new_rows("id", tabs),
+            "sheets_cell": new_rows("sheet_id", tabs),
             "sheets_permission": share,
         }
 

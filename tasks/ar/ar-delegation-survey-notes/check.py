@@ -3,7 +3,7 @@ page of notes names every paper, method and key component; the reading group is 
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World, close_enough, new_rows
 
 LIST = "Delegation survey"
 HEADER = ["paper id", "title", "method", "benchmark", "score", "baseline score", "second benchmark",
@@ -154,13 +154,9 @@ def others_changed(world: World) -> list[str]:
         "wiki",
         "calendar",
         allow={
-            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in pages,
-            "wiki_block": lambda seeded, final: (
-                seeded is None and final is not None and final["page_id"] in pages
-            ),
-            "calendar_event": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in events
-            ),
+            "wiki_page": new_rows("id", pages),
+            "wiki_block": new_rows("page_id", pages),
+            "calendar_event": new_rows("id", events),
             "calendar_attendee": lambda seeded, final: (
                 seeded is None
                 and final is not None

@@ -3,7 +3,7 @@ with venue and citations, most cited first."""
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 
 
 def others_changed(world: World) -> list[str]:
@@ -16,10 +16,8 @@ def others_changed(world: World) -> list[str]:
         "scholar",
         "wiki",
         allow={
-            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in new,
-            "wiki_block": lambda seeded, final: (
-                seeded is None and final is not None and final["page_id"] in new
-            ),
+            "wiki_page": new_rows("id", new),
+            "wiki_block": new_rows("page_id", new),
         },
     )
 

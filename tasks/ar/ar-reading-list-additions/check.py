@@ -2,7 +2,7 @@
 with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's
 but those already on the list)."""
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 
 LIST = "Delegation survey"
@@ -17,9 +17,7 @@ def others_changed(world: World) -> list[str]:
         "scholar",
         "mail",
         allow={
-            "scholar_reading_list_item": lambda seeded, final: (
-                seeded is None and final is not None and final["list_id"] in listed
-            ),
+            "scholar_reading_list_item": new_rows("list_id", listed),
             **SENDING_MAIL,
         },
     )

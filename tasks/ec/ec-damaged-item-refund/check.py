@@ -3,7 +3,7 @@ and no one else, is told."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World, close_enough, new_rows
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -24,9 +24,7 @@ def others_changed(world: World, order_id: int) -> list[str]:
             "shop_orders": lambda seeded, _: (
                 {"refunded_amount"} if seeded and seeded["id"] == order_id else False
             ),
-            "shop_refunds": lambda seeded, final: (
-                seeded is None and final is not None and final["order_id"] == order_id
-            ),
+            "shop_refunds": new_rows("order_id", {order_id}),
         },
     )
 

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 from mcp_servers.shop.schema import TODAY
 
 SKU = re.compile(r"\b[A-Z]{3}-\d{4}\b")
@@ -29,10 +29,8 @@ def others_changed(world: World) -> list[str]:
         "wiki",
         allow={
             "shop_stock": lambda seeded, final: {"on_hand", "last_restocked"},
-            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in new,
-            "wiki_block": lambda seeded, final: (
-                seeded is None and final is not None and final["page_id"] in new
-            ),
+            "wiki_page": new_rows("id", new),
+            "wiki_block": new_rows("page_id", new),
         },
     )
 

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -43,9 +43,7 @@ def others_changed(world: World, targets: set[int]) -> list[str]:
             "shop_orders": lambda seeded, final: (
                 {"status", "refunded_amount"} if seeded is not None and seeded["id"] in targets else False
             ),
-            "shop_order_events": lambda seeded, final: (
-                seeded is None and final is not None and final["order_id"] in targets
-            ),
+            "shop_order_events": new_rows("order_id", targets),
             "shop_stock": lambda seeded, final: (
                 {"on_hand"} if seeded is not None and seeded["product_id"] in products else False
             ),

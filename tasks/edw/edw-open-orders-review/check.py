@@ -4,7 +4,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 
 ME = "me@company.example"
 MINUTES = 45
@@ -61,12 +61,8 @@ def others_changed(world: World) -> list[str]:
         "calendar",
         "mail",
         allow={
-            "calendar_event": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in events
-            ),
-            "calendar_attendee": lambda seeded, final: (
-                seeded is None and final is not None and final["event_id"] in events
-            ),
+            "calendar_event": new_rows("id", events),
+            "calendar_attendee": new_rows("event_id", events),
             **SENDING_MAIL,
         },
     )

@@ -3,7 +3,7 @@ on the cheapest menu free of nuts and peanuts; each course announces it with dat
 
 from sqlmodel import Session
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
 from mcp_servers.kitchen.schema import TODAY
 
@@ -42,12 +42,8 @@ def others_changed(world: World) -> list[str]:
         "lms",
         "kitchen",
         allow={
-            "kitchen_catering_order": lambda seeded, final: (
-                seeded is None and final is not None and final["client"] == "Aldermoor University"
-            ),
-            "lms_announcement": lambda seeded, final: (
-                seeded is None and final is not None and final["course_id"] in courses
-            ),
+            "kitchen_catering_order": new_rows("client", {"Aldermoor University"}),
+            "lms_announcement": new_rows("course_id", courses),
         },
     )
 

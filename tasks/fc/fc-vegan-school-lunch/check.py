@@ -5,7 +5,7 @@ import re
 
 from sqlmodel import Session, select
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import SENDING_MAIL, Criterion, World, close_enough, new_rows
 from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -47,15 +47,9 @@ def others_changed(world: World) -> list[str]:
         "kitchen",
         "mail",
         allow={
-            "kitchen_menu": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in menus
-            ),
-            "kitchen_menu_item": lambda seeded, final: (
-                seeded is None and final is not None and final["menu_id"] in menus
-            ),
-            "kitchen_catering_order": lambda seeded, final: (
-                seeded is None and final is not None and final["client"] == "Greenmarsh Primary School"
-            ),
+            "kitchen_menu": new_rows("id", menus),
+            "kitchen_menu_item": new_rows("menu_id", menus),
+            "kitchen_catering_order": new_rows("client", {"Greenmarsh Primary School"}),
             **SENDING_MAIL,
         },
     )

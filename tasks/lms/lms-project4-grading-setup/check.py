@@ -4,7 +4,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 
 COURSES = {"CS201": "09:00", "CS305": "11:00", "STAT200": "13:00", "ENG150": "15:00"}
 TITLE = "Project 4 Grading Queue"
@@ -105,9 +105,7 @@ def others_changed(world: World) -> list[str]:
         allow={
             **world.new_spreadsheet(TITLE, MAILED),
             "calendar_event": lambda seeded, final: seeded is None,
-            "calendar_attendee": lambda seeded, final: (
-                seeded is None and final is not None and final["email"] in {*MAILED, "me@company.example"}
-            ),
+            "calendar_attendee": new_rows("email", {*MAILED, "me@company.example"}),
             **SENDING_MAIL,
         },
     )

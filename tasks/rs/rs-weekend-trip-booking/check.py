@@ -5,7 +5,7 @@ from datetime import date
 
 from sqlmodel import Session
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway.network import Leg, connections, to_hhmm
 
@@ -49,22 +49,12 @@ def others_changed(world: World) -> list[str]:
         "railway",
         "calendar",
         allow={
-            "railway_passenger": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in mine
-            ),
-            "railway_booking": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in booked
-            ),
-            "railway_ticket": lambda seeded, final: (
-                seeded is None and final is not None and final["booking_id"] in booked
-            ),
+            "railway_passenger": new_rows("id", mine),
+            "railway_booking": new_rows("id", booked),
+            "railway_ticket": new_rows("booking_id", booked),
             "railway_seat_inventory": lambda seeded, final: {"available"},
-            "calendar_event": lambda seeded, final: (
-                seeded is None and final is not None and final["calendar_id"] in personal
-            ),
-            "calendar_attendee": lambda seeded, final: (
-                seeded is None and final is not None and final["email"] == ME
-            ),
+            "calendar_event": new_rows("calendar_id", personal),
+            "calendar_attendee": new_rows("email", {ME}),
         },
     )
 

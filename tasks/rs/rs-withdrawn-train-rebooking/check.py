@@ -4,7 +4,7 @@ changes, one row per booking."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World, close_enough, new_rows
 from mcp_servers.mail.schema import sent_mail
 
 DAY = "2026-12-05"
@@ -93,9 +93,7 @@ def others_changed(world: World) -> list[str]:
                 if seeded and seeded["reference"] in OLD
                 else seeded is None and final is not None and final["id"] in rebooked
             ),
-            "railway_ticket": lambda seeded, final: (
-                seeded is None and final is not None and final["booking_id"] in rebooked
-            ),
+            "railway_ticket": new_rows("booking_id", rebooked),
         },
     )
 

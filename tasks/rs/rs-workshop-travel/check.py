@@ -7,7 +7,7 @@ from datetime import date
 
 from sqlmodel import Session
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway.network import Leg, connections, to_hhmm
@@ -78,19 +78,11 @@ def others_changed(world: World) -> list[str]:
         "calendar",
         "mail",
         allow={
-            "railway_passenger": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in theirs
-            ),
-            "railway_booking": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in booked
-            ),
-            "railway_ticket": lambda seeded, final: (
-                seeded is None and final is not None and final["booking_id"] in booked
-            ),
+            "railway_passenger": new_rows("id", theirs),
+            "railway_booking": new_rows("id", booked),
+            "railway_ticket": new_rows("booking_id", booked),
             "railway_seat_inventory": lambda seeded, final: {"available"},
-            "calendar_event": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in events
-            ),
+            "calendar_event": new_rows("id", events),
             "calendar_attendee": lambda seeded, final: (
                 seeded is None
                 and final is not None

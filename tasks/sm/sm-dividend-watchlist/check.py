@@ -3,7 +3,7 @@ were added (and no others)."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.market.schema import NOW
 
@@ -67,9 +67,7 @@ def others_changed(world: World) -> list[str]:
         "market",
         "mail",
         allow={
-            "market_watchlist_items": lambda seeded, final: (
-                seeded is None and final is not None and final["watchlist_id"] in ideas
-            ),
+            "market_watchlist_items": new_rows("watchlist_id", ideas),
             **SENDING_MAIL,
         },
     )

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 
 SYMBOLS = ["SOLR", "PETX", "WIND"]
 HEADER = [
@@ -72,9 +72,7 @@ def others_changed(world: World) -> list[str]:
         "market",
         "calendar",
         allow={
-            "calendar_event": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] in events
-            ),
+            "calendar_event": new_rows("id", events),
             "calendar_attendee": lambda seeded, final: (
                 seeded is None
                 and final is not None

@@ -3,7 +3,7 @@ its id and how many videos it holds; nothing else on the platform (no other play
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 
 WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
@@ -51,12 +51,8 @@ def check(world: World) -> list[Criterion]:
     changed = world.changes(
         "video",
         allow={
-            "video_playlists": lambda seeded, final: (
-                seeded is None and final is not None and final["id"] == p["id"]
-            ),
-            "video_playlist_items": lambda seeded, final: (
-                seeded is None and final is not None and final["playlist_id"] == p["id"]
-            ),
+            "video_playlists": new_rows("id", {p["id"]}),
+            "video_playlist_items": new_rows("playlist_id", {p["id"]}),
         },
     )
     mails = sent_mail(

@@ -4,7 +4,7 @@ count."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.video.catalog import QUESTIONS
 
@@ -68,10 +68,8 @@ def others_changed(world: World) -> list[str]:
         allow={
             "video_comments": lambda seeded, final: seeded is None,
             "video_videos": lambda seeded, final: {"comment_count"},
-            "wiki_page": lambda seeded, final: seeded is None and final is not None and final["id"] in pages,
-            "wiki_block": lambda seeded, final: (
-                seeded is None and final is not None and final["page_id"] in pages
-            ),
+            "wiki_page": new_rows("id", pages),
+            "wiki_block": new_rows("page_id", pages),
             **SENDING_MAIL,
         },
     )
