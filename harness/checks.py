@@ -232,6 +232,18 @@ class World:
             return None
 
 
+def nothing_else_changed(changed: list[str]) -> Criterion:
+    """The criterion of every task that must leave the world otherwise as it was: `changed` is
+    what `World.changes` reports beyond the task's allowances."""
+    return Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}")
+
+
+def no_one_else_mailed(world: World, expected: Iterable[str]) -> Criterion:
+    """The criterion of every task that sends mail: no recipient beyond `expected`."""
+    leaks = world.mailed_others(expected)
+    return Criterion.of("no one else mailed", not leaks, f"mail also went to {leaks}")
+
+
 def _compute_workbook(book: Any) -> None:
     """Replace, in place, every formula of an openpyxl workbook with the value it computes."""
     from mcp_servers.common.formula import compute_grid, is_formula

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import yaml
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 PAPERS = ["DelegateBench", "SwarmScore", "ToolWeaver", "QuantLens", "Patchwise"]
@@ -209,16 +216,6 @@ def check(world: World) -> list[Criterion]:
             f"the mail calls wrong figures that the draft and the digest give as the paper does: {overclaimed}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others({EDITOR})), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, {EDITOR}))
     return out

@@ -4,7 +4,7 @@ Emeka with each landmark's number of citing papers and of citing papers from 202
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
 LANDMARKS = ["Cite-then-Generate", "PageRAG", "ChartSight", "QuantLens"]
@@ -179,16 +179,6 @@ def check(world: World) -> list[Criterion]:
             f" papers of {unstated}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

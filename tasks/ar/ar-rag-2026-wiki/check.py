@@ -3,7 +3,7 @@ with venue and citations, most cited first."""
 
 import re
 
-from harness.checks import Criterion, World, new_rows
+from harness.checks import Criterion, World, new_rows, nothing_else_changed
 
 
 def others_changed(world: World) -> list[str]:
@@ -62,9 +62,5 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "most cited first", counts == sorted(counts, reverse=True), "bullets are not by citations"
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]

@@ -2,7 +2,7 @@
 with the note, nothing else was added or removed, and Emeka got their titles (and no other candidate's
 but those already on the list)."""
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
 LIST = "Delegation survey"
@@ -66,12 +66,6 @@ def check(world: World) -> list[Criterion]:
             "no mail to Emeka naming both titles",
         ),
         Criterion.of("no other title in the mail", not claimed, f"the mail also names {claimed}"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, MAILED),
     ]

@@ -3,7 +3,7 @@ tables her five most cited papers; Bea got it by mail."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
 AUTHOR = "Ada Bauer"
@@ -108,12 +108,6 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("five most cited", rows == expected, f"table rows are {table[1:]}, expected {expected}"),
         Criterion.of("mailed to Bea", bool(mails), f"no mail to Bea with {DOC} attached (as it is now)"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, MAILED),
     ]

@@ -3,7 +3,7 @@ and no one else, is told."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough, new_rows
+from harness.checks import Criterion, World, close_enough, new_rows, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -54,11 +54,7 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("only that refund", len(refunds) == len(mine), f"{len(refunds)} refunds were issued"),
         Criterion.of("order kept", line["status"] == "delivered", f"the order is now {line['status']}"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world, line["id"])),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world, line["id"])),
     ]
     mails = sent_mail(world.engine, to=line["email"])
     # the mail names the customer's order and refund: no one else may get it

@@ -2,7 +2,14 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 BRANDS = ["Keyforge", "Nimbus", "Bytewise"]
@@ -119,16 +126,6 @@ def check(world: World) -> list[Criterion]:
             f"no mail to {YUSUF} with the subject 'Keyforge vendor brief' and Keyforge_Brief.docx (as it is now) attached",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

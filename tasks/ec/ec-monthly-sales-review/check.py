@@ -3,7 +3,14 @@
 import re
 from datetime import date, datetime
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 MONTHS = ["2026-08", "2026-09", "2026-10"]
@@ -159,16 +166,6 @@ def check(world: World) -> list[Criterion]:
                 f"no mail body gives the net revenues {list(nets.values())}",
             )
         )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World, new_rows
+from harness.checks import Criterion, World, new_rows, nothing_else_changed
 from mcp_servers.shop.schema import TODAY
 
 SKU = re.compile(r"\b[A-Z]{3}-\d{4}\b")
@@ -79,11 +79,5 @@ def check(world: World) -> list[Criterion]:
             f"the wiki page lacks a line with the SKU, name and units received for {unlogged}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
     return out

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -85,11 +85,7 @@ def check(world: World) -> list[Criterion]:
             not missed,
             f"not cancelled with reason 'payment not received': {missed}",
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (unexpected := others_changed(world, wanted)),
-            f"unexpected changes: {unexpected[:5]}",
-        ),
+        nothing_else_changed(others_changed(world, wanted)),
     ]
     unmailed, not_one, wrong = [], [], []
     for o in targets:
@@ -111,9 +107,5 @@ def check(world: World) -> list[Criterion]:
         ),
     ]
     told = {o["email"].lower() for o in targets}
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(told)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(no_one_else_mailed(world, told))
     return out

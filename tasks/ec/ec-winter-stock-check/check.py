@@ -1,6 +1,13 @@
 """Winter stock check: a shared cloud spreadsheet per category, a deck of low-cover products, a mail."""
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 CATEGORIES = ["Outdoor", "Fitness", "Home"]
@@ -170,16 +177,6 @@ def check(world: World) -> list[Criterion]:
             f"no mail to {YUSUF} with the subject {TITLE!r} and Winter_Stock.pptx (as it is now) attached",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others({YUSUF})), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, {YUSUF}))
     return out

@@ -4,7 +4,7 @@ import json
 import re
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 DEPTS = ["ENG", "SALES", "MKT", "OPS"]
 TITLE = "FY2026 Q1-Q3 Budget vs Actual"
@@ -204,12 +204,6 @@ def check(world: World) -> list[Criterion]:
             bool(mailed),
             f"no mail to {cfo} titled 'FY2026 Q1-Q3 budget vs actual' with the memo (as it is now) and the spreadsheet's title",
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others({cfo})), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, {cfo}),
     ]

@@ -4,7 +4,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 
 ME = "me@company.example"
 MINUTES = 45
@@ -115,16 +115,6 @@ def check(world: World) -> list[Criterion]:
             f"missing or without customer and amount: {missing}; should not be listed: {extra}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(guests)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, guests))
     return out

@@ -4,7 +4,7 @@ import json
 import re
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 DEPTS = ["ENG", "SALES", "SUP", "OPS"]
 HEAD = [
@@ -156,16 +156,6 @@ def check(world: World) -> list[Criterion]:
             f"no mail to {director} titled 'People review 2026' with the document (as it is now) attached",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

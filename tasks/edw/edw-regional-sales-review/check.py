@@ -4,7 +4,7 @@ import json
 import re
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 REGIONS = ["NA-EAST", "NA-WEST", "EMEA-C", "EMEA-S"]
 SCOPE = """FROM warehouse_sales_orders o JOIN warehouse_sales_lines l ON l.order_id = o.id
@@ -211,12 +211,6 @@ def check(world: World) -> list[Criterion]:
             bool(mailed),
             f"no mail to {director} titled 'Regional sales review 2026' with both files (as they are now) attached",
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, MAILED),
     ]

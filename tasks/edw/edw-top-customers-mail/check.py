@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 MAILED = {"maya.wagner@company.example"}  # the only recipients the task has
 
@@ -82,16 +82,6 @@ def check(world: World) -> list[Criterion]:
             f"the customers are not listed in the order {[t['name'] for t in top]}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

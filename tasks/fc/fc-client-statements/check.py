@@ -4,7 +4,14 @@ and was mailed to the client's contact address."""
 import re
 from datetime import datetime
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 CLIENTS = ["Aldermoor University", "Northam Institute of Technology", "Thornbury Research Lab"]
@@ -155,16 +162,6 @@ def check(world: World) -> list[Criterion]:
         if f in contacts and set(m.to_list() + m.cc_list()) != {contacts[f]}
     ]
     out.append(Criterion.of("each statement only to its client", not leaks, f"sent elsewhere: {leaks}"))
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -1,7 +1,7 @@
 """The 'Kitchen schedule 23 Nov - 6 Dec' cloud sheet lists the confirmed and in-preparation orders
 of the fortnight in order, and the head chef can edit it."""
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, nothing_else_changed
 
 HEADER = ["reference", "event date", "client", "menu", "guests", "status"]
 CHEF = "chef@aldermoor-catering.example"
@@ -76,9 +76,5 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("order details", not wrong, f"wrong details for {wrong}"),
         Criterion.of("chef can edit", [r["role"] for r in shared] == ["writer"], f"chef's access: {shared}"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]

@@ -3,7 +3,7 @@ other order changed, and they got a mail with the new guest count and total."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World, close_enough, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
 CLIENT = "Northam Institute of Technology"
@@ -57,7 +57,7 @@ def check(world: World) -> list[Criterion]:
             f"total is {target['total']}",
         ),
         Criterion.of("status kept", target["status"] == "confirmed", f"status is {target['status']}"),
-        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
+        nothing_else_changed(changed),
         Criterion.of(
             "client mailed",
             bool(mails)

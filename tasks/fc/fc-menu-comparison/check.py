@@ -3,7 +3,14 @@ them, a Summary of price, kcal and allergens per guest, and went to the client b
 
 from sqlmodel import Session
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -140,16 +147,6 @@ def check(world: World) -> list[Criterion]:
     out.append(
         Criterion.of("mailed", bool(mails), f"no mail to the client with {WORKBOOK} (as it is now) attached")
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -5,7 +5,15 @@ import re
 
 from sqlmodel import Session, select
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough, new_rows
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    new_rows,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenRecipe
 from mcp_servers.mail.schema import sent_mail
@@ -100,12 +108,6 @@ def check(world: World) -> list[Criterion]:
         Criterion.of(
             "quote mailed", bool(mails) and quoted, "no mail to the school with the price per guest and total"
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, MAILED),
     ]

@@ -1,6 +1,6 @@
 """A CS101 announcement names the open assignment and its due date; nothing else in the LMS changed."""
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, nothing_else_changed
 
 
 def check(world: World) -> list[Criterion]:
@@ -37,5 +37,5 @@ def check(world: World) -> list[Criterion]:
             not elsewhere,
             f"announcements were also posted in {sorted({r['code'] for r in elsewhere})}",
         ),
-        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
+        nothing_else_changed(changed),
     ]

@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 COURSES = ["MATH120", "MATH210", "STAT200", "ECON101"]
 OFFICE = "academic.office@univ.example"
@@ -224,12 +224,6 @@ def check(world: World) -> list[Criterion]:
         *check_deck(world, facts),
         *check_workbook(world, facts),
         check_mail(world),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others({OFFICE})), f"mail also went to {leaks}"
-        ),
+        nothing_else_changed(others_changed(world)),
+        no_one_else_mailed(world, {OFFICE}),
     ]

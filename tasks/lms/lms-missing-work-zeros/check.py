@@ -4,7 +4,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, nothing_else_changed
 
 
 def seeded_grades() -> dict[tuple[int, int], tuple[Any, ...]]:
@@ -69,9 +69,5 @@ def check(world: World) -> list[Criterion]:
             f"(assignment, student): {changed[:5]}",
         ),
         Criterion.of("something graded", bool(missing) and bool(grades), "no grade was recorded"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]

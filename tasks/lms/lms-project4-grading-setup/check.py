@@ -4,7 +4,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 
 COURSES = {"CS201": "09:00", "CS305": "11:00", "STAT200": "13:00", "ENG150": "15:00"}
 TITLE = "Project 4 Grading Queue"
@@ -203,16 +203,6 @@ def check(world: World) -> list[Criterion]:
     out.append(
         Criterion.of("shared with the TAs only", not others, f"the spreadsheet is also shared with {others}")
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

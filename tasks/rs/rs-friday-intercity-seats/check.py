@@ -4,7 +4,14 @@ sold out."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 DAY = "2026-11-27"
@@ -163,16 +170,6 @@ def check(world: World) -> list[Criterion]:
             f" sold out; it calls sold out {sorted({t for m in mails for t in sold_out_claims(m.body)})}",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -7,7 +7,7 @@ from datetime import date
 
 from sqlmodel import Session
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway.network import Leg, connections, to_hhmm
@@ -159,16 +159,6 @@ def check(world: World) -> list[Criterion]:
                 f"no mail 'Your trains for the Thornbury workshop' to {email} naming the trains {trains} and their departures {times}",
             )
         )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(HOMES)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, HOMES))
     return out

@@ -2,7 +2,14 @@
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, signed_numbers
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    no_one_else_mailed,
+    nothing_else_changed,
+    signed_numbers,
+)
 from mcp_servers.mail.schema import sent_mail
 
 HEADER = [
@@ -172,16 +179,6 @@ def check(world: World) -> list[Criterion]:
             "mailed to the CFO", bool(mails), f"no mail to {CFO} with both files (as they are now) attached"
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -3,7 +3,7 @@ were added (and no others)."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.market.schema import NOW
 
@@ -106,11 +106,7 @@ def check(world: World) -> list[Criterion]:
             held >= SEEDED,
             f"removed from 'Dividend ideas': {sorted(SEEDED - held)}",
         ),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]
     yields = {
         t["symbol"]: t["dividend_yield_pct"]
@@ -134,9 +130,5 @@ def check(world: World) -> list[Criterion]:
             " and no other symbol as added",
         )
     )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -2,7 +2,7 @@
 
 import re
 
-from harness.checks import Criterion, World, signed_numbers
+from harness.checks import Criterion, World, nothing_else_changed, signed_numbers
 
 # December 2026 as a month or a date ('December', 'Dec 1', '2026-12-01', '1/12/2026', '12/1/2026', '12/2026')
 DECEMBER = r"december|\bdec\b|\b2026-12\b|\b(?:\d{1,2}[./])?12[./]2026\b|\b12/\d{1,2}/2026\b"
@@ -102,11 +102,5 @@ def check(world: World) -> list[Criterion]:
         )
     ]
     out.append(Criterion.of("quarter figures", not bad and len(body) >= 4, f"wrong figures for {bad}"))
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
     return out

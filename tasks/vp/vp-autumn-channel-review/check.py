@@ -1,6 +1,13 @@
 """Autumn_Channels.xlsx and .pptx hold each channel's October figures; both files went to Victor Moreau."""
 
-from harness.checks import SENDING_MAIL, Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 CHANNELS = {"@techunboxed": "techunboxed", "@codecraft": "codecraft", "@fitwithleo": "fitwithleo"}
@@ -161,16 +168,6 @@ def check(world: World) -> list[Criterion]:
             f"no mail 'Autumn channel review' with both files to Victor ({len(mails)} sent)",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out

@@ -3,7 +3,7 @@ its id and how many videos it holds; nothing else on the platform (no other play
 
 import re
 
-from harness.checks import Criterion, World, new_rows
+from harness.checks import Criterion, World, new_rows, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
 WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
@@ -65,7 +65,7 @@ def check(world: World) -> list[Criterion]:
         Criterion.of("one playlist", len(lists) == 1, f"{len(lists)} playlists titled 'Best of 2026'"),
         Criterion.of("public", p["visibility"] == "public", f"the playlist is {p['visibility']}"),
         Criterion.of("videos in order", items == wanted, f"playlist holds {items}; expected {wanted}"),
-        Criterion.of("nothing else changed", not changed, f"unexpected changes: {changed[:5]}"),
+        nothing_else_changed(changed),
         Criterion.of(
             "mail",
             bool(told),

@@ -1,7 +1,7 @@
 """The 'Devlog 5 Launch Tracker' sheet holds the video's daily figures since release in date order, then
 a Total row with their sums, and is shared with Chen as a commenter."""
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import Criterion, World, close_enough, nothing_else_changed
 
 TITLE = "Devlog 5 Launch Tracker"
 METRICS = ("views", "watch_time_minutes", "likes", "subscribers_gained")
@@ -69,9 +69,5 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of("total row", total_ok, f"the last row is {total}; expected 'Total' and the sums {sums}"),
         Criterion.of("shared", [r["role"] for r in shared] == ["commenter"], f"Chen's access: {shared}"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]

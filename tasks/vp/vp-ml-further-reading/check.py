@@ -2,7 +2,7 @@
 three most cited LLM-agent papers; the video has the two new tags besides its old ones; no other video
 was changed."""
 
-from harness.checks import Criterion, World
+from harness.checks import Criterion, World, nothing_else_changed
 from mcp_servers.video.catalog import CHANNELS
 
 TITLE = "Intro to Machine Learning"
@@ -60,9 +60,5 @@ def check(world: World) -> list[Criterion]:
             f"the lines after 'Further reading:' are {lines}; expected {wanted}",
         ),
         Criterion.of("tags", must <= tags, f"tags are {sorted(tags)}; missing {sorted(must - tags)}"),
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world, video["id"])),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world, video["id"])),
     ]

@@ -4,7 +4,7 @@ count."""
 
 import re
 
-from harness.checks import SENDING_MAIL, Criterion, World, new_rows
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.video.catalog import QUESTIONS
 
@@ -142,16 +142,6 @@ def check(world: World) -> list[Criterion]:
             f"no '{PAGE}' mail to Victor saying {len(expected)} questions ({len(mails)} found)",
         )
     )
-    out.append(
-        Criterion.of(
-            "nothing else changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        )
-    )
-    out.append(
-        Criterion.of(
-            "no one else mailed", not (leaks := world.mailed_others(MAILED)), f"mail also went to {leaks}"
-        )
-    )
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, MAILED))
     return out
