@@ -29,7 +29,7 @@ from pathlib import Path, PosixPath, PurePosixPath
 from typing import Any
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, walk
+from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, short, walk
 
 Cell = str | int | float | bool | None
 
@@ -59,6 +59,7 @@ class HeldFile(PosixPath):
     rel: PurePosixPath
     existed: bool
     settle: Callable[[], None]  # removes the file if `path` made it and nothing was saved
+    release: Callable[[], Any]  # closes the file now (else when the HeldFile is collected)
 
     def exists(self, *, follow_symlinks: bool = True) -> bool:
         """Whether the file was there before this call (one made empty by `path` was not)."""
@@ -104,21 +105,22 @@ def hold(found: Found, shown: str, *, create: bool) -> HeldFile:
     except OSError as exc:
         found.close()
         if exc.errno == errno.ENOENT:
-            raise ToolError(f"no such file or folder in the workspace: {shown!r}") from None
+            raise ToolError(f"no such file or folder in the workspace: {short(shown)!r}") from None
         if exc.errno == errno.ELOOP:
-            raise ToolError(f"{shown}: it changed into a symlink while in use; try again") from None
-        raise ToolError(f"{shown}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(shown)}: it changed into a symlink while in use; try again") from None
+        raise ToolError(f"{short(shown)}: {exc.strerror or exc}") from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         found.close()
         if stat.S_ISDIR(mode):
-            raise ToolError(f"{shown}: is a folder, not a file")
+            raise ToolError(f"{short(shown)}: is a folder, not a file")
         raise not_regular(shown)
     held = HeldFile(PROC_FDS / str(fd))
     held.shown, held.rel, held.existed = shown, found.rel, existed
-    held.settle = lambda: None if existed else _discard_if_unsaved(fd, found)
-    weakref.finalize(held, _close, fd, found, existed)
+    closer = weakref.finalize(held, _close, fd, found, existed)
+    held.release = closer
+    held.settle = lambda: None if existed or not closer.alive else _discard_if_unsaved(fd, found)
     return held
 
 
@@ -130,15 +132,15 @@ def check_zip(real: Path, shown: str) -> None:
     unzipped = sum(m.file_size for m in members)
     packed = sum(m.compress_size for m in members)
     if len(members) > MAX_ZIP_MEMBERS:
-        raise ToolError(f"{shown}: refused: it holds {len(members)} parts (at most {MAX_ZIP_MEMBERS})")
+        raise ToolError(f"{short(shown)}: refused: it holds {len(members)} parts (at most {MAX_ZIP_MEMBERS})")
     if unzipped > MAX_UNZIPPED_BYTES:
         raise ToolError(
-            f"{shown}: refused: it unpacks to {unzipped // 1_000_000} MB "
+            f"{short(shown)}: refused: it unpacks to {unzipped // 1_000_000} MB "
             f"(at most {MAX_UNZIPPED_BYTES // 1_000_000} MB); split it into smaller files"
         )
     if unzipped > 1_000_000 and unzipped > MAX_ZIP_RATIO * max(packed, 1):
         raise ToolError(
-            f"{shown}: refused: it unpacks {unzipped // max(packed, 1)}x larger than it is "
+            f"{short(shown)}: refused: it unpacks {unzipped // max(packed, 1)}x larger than it is "
             f"(at most {MAX_ZIP_RATIO}x), as a zip bomb does"
         )
 
@@ -161,13 +163,13 @@ class OfficeFiles:
         inside the workspace, a regular file; created empty when missing and not must_exist,
         missing folders on the way too."""
         if not path.lower().endswith(self.suffix):
-            raise ToolError(f"{path!r} is not a {self.suffix} path (e.g. {self.example!r})")
+            raise ToolError(f"{short(path)!r} is not a {self.suffix} path (e.g. {self.example!r})")
         try:
             found = locate(self.workspace, path, make_parents=not must_exist)
         except (FileNotFoundError, NotADirectoryError):
-            raise ToolError(f"no such file or folder in the workspace: {path!r}") from None
+            raise ToolError(f"no such file or folder in the workspace: {short(path)!r}") from None
         except OSError as exc:
-            raise ToolError(f"{path}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(path)}: {exc.strerror or exc}") from None
         return hold(found, path, create=not must_exist)
 
     @contextmanager
@@ -181,12 +183,19 @@ class OfficeFiles:
                     real.settle()
 
     def open(self, real: Path) -> Any:
+        """The file parsed by the library; one that will not parse is a ToolError, and a held
+        file is then closed at once (a traceback that keeps it would otherwise keep its
+        descriptor open until the cycle collector runs)."""
         shown = getattr(real, "shown", real.name)
         try:
             check_zip(real, shown)
             return self.opener(real)
-        except self.open_errors as exc:
-            raise ToolError(f"cannot open {shown} as {self.kind}: {exc}") from None
+        except BaseException as exc:
+            if isinstance(real, HeldFile):
+                real.release()
+            if isinstance(exc, self.open_errors):
+                raise ToolError(f"cannot open {short(shown)} as {self.kind}: {exc}") from None
+            raise
 
     @contextmanager
     def editing(self, path: str) -> Iterator[Any]:

@@ -9,7 +9,9 @@ as Sheets does: `#DIV/0!`, `#VALUE!`, `#NAME?`, `#REF!` (a missing sheet, or a f
 depends on itself), `#ERROR!` (a formula that does not parse).
 
 Aggregates skip text, booleans and empty cells in ranges; in arithmetic an empty cell is 0, a
-numeric text is its number and any other text is `#VALUE!`.
+numeric text is its number and any other text is `#VALUE!`. Text is bounded: one value at
+MAX_TEXT_CHARS, all the computed cells of one read at MAX_COMPUTED_TEXT_CHARS (past either,
+`#VALUE!`); `rows_within` says how many rows of a read fit in a result.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ MAX_RANGE_CELLS = 100_000
 # The longest text a formula may make, as Google Sheets' cell limit: `=A1&A1` down 30 rows
 # would otherwise double a value into a 537 MB string. Longer is #VALUE!.
 MAX_TEXT_CHARS = 50_000
+# The text all computed cells of one read may hold between them (every result is kept until the
+# read is done): 500 rows x 10 columns of `=$A$1&$A$1` at 50,000 characters each would hold
+# 250 M characters. A result that would take the total past it is #VALUE!.
+MAX_COMPUTED_TEXT_CHARS = 5_000_000
 MAX_ROWS, MAX_COLS = 1_048_576, 16_384  # a reference beyond these is #REF!, as in Excel
 
 _TOKEN = re.compile(
@@ -289,6 +295,17 @@ def compute_grid(
                 row_values[j] = book.shown(sheet, top + i, left + j)
 
 
+def rows_within(grid: list[list[Any]], max_chars: int) -> int:
+    """How many of `grid`'s leading rows fit in `max_chars` characters of cell text (a number
+    or an empty cell counts as a short text): a read returns those and says where to go on."""
+    total = 0
+    for i, row in enumerate(grid):
+        total += sum(len(v) if isinstance(v, str) else 8 for v in row)
+        if total > max_chars:
+            return i
+    return len(grid)
+
+
 def sheets_getter(titles: Iterable[str], load: Callable[[str], dict[tuple[int, int], Any]]) -> Getter:
     """A `Getter` over the sheets `titles`, matched case-insensitively as in Sheets; a sheet's
     cells, {(row, col): value}, are loaded with `load(title)` the first time a formula names it."""
@@ -318,6 +335,7 @@ class Book:
         self.get = get
         self.memo: dict[tuple[str, int, int], Any] = {}
         self.computing: set[tuple[str, int, int]] = set()
+        self.text_chars = 0  # held by the text results in `memo`
 
     def value(self, sheet: str, row: int, col: int) -> Any:
         """The cell's value, a formula computed; an error value is raised as `FormulaError`."""
@@ -335,6 +353,11 @@ class Book:
                 found = _Eval(self, sheet).run(raw)
             finally:
                 self.computing.discard(key)
+            if isinstance(found, str):
+                if self.text_chars + len(found) > MAX_COMPUTED_TEXT_CHARS:
+                    found = FormulaError("#VALUE!")
+                else:
+                    self.text_chars += len(found)
             self.memo[key] = found
         if isinstance(found, FormulaError):
             raise found

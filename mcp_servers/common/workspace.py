@@ -14,8 +14,11 @@ after that is relative to that folder (`dir_fd=`) and never follows a link at th
 Symlinks the agent made inside the workspace are followed by `locate(..., follow=True)` the
 way the kernel would, but by this code, one hop at a time from open folders: a link (or a
 link's `..`) that would leave the workspace, at any step, is refused; an absolute link is
-followed only when it names a place under the workspace's own real path. A link changed
-between two steps can only send the walk to another place inside. `resolve` (a path by name,
+followed only when it names a place under the workspace's real path or the path the workspace
+was given by (normalised; e.g. a link to `/tmp/alias/data.txt` when the workspace was given as
+`/tmp/alias`, itself a link). A link changed between two steps can only send the walk to another
+place inside. A path that goes more than MAX_DEPTH folders deep (counting those a link's target
+adds) is refused: each level holds a descriptor open while the walk runs. `resolve` (a path by name,
 symlinks followed by the kernel) remains for code that runs when no agent does (task setup).
 """
 
@@ -25,7 +28,7 @@ import errno
 import os
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -43,10 +46,20 @@ MAX_LINKS = 40
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # A file opened to read: never through a link, and a FIFO opened so does not wait for a writer.
 READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-# Folders deeper than this are not entered by find, grep, cp -r or rm -r: each level holds a
-# descriptor open, and a tree an agent nests in a loop must not exhaust them.
+# Folders deeper than this are not entered by find, grep, cp -r or rm -r, nor by `locate`: each
+# level holds a descriptor open, and a tree an agent nests in a loop must not exhaust them.
 MAX_DEPTH = 128
+# A path echoed in an error message is cut to about this many characters.
+MAX_SHOWN_CHARS = 120
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def short(path: str) -> str:
+    """`path` as an error message shows it: whole when short, else its start and end."""
+    if len(path) <= MAX_SHOWN_CHARS:
+        return path
+    keep = MAX_SHOWN_CHARS // 2
+    return f"{path[:keep]}...{path[-keep:]}"
 
 
 def checked(path: str) -> PurePosixPath:
@@ -58,9 +71,9 @@ def checked(path: str) -> PurePosixPath:
         raise ToolError("path contains a NUL byte")
     pure = PurePosixPath(path.replace("\\", "/"))
     if pure.is_absolute() or path.startswith("~"):
-        raise ToolError(f"absolute path {path!r} refused: give a path relative to the workspace")
+        raise ToolError(f"absolute path {short(path)!r} refused: give a path relative to the workspace")
     if ".." in pure.parts:
-        raise ToolError(f"path {path!r} refused: '..' may not leave the workspace")
+        raise ToolError(f"path {short(path)!r} refused: '..' may not leave the workspace")
     if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in pure.parts):
         raise ToolError(
             f"a file or folder name in {path[:60] + '...'!r} is too long (at most {MAX_NAME_BYTES} bytes)"
@@ -71,11 +84,27 @@ def checked(path: str) -> PurePosixPath:
 
 
 def escapes(path: str) -> ToolError:
-    return ToolError(f"path {path!r} refused: it resolves outside the workspace")
+    return ToolError(f"path {short(path)!r} refused: it resolves outside the workspace")
 
 
 def loops(path: str) -> ToolError:
-    return ToolError(f"path {path!r} refused: it goes round a loop of symlinks")
+    return ToolError(f"path {short(path)!r} refused: it goes round a loop of symlinks")
+
+
+def too_deep(path: str) -> ToolError:
+    return ToolError(
+        f"path {short(path)!r} refused: it goes more than {MAX_DEPTH} folders deep (counting where its links lead)"
+    )
+
+
+def _roots(workspace: Path) -> list[PurePosixPath]:
+    """The paths an absolute link may name the workspace by: its real path, and the path it was
+    given by when that leads to the same folder (checked only when a link needs it)."""
+    real = workspace.resolve()
+    given = PurePosixPath(os.path.normpath(workspace.absolute()))
+    if given != PurePosixPath(real) and Path(given).resolve() == real:
+        return [PurePosixPath(real), given]
+    return [PurePosixPath(real)]
 
 
 class Found:
@@ -128,6 +157,8 @@ def locate(workspace: Path, path: str, *, follow: bool = True, make_parents: boo
     the workspace or a loop of links is a ToolError; a missing folder on the way raises
     FileNotFoundError, a file where a folder should be NotADirectoryError."""
     parts = checked(path).parts
+    if len(parts) > MAX_DEPTH + 1:  # before any folder is made or opened; links are counted below
+        raise too_deep(path)
     root = workspace.resolve()
     stack: list[tuple[int, str]] = [(os.open(root, FOLDER_FLAGS & ~os.O_NOFOLLOW), "")]
     todo = deque(parts)
@@ -177,9 +208,10 @@ def locate(workspace: Path, path: str, *, follow: bool = True, make_parents: boo
                     todo.appendleft(part)  # no longer a link: look again
                     continue
                 if target.is_absolute():
-                    if not target.is_relative_to(root):
+                    under = next((r for r in _roots(workspace) if target.is_relative_to(r)), None)
+                    if under is None:
                         raise escapes(path)
-                    target = target.relative_to(root)
+                    target = target.relative_to(under)
                     while len(stack) > 1:
                         os.close(stack.pop()[0])
                 todo.extendleft(reversed(target.parts))
@@ -189,6 +221,8 @@ def locate(workspace: Path, path: str, *, follow: bool = True, make_parents: boo
                 return result
             if not stat.S_ISDIR(st.st_mode):
                 raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel.as_posix())
+            if len(stack) > MAX_DEPTH:
+                raise too_deep(path)
             try:
                 stack.append((os.open(part, FOLDER_FLAGS, dir_fd=here), part))
             except OSError as exc:
@@ -226,7 +260,7 @@ class Item:
         return Found(os.dup(self.folder), self.name, self.rel)
 
 
-def walk(top: Found, maxdepth: int | None = None) -> Iterator[Item]:
+def walk(top: Found, maxdepth: int | None = None) -> Generator[Item]:
     """Every entry under `top` (itself first, then each child and its subtree, by name), as
     `find` lists them; links are listed, never entered."""
     st = top.lstat()
@@ -271,9 +305,9 @@ def open_file(found: Found, shown: str) -> BinaryIO:
     socket or a device is a ToolError, and opening never waits (a FIFO has no writer)."""
     st = found.lstat()
     if st is None:
-        raise ToolError(f"{shown}: no such file")
+        raise ToolError(f"{short(shown)}: no such file")
     if stat.S_ISDIR(st.st_mode):
-        raise ToolError(f"{shown}: is a directory (use ls or find)")
+        raise ToolError(f"{short(shown)}: is a directory (use ls or find)")
     if not stat.S_ISREG(st.st_mode):
         raise not_regular(shown)
     fd = os.open(found.name, READ_FLAGS, dir_fd=found.folder)
@@ -295,7 +329,7 @@ def create_file(found: Found, shown: str, *, append: bool = False, exclusive: bo
 
 
 def not_regular(shown: str) -> ToolError:
-    return ToolError(f"{shown}: not a regular file (a pipe, socket or device); only files can be read")
+    return ToolError(f"{short(shown)}: not a regular file (a pipe, socket or device); only files can be read")
 
 
 def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
@@ -309,11 +343,11 @@ def resolve(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
     except RuntimeError:  # Python 3.11's word for a symlink loop
         raise loops(path) from None
     except OSError as exc:
-        raise ToolError(f"path {path!r}: {exc.strerror or exc}") from None
+        raise ToolError(f"path {short(path)!r}: {exc.strerror or exc}") from None
     if real != root and not real.is_relative_to(root):
         raise escapes(path)
     if must_exist and not real.exists():
-        raise ToolError(f"no such file or folder in the workspace: {path!r}")
+        raise ToolError(f"no such file or folder in the workspace: {short(path)!r}")
     return real
 
 

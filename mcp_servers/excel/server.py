@@ -22,7 +22,7 @@ from openpyxl.utils.cell import (
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid
+from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid, rows_within
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -30,6 +30,9 @@ from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 # silently): the harness caps a tool result at 32 KB anyway.
 MAX_READ_ROWS = 500
 MAX_READ_COLS = 100
+# ... and at most this many characters of cell text: the rows past it are said, as above. A
+# sheet's cells may hold megabytes (computed text reaches MAX_COMPUTED_TEXT_CHARS).
+MAX_READ_CHARS = 1_000_000
 # Excel's rules for a sheet name.
 MAX_SHEET_NAME = 31
 _SHEET_NAME_FORBIDDEN = set("/\\?*[]:")
@@ -127,8 +130,9 @@ def build(ctx: ServerContext) -> MCPServer:
         render: Literal["value", "formula"] = "value",
     ) -> str:
         """Cell values of a sheet (or a range like A1:D20) as rows; formulas are computed
-        (render="value") or shown as written (render="formula"). At most 500 rows and 100
-        columns come back; when there are more, `more` says so and which range to read next."""
+        (render="value") or shown as written (render="formula"). At most 500 rows, 100 columns
+        and 1,000,000 characters come back; when there are more, `more` says so and which range
+        to read next."""
         wb = files.open(files.path(path, True))
         ws = _sheet(wb, sheet)
         if cell_range:
@@ -141,27 +145,35 @@ def build(ctx: ServerContext) -> MCPServer:
         # Whole columns ("B:D") or rows ("2:5") are open on one side: they end where the data does.
         min_col, min_row = min_col or 1, min_row or 1
         max_col, max_row = max_col or ws.max_column, max_row or ws.max_row
-        more: dict[str, Any] = {}
-        if max_row - min_row + 1 > MAX_READ_ROWS:
-            last = min_row + MAX_READ_ROWS - 1
-            more["rows"] = max_row - last
-            more["next_rows"] = (
-                f"{get_column_letter(min_col)}{last + 1}:{get_column_letter(max_col)}{max_row}"
-            )
-            max_row = last
-        if max_col - min_col + 1 > MAX_READ_COLS:
-            last = min_col + MAX_READ_COLS - 1
-            more["columns"] = max_col - last
-            more["next_columns"] = (
-                f"{get_column_letter(last + 1)}{min_row}:{get_column_letter(max_col)}{max_row}"
-            )
-            max_col = last
+        end_row, end_col = max_row, max_col
+        max_row = min(max_row, min_row + MAX_READ_ROWS - 1)
+        max_col = min(max_col, min_col + MAX_READ_COLS - 1)
         rows = ws.iter_rows(
             min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col, values_only=True
         )
         grid = [list(r) for r in rows]
         if render == "value":
             compute_grid(grid, (ws.title, min_row, min_col), wb.sheetnames, lambda t: _cells(wb, t))
+        fit = rows_within(grid, MAX_READ_CHARS)
+        if grid and fit == 0:
+            raise ToolError(
+                f"row {min_row} alone holds more than {MAX_READ_CHARS} characters of text; "
+                "read fewer columns (e.g. one cell)"
+            )
+        if fit < len(grid):
+            del grid[fit:]
+            max_row = min_row + fit - 1
+        more: dict[str, Any] = {}
+        if end_row > max_row:
+            more["rows"] = end_row - max_row
+            more["next_rows"] = (
+                f"{get_column_letter(min_col)}{max_row + 1}:{get_column_letter(end_col)}{end_row}"
+            )
+        if end_col > max_col:
+            more["columns"] = end_col - max_col
+            more["next_columns"] = (
+                f"{get_column_letter(max_col + 1)}{min_row}:{get_column_letter(end_col)}{max_row}"
+            )
         out: dict[str, Any] = {"sheet": ws.title, "rows": grid}
         if more:
             out["more"] = more

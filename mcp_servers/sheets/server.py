@@ -16,7 +16,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from sqlmodel import Session, col, func, select
 
-from mcp_servers.common.formula import compute_grid
+from mcp_servers.common.formula import compute_grid, rows_within
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.sheets import a1
@@ -36,6 +36,9 @@ READ = "workflow-records-lookup"
 WRITE = "cloud-sheet-write"
 Cell = str | int | float | bool | None
 MAX_CELLS = 10_000
+# A read returns at most this many characters of cell text (computed text may reach
+# MAX_COMPUTED_TEXT_CHARS); `more` says which rows were left and the range that reads them.
+MAX_READ_CHARS = 1_000_000
 _EMAIL = re.compile(r"^[a-z0-9._%+'-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
 
 
@@ -189,7 +192,8 @@ def build(ctx: ServerContext) -> MCPServer:
     def read_range(spreadsheet_id: int, range: str, render: Literal["value", "formula"] = "value") -> str:
         """Values of a range in A1 notation, as rows (numbers stay numbers; empty cells are null;
         trailing empty rows and cells are left out). A range without a sheet name reads the first
-        sheet. Formulas are computed (render="value"), or shown as written (render="formula")."""
+        sheet. Formulas are computed (render="value"), or shown as written (render="formula").
+        At most 1,000,000 characters come back; `more` then names the range of the rest."""
         with Session(ctx.engine) as s:
             book = _book(s, spreadsheet_id)
             tab, r = _target(s, book, range)
@@ -215,7 +219,22 @@ def build(ctx: ServerContext) -> MCPServer:
             for row in grid:
                 while row and row[-1] is None:
                     row.pop()
-            return as_json({"range": a1.a1(tab.title, r.row1, r.col1, row2, col2), "values": grid})
+            fit = rows_within(grid, MAX_READ_CHARS)
+            if grid and fit == 0:
+                raise ToolError(
+                    f"row {r.row1} alone holds more than {MAX_READ_CHARS} characters of text; "
+                    "read fewer columns (e.g. one cell)"
+                )
+            out: dict[str, Any] = {"range": a1.a1(tab.title, r.row1, r.col1, row2, col2), "values": grid}
+            if fit < len(grid):
+                last = r.row1 + fit - 1
+                del grid[fit:]
+                out["range"] = a1.a1(tab.title, r.row1, r.col1, last, col2)
+                out["more"] = {
+                    "rows": row2 - last,
+                    "next_range": a1.a1(tab.title, last + 1, r.col1, row2, col2),
+                }
+            return as_json(out)
 
     @writer(app, WRITE)
     def create_spreadsheet(title: str, sheets: list[str] | None = None) -> str:

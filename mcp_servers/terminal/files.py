@@ -28,6 +28,7 @@ from mcp_servers.common.workspace import (
     create_file,
     locate,
     open_file,
+    short,
 )
 
 # Output a model reads in one result; longer output is cut with a note saying how to narrow it.
@@ -41,7 +42,7 @@ def _text_file(f: BinaryIO, shown: str) -> int:
     size = os.fstat(f.fileno()).st_size
     if b"\x00" in f.read(BINARY_SNIFF_BYTES):
         raise ToolError(
-            f"{shown}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
+            f"{short(shown)}: binary file ({size} bytes); use the tool for its format (excel, word, pptx)"
         )
     f.seek(0)
     return size
@@ -57,7 +58,7 @@ def read_sized(found: Found, shown: str) -> tuple[str, int]:
     with open_file(found, shown) as f:
         size = _text_file(f, shown)
         if size > MAX_FILE_BYTES:
-            raise ToolError(f"{shown}: {size} bytes is too large to read whole; use head or tail")
+            raise ToolError(f"{short(shown)}: {size} bytes is too large to read whole; use head or tail")
         return f.read(MAX_FILE_BYTES + 1).decode("utf-8", errors="replace"), size
 
 
@@ -105,12 +106,14 @@ def os_errors(shown: str) -> Iterator[None]:
         yield
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise ToolError(f"{shown}: a file or folder name is too long (at most 255 bytes)") from None
+            raise ToolError(
+                f"{short(shown)}: a file or folder name is too long (at most 255 bytes)"
+            ) from None
         if exc.errno in (errno.ENOTDIR, errno.EEXIST):
-            raise ToolError(f"{shown}: a part of this path is a file, not a folder") from None
+            raise ToolError(f"{short(shown)}: a part of this path is a file, not a folder") from None
         if exc.errno == errno.ELOOP:
-            raise ToolError(f"{shown}: it changed into a symlink while in use; try again") from None
-        raise ToolError(f"{shown}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(shown)}: it changed into a symlink while in use; try again") from None
+        raise ToolError(f"{short(shown)}: {exc.strerror or exc}") from None
 
 
 def clip(text: str) -> str:

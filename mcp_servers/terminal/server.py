@@ -14,8 +14,8 @@ import stat
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Generator, Iterator
+from contextlib import closing, contextmanager, nullcontext
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -24,7 +24,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, reader, writer
-from mcp_servers.common.workspace import Found, create_file, locate, walk
+from mcp_servers.common.workspace import Found, Item, create_file, locate, short, walk
 from mcp_servers.terminal.files import (
     clip,
     copy_file,
@@ -49,13 +49,21 @@ GREP_TIMEOUT_S = 2.0
 MAX_FOUND = 2000
 
 
+def too_slow(pattern: str) -> ToolError:
+    return ToolError(
+        f"the search for {pattern[:60]!r} took longer than {GREP_TIMEOUT_S:g} s and was stopped; "
+        "simplify the pattern (nested repetition such as (a|aa)+ backtracks), narrow the path, "
+        "or use fixed_strings=true"
+    )
+
+
 def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer(
         "terminal",
         instructions="A terminal in the task workspace (the current folder '.'): ls, cat, head, tail, grep, "
         "wc, find, mkdir, cp, mv, rm, write_file. Paths are relative to the workspace; there is no shell.",
     )
-    root = ctx.workspace.resolve()
+    root = ctx.workspace  # `locate` walks from its real path; links may name either
     locks: defaultdict[PurePosixPath, threading.Lock] = defaultdict(threading.Lock)
 
     @contextmanager
@@ -64,19 +72,19 @@ def build(ctx: ServerContext) -> MCPServer:
         try:
             found = locate(root, path, follow=follow)
         except (FileNotFoundError, NotADirectoryError):
-            raise ToolError(f"{path}: no such file or directory") from None
+            raise ToolError(f"{short(path)}: no such file or directory") from None
         except OSError as exc:  # e.g. a folder removed while walked
-            raise ToolError(f"{path}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(path)}: {exc.strerror or exc}") from None
         with found:
             if must_exist and found.lstat() is None:
-                raise ToolError(f"{path}: no such file or directory")
+                raise ToolError(f"{short(path)}: no such file or directory")
             yield found
 
     def status(found: Found, path: str) -> os.stat_result:
         """The entry's own status; gone since it was found is a ToolError."""
         st = found.lstat()
         if st is None:
-            raise ToolError(f"{path}: no such file or directory")
+            raise ToolError(f"{short(path)}: no such file or directory")
         return st
 
     def is_dir(found: Found) -> bool:
@@ -141,21 +149,26 @@ def build(ctx: ServerContext) -> MCPServer:
         with at(path) as target, os_errors(path):
             return clip("\n".join(tail_lines(target, path, n)))
 
-    def searched(top: Found) -> Iterator[tuple[str, str]]:
+    def searched(top: Found) -> Generator[tuple[str, str]]:
         """(shown path, text) of each text file a recursive grep reads: regular files, and links
         to regular files inside the workspace; binaries, huge files and the rest are skipped."""
-        for item in walk(top):
+        with closing(walk(top)) as items:
+            yield from _readable(items)
+
+    def _readable(items: Iterator[Item]) -> Iterator[tuple[str, str]]:
+        for item in items:
             if not (stat.S_ISREG(item.st.st_mode) or stat.S_ISLNK(item.st.st_mode)):
                 continue
             try:
                 if stat.S_ISLNK(item.st.st_mode):
                     with locate(root, item.rel.as_posix()) as target:
-                        yield item.shown, read_text(target, item.shown)
+                        text = read_text(target, item.shown)
                 else:
                     with item.found() as found:
-                        yield item.shown, read_text(found, item.shown)
+                        text = read_text(found, item.shown)
             except (ToolError, OSError):
                 continue  # as grep -I skips binaries
+            yield item.shown, text
 
     @reader(app, READ)
     def grep(
@@ -179,44 +192,43 @@ def build(ctx: ServerContext) -> MCPServer:
                 f"bad pattern {pattern!r}: {exc}; use fixed_strings=true for plain text"
             ) from None
         deadline = time.monotonic() + GREP_TIMEOUT_S
-        too_slow = ToolError(
-            f"the search for {pattern!r} took longer than {GREP_TIMEOUT_S:g} s and was stopped; "
-            "simplify the pattern (nested repetition such as (a|aa)+ backtracks), narrow the path, "
-            "or use fixed_strings=true"
-        )
         out: list[str] = []
         with at(path) as top:
             st = status(top, path)
             prefix = stat.S_ISDIR(st.st_mode)
             if prefix and not recursive:
-                raise ToolError(f"{path}: is a directory; pass recursive=true to search inside it")
+                raise ToolError(f"{short(path)}: is a directory; pass recursive=true to search inside it")
             if prefix:
                 files = searched(top)
             else:
                 with os_errors(path):
-                    files = iter([(path, read_text(top, path))])
-            for shown, text in files:
-                for number, line in enumerate(text.splitlines(), start=1):
-                    left = deadline - time.monotonic()
-                    try:
-                        if left <= 0:
-                            raise TimeoutError
-                        if not compiled.search(line, timeout=left):
-                            continue
-                    except TimeoutError:
-                        raise too_slow from None
-                    if files_with_matches:
-                        out.append(shown)
-                        break
-                    head_ = (f"{shown}:" if prefix else "") + (f"{number}:" if line_numbers else "")
-                    out.append(head_ + line)
+                    one = (path, read_text(top, path))
+                files = (found for found in [one])
+            # Closed on any way out: a walk left suspended would hold its folders open until
+            # the generator is collected.
+            with closing(files):
+                for shown, text in files:
+                    for number, line in enumerate(text.splitlines(), start=1):
+                        left = deadline - time.monotonic()
+                        try:
+                            if left <= 0:
+                                raise TimeoutError
+                            if not compiled.search(line, timeout=left):
+                                continue
+                        except TimeoutError:
+                            raise too_slow(pattern) from None
+                        if files_with_matches:
+                            out.append(shown)
+                            break
+                        head_ = (f"{shown}:" if prefix else "") + (f"{number}:" if line_numbers else "")
+                        out.append(head_ + line)
+                        if len(out) >= MAX_MATCHES:
+                            break
                     if len(out) >= MAX_MATCHES:
+                        out.append(
+                            f"... [stopped at {MAX_MATCHES} matching lines; narrow the pattern or the path]"
+                        )
                         break
-                if len(out) >= MAX_MATCHES:
-                    out.append(
-                        f"... [stopped at {MAX_MATCHES} matching lines; narrow the pattern or the path]"
-                    )
-                    break
         return clip("\n".join(out)) if out else "(no matches)"
 
     @reader(app, READ)
@@ -257,15 +269,15 @@ def build(ctx: ServerContext) -> MCPServer:
             with os_errors(path) if parents else nullcontext():
                 target = locate(root, path, make_parents=parents)
         except (FileNotFoundError, NotADirectoryError):
-            raise ToolError(f"{path}: the parent folder does not exist; pass parents=true") from None
+            raise ToolError(f"{short(path)}: the parent folder does not exist; pass parents=true") from None
         except OSError as exc:
-            raise ToolError(f"{path}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(path)}: {exc.strerror or exc}") from None
         with target:
             st = target.lstat()
             if st is not None and not parents:
-                raise ToolError(f"{path}: already exists")
+                raise ToolError(f"{short(path)}: already exists")
             if st is not None and not stat.S_ISDIR(st.st_mode):
-                raise ToolError(f"{path}: exists and is not a folder")
+                raise ToolError(f"{short(path)}: exists and is not a folder")
             if st is None:
                 with os_errors(path):
                     os.mkdir(target.name, dir_fd=target.folder)
@@ -277,19 +289,19 @@ def build(ctx: ServerContext) -> MCPServer:
         try:
             target = locate(root, dst, follow=False)
         except (FileNotFoundError, NotADirectoryError):
-            raise ToolError(f"{dst}: no such folder to put it in; mkdir it first") from None
+            raise ToolError(f"{short(dst)}: no such folder to put it in; mkdir it first") from None
         except OSError as exc:
-            raise ToolError(f"{dst}: {exc.strerror or exc}") from None
+            raise ToolError(f"{short(dst)}: {exc.strerror or exc}") from None
         st = target.lstat()
         if st is not None and stat.S_ISDIR(st.st_mode):
             with target, os_errors(dst):
                 target = target.child(source.rel.name)
         elif dst.replace("\\", "/").endswith("/"):
             target.close()
-            raise ToolError(f"{dst}: no such folder to put it in; mkdir it first")
+            raise ToolError(f"{short(dst)}: no such folder to put it in; mkdir it first")
         if is_dir(target) and not src_dir:
             target.close()
-            raise ToolError(f"{dst}: cannot overwrite a folder with a file")
+            raise ToolError(f"{short(dst)}: cannot overwrite a folder with a file")
         if src_dir and (target.rel == source.rel or target.rel.is_relative_to(source.rel)):
             target.close()
             raise ToolError("cannot put a folder inside itself")
@@ -303,7 +315,7 @@ def build(ctx: ServerContext) -> MCPServer:
             st = status(source, src)
             src_dir = stat.S_ISDIR(st.st_mode)
             if src_dir and not recursive:
-                raise ToolError(f"{src}: is a directory; pass recursive=true to copy it")
+                raise ToolError(f"{short(src)}: is a directory; pass recursive=true to copy it")
             target = destination(source, src_dir, dst)
             with target:
                 tst = target.lstat()
@@ -318,7 +330,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 if tst is not None and stat.S_ISDIR(tst.st_mode):
                     raise ToolError(f"{target.shown}: already exists")
                 if tst is not None and (tst.st_dev, tst.st_ino) == (st.st_dev, st.st_ino):
-                    raise ToolError(f"{src} and {dst} are the same file")
+                    raise ToolError(f"{short(src)} and {short(dst)} are the same file")
                 skipped: list[str] = []
                 with os_errors(dst):
                     if src_dir:
@@ -332,7 +344,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 note = (
                     f" (skipped what is not a file, folder or link: {', '.join(skipped)})" if skipped else ""
                 )
-                return f"Copied {src} to {target.shown}.{note}"
+                return f"Copied {short(src)} to {target.shown}.{note}"
 
     @writer(app, WRITE, destructive=True)
     def mv(src: str, dst: str) -> str:
@@ -343,35 +355,37 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError("cannot move the workspace itself")
             st = source.lstat()
             if st is None:
-                raise ToolError(f"{src}: no such file or directory")
+                raise ToolError(f"{short(src)}: no such file or directory")
             with destination(source, stat.S_ISDIR(st.st_mode), dst) as target:
                 if is_dir(target):
                     raise ToolError(f"{target.shown}: already exists")
                 with os_errors(dst):
                     os.rename(source.name, target.name, src_dir_fd=source.folder, dst_dir_fd=target.folder)
-                return f"Moved {src} to {target.shown}."
+                return f"Moved {short(src)} to {target.shown}."
 
     @writer(app, WRITE, destructive=True)
     def rm(path: str, recursive: bool = False) -> str:
         """Remove a file, a symlink (the link, not its target) or, with recursive=true (-r), a
         folder and everything in it. The workspace itself cannot be removed."""
         if path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
-            raise ToolError(f"refusing to remove '.' or '..' ({path})")
+            raise ToolError(f"refusing to remove '.' or '..' ({short(path)})")
         with at(path, follow=False, must_exist=False) as target:
             if target.name == ".":
                 raise ToolError("refusing to remove the workspace itself")
             st = target.lstat()
             if st is None:
-                raise ToolError(f"{path}: no such file or directory")
+                raise ToolError(f"{short(path)}: no such file or directory")
             if not stat.S_ISDIR(st.st_mode):
                 with os_errors(path):
                     os.unlink(target.name, dir_fd=target.folder)
             elif not recursive:
-                raise ToolError(f"{path}: is a directory; pass recursive=true to remove it and its contents")
+                raise ToolError(
+                    f"{short(path)}: is a directory; pass recursive=true to remove it and its contents"
+                )
             else:
                 with os_errors(path):
                     remove_tree(target.folder, target.name)
-        return f"Removed {path}."
+        return f"Removed {short(path)}."
 
     @writer(app, WRITE)
     def write_file(path: str, content: str, append: bool = False) -> str:
@@ -382,7 +396,7 @@ def build(ctx: ServerContext) -> MCPServer:
         with target:
             st = target.lstat()
             if st is not None and stat.S_ISDIR(st.st_mode):
-                raise ToolError(f"{path}: is a directory")
+                raise ToolError(f"{short(path)}: is a directory")
             with locks[target.rel], os_errors(path), create_file(target, path, append=append) as f:
                 f.write(content.encode("utf-8"))
             return f"{'Appended' if append else 'Wrote'} {len(content.encode())} bytes to {target.shown}."
