@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -23,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, create_engine, select, text
+from sqlalchemy import Table, and_, create_engine, or_, select, text
 from sqlalchemy.engine import Engine
 
 # What a task expects of a row that differs from the seed, given the row as seeded (None when the
@@ -138,11 +139,14 @@ class World:
         says what the task expects of a row that differs (see `Allowance`). The seed is the world
         before the task's `setup`, so rows a setup step changes must be allowed too."""
         out: list[str] = []
-        for table in _tables(scope):
-            seeded = _seeded_rows(table.name)
-            final = _keyed(self.engine, table)
+        differences = _Differences(self.engine)
+        try:
+            found = [(table, differences.of(table)) for table in _tables(scope)]
+        finally:
+            differences.close()
+        for table, (keys, seeded, final) in found:
             expects = (allow or {}).get(table.name, lambda seeded, final: False)
-            for key in sorted(seeded.keys() | final.keys()):
+            for key in sorted(keys if keys is not None else seeded.keys() | final.keys()):
                 before, after = seeded.get(key), final.get(key)
                 if before == after:
                     continue
@@ -309,18 +313,93 @@ def _tables(scope: Iterable[str]) -> list[Table]:
     return out
 
 
-def _keyed(engine: Engine, table: Table) -> dict[tuple[Any, ...], dict[str, Any]]:
-    """The rows of `table` by primary key, values read through the column types and numbers as
-    floats, so SQLite and PostgreSQL (Decimal for NUMERIC) give the same rows."""
+def _keyed(engine: Engine, table: Table, where: Any = None) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The rows of `table` (those matching `where`) by primary key, values read through the
+    column types and numbers as floats, so SQLite and PostgreSQL (Decimal for NUMERIC) give the
+    same rows."""
     key = [c.name for c in table.primary_key.columns]
+    query = select(table) if where is None else select(table).where(where)
     with engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(select(table))]
+        rows = [dict(r._mapping) for r in conn.execute(query)]
     return {
         tuple(r[k] for k in key): {
             c: round(float(v), 9) if isinstance(v, float | Decimal) else v for c, v in r.items()
         }
         for r in rows
     }
+
+
+class _Differences:
+    """Which rows of a world's tables differ from the seed. A SQLite world is compared with its
+    template inside SQLite (a join on the primary key, column by column, on the rows as stored),
+    so an unchanged table of thousands of rows costs a check next to nothing, and only differing
+    rows are read and typed. Otherwise (PostgreSQL, whose seed is read from the SQLite template
+    and must be typed to compare) every row is read."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        world = engine.url.database if engine.dialect.name == "sqlite" else None
+        self.conn: sqlite3.Connection | None = None
+        if world and world != ":memory:" and not world.startswith("file:"):
+            from mcp_servers.common.worldstate import sqlite_template
+
+            self.template = str(sqlite_template())
+            self.conn = sqlite3.connect(f"file:{world}?mode=ro", uri=True)
+            self.conn.execute("ATTACH DATABASE ? AS tpl", (f"file:{self.template}?mode=ro",))
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+    def of(
+        self, table: Table
+    ) -> tuple[
+        set[tuple[Any, ...]] | None,
+        dict[tuple[Any, ...], dict[str, Any]],
+        dict[tuple[Any, ...], dict[str, Any]],
+    ]:
+        """(the primary keys of the rows that differ, those rows as seeded, and as they are now),
+        or (None, every seeded row, every row now) where SQLite cannot tell."""
+        if self.conn is None:
+            return None, _seeded_rows(table.name), _keyed(self.engine, table)
+        pk = [c.name for c in table.primary_key.columns]
+        on = " AND ".join(f'm."{c}" = s."{c}"' for c in pk)
+        differ = " OR ".join(f'm."{c.name}" IS NOT s."{c.name}"' for c in table.columns if c.name not in pk)
+        keys_of = ", ".join(f'{{side}}."{c}"' for c in pk)
+        name = table.name
+        # rows added or changed, then rows removed
+        diff = (
+            f'SELECT {keys_of.format(side="m")} FROM main."{name}" m LEFT JOIN tpl."{name}" s ON {on} '
+            f'WHERE s."{pk[0]}" IS NULL{f" OR {differ}" if differ else ""} '
+            f'UNION SELECT {keys_of.format(side="s")} FROM tpl."{name}" s LEFT JOIN main."{name}" m ON {on} '
+            f'WHERE m."{pk[0]}" IS NULL'
+        )
+        keys = {tuple(row) for row in self.conn.execute(diff)}
+        if not keys:
+            return keys, {}, {}
+        if len(keys) > _MANY_KEYS:  # SQLite limits a statement's parameters: compare whole tables
+            return None, _seeded_rows(table.name), _keyed(self.engine, table)
+        seeded = _keyed(_template_engine(self.template), table, _with_keys(table, keys))
+        final = _keyed(self.engine, table, _with_keys(table, keys))
+        # the keys as typed (a date key is a date, not its stored text), as the rows are
+        return seeded.keys() | final.keys(), seeded, final
+
+
+@cache
+def _template_engine(path: str) -> Engine:
+    """A read-only engine on the template (one per process: its compiled queries are reused)."""
+    return create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+
+
+_MANY_KEYS = 400
+
+
+def _with_keys(table: Table, keys: set[tuple[Any, ...]]) -> Any:
+    """A WHERE clause for the rows of `table` with these primary keys (as stored)."""
+    columns = [table.c[c.name] for c in table.primary_key.columns]
+    if len(columns) == 1:
+        return columns[0].in_([k[0] for k in keys])
+    return or_(*(and_(*(col == v for col, v in zip(columns, k, strict=True))) for k in keys))
 
 
 @cache

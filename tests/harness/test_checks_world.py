@@ -26,3 +26,50 @@ def test_a_workbook_is_read_with_its_formulas_computed(tmp_path: Path) -> None:
     assert [c.value for c in read["Spend"]["B"]] == ["Cost", 1200, 450.5, 1650.5]
     assert abs(read["Rates"]["A2"].value - 1980.6) < 1e-9
     assert read["Spend"]["A4"].value == "Total"
+
+
+def test_changes_names_each_row_added_changed_or_removed_and_respects_allowances(tmp_path: Path) -> None:
+    """A SQLite world is compared with its template inside SQLite: the same lines as a row-by-row
+    comparison, typed values in them, and the allowances applied to exactly the differing rows."""
+    from sqlalchemy import text
+
+    from harness.catalog import load_tasks
+    from harness.checks import new_rows, nothing_else_changed
+    from harness.world import create_world
+
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+    try:
+        check = world.for_check()
+        before = check.changes("lms")  # what the task's setup changed, if anything
+        with world.engine.begin() as conn:
+            conn.execute(text("UPDATE lms_enrollment SET status = 'dropped' WHERE id = 3"))
+            conn.execute(text("DELETE FROM lms_grade WHERE id = 2"))
+            conn.execute(
+                text(
+                    "INSERT INTO lms_announcement (id, course_id, title, body, posted_at, author) "
+                    "VALUES (9001, 1, 'Hi', 'Body', '2026-11-20 09:00:00', 'Dr. X')"
+                )
+            )
+        found = [line for line in check.changes("lms") if line not in before]
+        status = check.rows("lms_enrollment", id=3)[0]
+        assert sorted(found) == sorted(
+            [
+                "lms_announcement 9001 added",
+                "lms_grade 2 removed",
+                "lms_enrollment 3: status 'active' -> 'dropped'",
+            ]
+        ), found
+        assert status["status"] == "dropped"
+        allowed = check.changes(
+            "lms",
+            allow={
+                "lms_announcement": new_rows("course_id", {1}),
+                "lms_enrollment": lambda seeded, final: {"status"},
+                "lms_grade": lambda seeded, final: final is None,
+            },
+        )
+        assert [line for line in allowed if line not in before] == []
+        assert nothing_else_changed(found).message.startswith("unexpected changes: ")
+    finally:
+        world.close()
