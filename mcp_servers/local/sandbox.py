@@ -3,19 +3,20 @@
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
 workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout and
 limits: address space (RLIMIT_AS), the size of any one file it writes (RLIMIT_FSIZE), the
-processes and threads it may hold at once (RLIMIT_NPROC, counted in its own user namespace, so
-one episode's fork bomb does not starve another's), no core files; its output is capped as it
-is read.
+processes and threads it may hold at once (RLIMIT_NPROC, counted in a user namespace of its
+own where one can be made, so one episode's fork bomb does not starve another's), no core
+files; its output is capped as it is read.
 
 When mseval runs as root the code never does: it runs as `SANDBOX_UID` (65534, nobody), the
-workspace handed over to that user before each run (the harness's own servers, as root, still
-read and write everything in it). Under root, even the "root" of a user namespace is the
+workspace handed over to that user before each run, hard-linked and other users' files
+excepted (the harness's own servers, as root, still read and write everything in it). Under root, even the "root" of a user namespace is the
 machine's root to the kernel's file checks (it could write /proc/sys), and RLIMIT_NPROC spares
 root.
 
 Where namespaces work, it runs in namespaces of its own (`unshare -nmpfui` as root, which then
 becomes that user with `setpriv`; `unshare -rnmpfui` otherwise, with unprivileged user
-namespaces):
+namespaces), and, where one can be made, as uid 65534 of one more user namespace, its own
+(`_to_code_user`):
 - network: no interface up, so no network at all, loopback included;
 - UTS and IPC: its own host name and System V IPC;
 - mounts: a root of its own (pivot_root, the machine's root unmounted, then every capability
@@ -30,7 +31,11 @@ namespaces):
 Where only `unshare -rn` (as root: `unshare -n`, then `setpriv`) works it gets the network
 namespace alone, and where neither works none (the README says so); the user and the limits
 hold in every case (RLIMIT_NPROC there only as root), and as root it refuses to run rather
-than run as root. When a docker daemon
+than run as root. Where the code has no user namespace of its own (as root: where uid 65534
+cannot make one, and with no namespaces at all), RLIMIT_NPROC counts every uid-65534 process on
+the machine, so all calls share the cap. The setup is probed once by running the very command
+a call runs (`_probe`); one weaker than the strongest is logged as a warning that says why.
+When a docker daemon
 answers, the same code runs in a container instead (`--network none`, memory and pid caps, the
 same file and /tmp caps, no capabilities, read-only root, the workspace mounted read-write, as
 `SANDBOX_UID` under root): no image registry is needed, since the container gets an empty image
@@ -40,18 +45,24 @@ and this Python bind-mounted read-only at its own paths.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import ctypes
 import functools
 import io
+import logging
 import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import uuid
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +80,8 @@ DEFAULT_FILE_BYTES = 256 << 20
 SHM_BYTES = 64 << 20
 # Under root the code runs as this user (nobody), never as root.
 SANDBOX_UID = 65534
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -157,33 +170,131 @@ def sandbox_user() -> int | None:
     return SANDBOX_UID if os.geteuid() == 0 else None
 
 
-def hand_over(workspace: Path, uid: int) -> None:
-    """Make the workspace and all in it `uid`'s, so the code can change what the harness's
-    servers (root) wrote there. Symlinks are changed themselves, never followed, and the walk
-    holds each folder open (fwalk), so a link swapped in mid-walk leads nowhere outside."""
+# The walk that hands a workspace over: folders opened relative to their parent, never
+# following a link and never blocking (a FIFO swapped in for a folder is refused, not opened).
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# Anything else is opened as a path only: it is never read, so nothing can block.
+_ENTRY_FLAGS = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+# Folders deeper than this are left as they are (the code cannot change what root wrote there).
+HAND_OVER_DEPTH = 64
+# The longest one hand-over walks: the code then runs with what was handed over by then.
+HAND_OVER_DEADLINE_S = 10.0
+_AT_EMPTY_PATH = 0x1000
+_libc = ctypes.CDLL(None, use_errno=True)
 
-    def own(name: str | Path, dir_fd: int | None = None) -> None:
+
+def _own(fd: int, uid: int) -> None:
+    """Give the file open at `fd` (a folder, or any entry opened O_PATH) to `uid`, unless it is
+    someone else's (neither root's nor `uid`'s) or, not being a folder, has other hard links:
+    the same file may be outside the workspace, where no one handed it to the code."""
+    st = os.fstat(fd)
+    if st.st_uid not in (0, uid) or (not stat.S_ISDIR(st.st_mode) and st.st_nlink > 1):
+        return
+    # fchownat(fd, "", AT_EMPTY_PATH) changes exactly the file open at fd, a symlink included.
+    if (st.st_uid, st.st_gid) != (uid, uid) and _libc.fchownat(fd, b"", uid, uid, _AT_EMPTY_PATH):
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+
+
+def _hand_over_folder(folder: int, uid: int, depth: int, deadline: float) -> bool:
+    _own(folder, uid)
+    complete = True
+    for name in os.listdir(folder):
+        if time.monotonic() > deadline:
+            return False
         try:
-            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-            if (st.st_uid, st.st_gid) != (uid, uid):
-                os.chown(name, uid, uid, dir_fd=dir_fd, follow_symlinks=False)
+            child = os.open(name, _FOLDER_FLAGS, dir_fd=folder)
         except FileNotFoundError:  # removed meanwhile (another agent's call)
-            pass
+            continue
+        except OSError:  # not a folder (ENOTDIR), or a symlink (ELOOP)
+            try:
+                entry = os.open(name, _ENTRY_FLAGS, dir_fd=folder)
+            except FileNotFoundError:
+                continue
+            try:
+                if not stat.S_ISDIR(os.fstat(entry).st_mode):  # a folder swapped in: next time
+                    _own(entry, uid)
+            finally:
+                os.close(entry)
+            continue
+        try:
+            if depth > 0:
+                complete = _hand_over_folder(child, uid, depth - 1, deadline) and complete
+            else:
+                complete = False
+        finally:
+            os.close(child)
+    return complete
 
-    own(workspace)
-    for _, dirs, files, dir_fd in os.fwalk(workspace, follow_symlinks=False):
-        for name in dirs + files:
-            own(name, dir_fd)
+
+def hand_over(workspace: Path, uid: int, deadline_s: float = HAND_OVER_DEADLINE_S) -> bool:
+    """Make the workspace and all in it `uid`'s, so the code can change what the harness's
+    servers (root) wrote there; whether all of it was (within `HAND_OVER_DEPTH` folders and
+    `deadline_s`). Each folder is opened relative to its parent and each entry is changed
+    through a descriptor of its own, so an entry swapped mid-walk (a symlink, a FIFO) leads
+    nowhere outside and blocks nothing. Hard-linked files and other users' files are skipped."""
+    deadline = time.monotonic() + deadline_s
+    top = os.open(workspace, _FOLDER_FLAGS)
+    try:
+        return _hand_over_folder(top, uid, HAND_OVER_DEPTH, deadline)
+    finally:
+        os.close(top)
+
+
+# Hand-overs run here, not in the event loop's default executor, which the harness shares: a
+# walk that hung there could leave the harness no thread. One hand-over per workspace at a time.
+_HAND_OVER_POOL = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="mseval-hand-over")
+_hand_over_locks: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+async def _hand_over_for_run(workspace: Path, uid: int) -> None:
+    """`hand_over` before a run, one at a time per workspace, waited for at most half again its
+    own deadline (a walk that hung holds a thread of its own pool, not the harness's): the code
+    then runs with whatever was handed over."""
+    key = (id(asyncio.get_running_loop()), str(workspace))
+    lock = _hand_over_locks.get(key)
+    if lock is None:
+        lock = _hand_over_locks[key] = asyncio.Lock()
+    async with lock:
+        job = asyncio.get_running_loop().run_in_executor(
+            _HAND_OVER_POOL, hand_over, workspace, uid, HAND_OVER_DEADLINE_S
+        )
+        try:
+            complete = await asyncio.wait_for(job, HAND_OVER_DEADLINE_S * 1.5)
+        except TimeoutError:
+            complete = False
+        if not complete:
+            _log.warning("%s was handed over to uid %d only in part", workspace, uid)
+
+
+# Drops every capability: no chroot, no mount, nothing gained by exec (setuid, file caps).
+_NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
 
 
 def _as_user(user: int | None) -> list[str]:
     """From root to `user` with no capabilities, no supplementary groups, no way back up."""
     if user is None:
         return []
-    return [
-        "setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups",
-        "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--",
-    ]  # fmt: skip
+    return ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *_NO_CAPS[1:]]
+
+
+def _to_code_user(user: int | None, user_namespace: bool) -> list[str]:
+    """The commands that take the child from root (of the machine, or of the user namespace
+    `unshare -r` made) to the user the code runs as: `user` (see `sandbox_user`); then, with
+    `user_namespace`, uid 65534 of a user namespace of its own, where RLIMIT_NPROC counts its
+    processes alone; with no capabilities left in any case where setpriv is there.
+
+    `unshare -U` comes before the last setpriv: after an emptied bounding set the kernel
+    refuses its uid_map ("write failed /proc/self/uid_map"); and `--keep-caps` leaves setpriv
+    the capabilities it needs to empty the new namespace's bounding set, then drops them."""
+    has_setpriv = shutil.which("setpriv") is not None
+    chain = _as_user(user)
+    if user_namespace:
+        keep = ["--keep-caps"] if has_setpriv else []
+        chain += ["unshare", "-U", "--map-user=65534", "--map-group=65534", *keep, "--"]
+    if has_setpriv and (user_namespace or user is None):
+        chain += _NO_CAPS
+    return chain
 
 
 def _nproc(command: list[str], max_processes: int) -> list[str]:
@@ -196,12 +307,14 @@ def _nproc(command: list[str], max_processes: int) -> list[str]:
 
 # Run inside `unshare -nmpfui` as root, or `unshare -rnmpfui` as root of the new user namespace,
 # in the workspace: build a root of its own on a tmpfs at $1 with the runtime read-only, a /dev
-# of its own, a private /tmp of $4 bytes, /proc (its /proc/sys read-only) and the workspace $2 at
-# its own path, then run the command there as user $3 (if any). Arguments: ROOT WORKSPACE USER
-# TMP-BYTES SHM-BYTES RUNTIME-PATH... -- COMMAND...
+# of its own, a private /tmp of $3 bytes, /proc (its /proc/sys read-only) and the workspace $2 at
+# its own path, then run the command there (it starts with `_to_code_user`). Every remount says
+# `bind` and `nodev`: in a user namespace a remount of the whole file system, or one that would
+# clear the nodev the kernel set, is refused. Arguments: ROOT WORKSPACE TMP-BYTES SHM-BYTES
+# RUNTIME-PATH... -- COMMAND...
 _CONFINE = r"""
 set -e
-root="$1"; ws="$2"; user="$3"; tmp_bytes="$4"; shm_bytes="$5"; shift 5
+root="$1"; ws="$2"; tmp_bytes="$3"; shm_bytes="$4"; shift 4
 mount -t tmpfs -o mode=0755,size=1m mseval "$root"
 mkdir -p "$root/tmp" "$root/dev" "$root/proc"
 mount -t tmpfs -o mode=1777,nosuid,nodev,size="$tmp_bytes" mseval "$root/tmp"
@@ -226,7 +339,7 @@ ln -s /proc/self/fd "$root/dev/fd"
 ln -s /proc/self/fd/0 "$root/dev/stdin"
 ln -s /proc/self/fd/1 "$root/dev/stdout"
 ln -s /proc/self/fd/2 "$root/dev/stderr"
-mount -o remount,ro,nosuid,noexec "$root/dev"
+mount -o remount,bind,ro,nosuid,nodev,noexec "$root/dev"
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 mount --bind "$root/proc/sys" "$root/proc/sys"
 mount -o remount,bind,ro,nosuid,nodev,noexec "$root/proc/sys"
@@ -242,23 +355,6 @@ cd /
 umount -l /.old
 rmdir /.old
 cd "$ws"
-if [ -n "$user" ]; then
-  # Root of the machine: the code runs as $user, no capabilities, in a user namespace of its
-  # own where one can be made (there RLIMIT_NPROC counts its processes only; it sees uid 65534).
-  if setpriv --reuid="$user" --regid="$user" --clear-groups -- unshare -U true 2>/dev/null; then
-    set -- unshare -U --map-user=65534 --map-group=65534 -- "$@"
-  fi
-  exec setpriv --reuid="$user" --regid="$user" --clear-groups --bounding-set=-all \
-    --inh-caps=-all --no-new-privs -- "$@"
-fi
-# Root of this user namespace: uid 65534 of one more where one can be made, and no
-# capabilities (no chroot, no mount) where setpriv is there to drop them.
-if unshare -U --map-user=65534 --map-group=65534 true 2>/dev/null; then
-  set -- unshare -U --map-user=65534 --map-group=65534 -- "$@"
-fi
-if command -v setpriv >/dev/null 2>&1; then
-  set -- setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"
-fi
 exec "$@"
 """
 
@@ -279,22 +375,45 @@ class _Limits:
 Mode = Literal["confined", "network", "bare"]
 
 
-def _command(mode: Mode, python: list[str], workspace: str, root: str, limits: _Limits) -> list[str]:
-    """How `python` is started in `mode`: by root (mseval's user) or, with no namespaces, as
-    `sandbox_user()` directly (see ProcessSandbox.run)."""
+@dataclass(frozen=True)
+class Setup:
+    """How the child is confined here: `mode`, and whether the code gets a user namespace of
+    its own as uid 65534 (`user_namespace`). Without one, as root, its processes count with
+    every uid-65534 process on the machine against `max_processes`."""
+
+    mode: Mode
+    user_namespace: bool
+
+    def weaknesses(self) -> str:
+        """What this setup leaves the code that the strongest would not ("" for none)."""
+        weak = {
+            "confined": [],
+            "network": ["it sees the machine's file system (it has an empty network namespace only)"],
+            "bare": ["it has the machine's network and file system"],
+        }[self.mode]
+        if not self.user_namespace and sandbox_user() is not None:
+            weak.append(f"its processes count with all uid-{SANDBOX_UID} processes on the machine")
+        elif self.mode == "bare":
+            weak.append("its processes are not capped")
+        return "; ".join(weak)
+
+
+def _command(setup: Setup, python: list[str], workspace: str, root: str, limits: _Limits) -> list[str]:
+    """How `python` is started with `setup`: by root (mseval's user) or, with no namespaces,
+    as `sandbox_user()` directly (see ProcessSandbox.run). The probe runs this very command."""
     user = sandbox_user()
-    python = _nproc(python, limits.max_processes) if mode != "bare" else python
-    if mode == "confined":
+    if setup.mode == "bare":
+        return python
+    code = [*_to_code_user(user, setup.user_namespace), *_nproc(python, limits.max_processes)]
+    if setup.mode == "confined":
         # unshare forks the child, which dies with unshare (--kill-child): a kill at the
         # timeout ends the child and, as process 1 of its namespace, all it started.
         return [
             "unshare", "-nmpfui" if user is not None else "-rnmpfui", "--kill-child", "--",
-            "/bin/sh", "-c", _CONFINE, "confine", root, workspace, "" if user is None else str(user),
-            str(limits.file_bytes), str(SHM_BYTES), *_runtime_paths(), "--", *python,
+            "/bin/sh", "-c", _CONFINE, "confine", root, workspace, str(limits.file_bytes),
+            str(SHM_BYTES), *_runtime_paths(), "--", *code,
         ]  # fmt: skip
-    if mode == "network":  # execs in place: a kill reaches it
-        return ["unshare", "-n" if user is not None else "-rn", "--", *_as_user(user), *python]
-    return python
+    return ["unshare", "-n" if user is not None else "-rn", "--", *code]  # execs in place
 
 
 @contextlib.contextmanager
@@ -304,38 +423,62 @@ def _new_root() -> Iterator[str]:
         yield root
 
 
-def _works(mode: Mode) -> bool:
+def _probe(setup: Setup) -> str | None:
+    """Why `setup` does not work here (its error output), or None when it does: the command a
+    call runs, with code that prints where it is."""
     user = sandbox_user()
     python = [sys.executable, "-I", "-c", "import os; print(os.getcwd())"]
+    if setup.mode != "bare" and user is not None and shutil.which("setpriv") is None:
+        return "no setpriv: the code would run as root"
     with tempfile.TemporaryDirectory() as ws, _new_root() as root:
         ws = os.path.realpath(ws)
         if user is not None:
             hand_over(Path(ws), user)
-        command = _command(mode, python, ws, root, _Limits())
-        if mode == "confined" and user is not None and shutil.which("setpriv") is None:
-            return False  # it would run as root
         extra: dict[str, Any] = {}
-        if mode == "bare" and user is not None:
+        if setup.mode == "bare" and user is not None:
             extra = {"user": user, "group": user, "extra_groups": []}
         try:
             probe = subprocess.run(
-                command, cwd=ws, capture_output=True, text=True, timeout=20, check=False, **extra
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return probe.returncode == 0 and probe.stdout.strip() == ws
+                _command(setup, python, ws, root, _Limits()),
+                cwd=ws, capture_output=True, text=True, timeout=20, check=False, **extra,
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return str(exc)
+    if probe.returncode == 0 and probe.stdout.strip() == ws:
+        return None
+    return (probe.stderr.strip() or f"exit code {probe.returncode}")[-2000:]
+
+
+# The setups tried, strongest first.
+_SETUPS = [
+    Setup(mode, user_namespace) for mode in ("confined", "network") for user_namespace in (True, False)
+]
 
 
 @functools.cache
+def sandbox_setup() -> Setup | None:
+    """The strongest confinement that works here (asked once), with a warning for any weaker
+    than the strongest; None when not even "bare" works (as root: the sandbox user cannot
+    reach this Python)."""
+    failures: list[str] = []
+    setups = _SETUPS if shutil.which("unshare") is not None and os.path.exists("/bin/sh") else []
+    for setup in [*setups, Setup("bare", False)]:
+        error = _probe(setup)
+        if error is None:
+            if weak := setup.weaknesses():
+                _log.warning("python_execute is not fully confined here: %s (%s)", weak, "; ".join(failures))
+            return setup
+        failures.append(f"{setup} failed: {error}")
+    _log.warning("python_execute cannot run here: %s", "; ".join(failures))
+    return None
+
+
 def sandbox_mode() -> Mode | None:
-    """The strongest confinement that works here (asked once): "confined" (namespaces and a
-    root of its own), "network" (an empty network namespace only), "bare" (none); None when
-    not even that works (as root: the sandbox user cannot reach this Python)."""
-    if shutil.which("unshare") is not None and os.path.exists("/bin/sh"):
-        for mode in ("confined", "network"):
-            if _works(mode):
-                return mode
-    return "bare" if _works("bare") else None
+    """The strongest confinement that works here: "confined" (namespaces and a root of its
+    own), "network" (an empty network namespace only), "bare" (none); None when not even that
+    works (see `sandbox_setup`)."""
+    setup = sandbox_setup()
+    return None if setup is None else setup.mode
 
 
 def confinement_available() -> bool:
@@ -356,26 +499,26 @@ class SandboxUnavailable(RuntimeError):
 class ProcessSandbox(_Limits):
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8"}
-        mode = await asyncio.to_thread(sandbox_mode)
-        if mode is None:
+        setup = await asyncio.to_thread(sandbox_setup)
+        if setup is None:
             raise SandboxUnavailable(
                 f"python_execute cannot run here: as root it runs the code as uid {SANDBOX_UID}, "
                 f"who cannot run {sys.executable} without user namespaces (use docker)"
             )
         user = sandbox_user()
         if user is not None:
-            await asyncio.to_thread(hand_over, workspace, user)
+            await _hand_over_for_run(workspace, user)
         extra: dict[str, Any] = {}
         # Without a user namespace RLIMIT_NPROC counts all the user's processes: set it here
         # only for the sandbox user, who has no others.
         nproc: int | None = None
-        if mode == "bare" and user is not None:
+        if setup.mode == "bare" and user is not None:
             extra = {"user": user, "group": user, "extra_groups": []}
             nproc = self.max_processes
         with _new_root() as root:
             ws = await asyncio.to_thread(os.path.realpath, workspace)
             proc = await asyncio.create_subprocess_exec(
-                *_command(mode, [sys.executable, "-I", "-c", code], ws, root, self),
+                *_command(setup, [sys.executable, "-I", "-c", code], ws, root, self),
                 cwd=workspace,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -461,7 +604,7 @@ class DockerSandbox(_Limits):
         python = sys.executable if self.image == EMPTY_IMAGE else "python3"
         user = sandbox_user()
         if user is not None:
-            await asyncio.to_thread(hand_over, workspace, user)
+            await _hand_over_for_run(workspace, user)
         proc = await asyncio.create_subprocess_exec(
             _docker(), "run", "--rm", "--name", name, "-i", "--network", "none",
             "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),

@@ -6,8 +6,14 @@ address space was capped (forks, file sizes and /tmp were not)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import os
 import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,7 @@ from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox, RunResult, sa
 from tests.mcp_servers.support import World, serve, text
 
 ROOT = os.geteuid() == 0
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _confined_or_skip() -> None:
@@ -200,7 +207,78 @@ async def test_python_execute_says_and_keeps_its_timeout_limit(world: World) -> 
 async def test_python_execute_says_so_when_it_cannot_run_unless_as_root(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sandbox, "sandbox_mode", lambda: None)
+    monkeypatch.setattr(sandbox, "sandbox_setup", lambda: None)
     async with serve("local", world, sandbox="process") as client:
         result = await client.call_tool("python_execute", {"code": "print(1)"})
     assert result.is_error and f"as uid {SANDBOX_UID}" in text(result), text(result)
+
+
+# Run by a user who is not root: where that user can make namespaces, the sandbox must be
+# confined, in a user namespace of its own, and see nothing beside its workspace.
+AS_A_USER = textwrap.dedent(
+    """
+    import asyncio, json, os, subprocess, sys, tempfile
+    from pathlib import Path
+    from mcp_servers.local import sandbox
+    namespaces = subprocess.run(
+        ["unshare", "-rnmpf", "--kill-child", "true"], capture_output=True, check=False
+    ).returncode == 0
+    episode = Path(tempfile.mkdtemp(dir=sys.argv[1]))
+    (episode / "workspace").mkdir()
+    (episode / "world.sqlite").write_text("the world beside the workspace")
+    outside = Path(sys.argv[1], "outside.txt")
+    outside.write_text("beside the episode")
+    code = f"import os; print(os.listdir('..'), os.path.exists({str(outside)!r}))"
+    result = asyncio.run(sandbox.ProcessSandbox().run(code, episode / "workspace", 20.0))
+    print(json.dumps({
+        "uid": os.geteuid(), "namespaces": namespaces, "setup": repr(sandbox.sandbox_setup()),
+        "out": result.render(),
+    }))
+    """
+)
+
+
+def test_without_root_the_code_is_confined(tmp_path: Path) -> None:
+    """Without root, the confined setup failed (a /dev remount and a uid_map the kernel refuse
+    in a user namespace) and the sandbox fell back, unsaid, to a network namespace only: the
+    code read the world database beside its workspace. As root, the test is run as uid 1000 of
+    a user namespace of its own, where the kernel treats it as a user like any other."""
+    tmp_path.chmod(0o755)
+    as_user = [] if not ROOT else ["unshare", "-U", "--map-user=1000", "--map-group=1000", "--"]
+    if ROOT and subprocess.run([*as_user, "true"], capture_output=True, check=False).returncode != 0:
+        pytest.skip("no user namespaces here: there is no user without root who could have them")
+    run = subprocess.run(
+        [*as_user, sys.executable, "-c", AS_A_USER, str(tmp_path)],
+        cwd=PROJECT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout.splitlines()[-1])
+    assert seen["uid"] != 0
+    if not seen["namespaces"]:
+        pytest.skip("this user cannot make namespaces: the sandbox cannot be confined")
+    assert seen["setup"] == "Setup(mode='confined', user_namespace=True)", run.stderr
+    assert "['workspace'] False" in seen["out"], seen["out"]
+
+
+@pytest.fixture
+def fresh_setup() -> Iterator[None]:
+    """The sandbox's setup probed again in the test, and again after it."""
+    sandbox.sandbox_setup.cache_clear()
+    yield
+    sandbox.sandbox_setup.cache_clear()
+
+
+def test_a_weaker_setup_than_confinement_is_reported_with_why(
+    fresh_setup: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fallback was silent: only a test that skipped said the sandbox was not confined."""
+
+    def probe(setup: sandbox.Setup) -> str | None:
+        return "mount: no remount here" if setup.mode == "confined" else None
+
+    monkeypatch.setattr(sandbox, "_probe", probe)
+    with caplog.at_level(logging.WARNING, logger=sandbox.__name__):
+        setup = sandbox.sandbox_setup()
+    assert setup == sandbox.Setup("network", user_namespace=True)
+    assert "not fully confined" in caplog.text and "the machine's file system" in caplog.text
+    assert "mount: no remount here" in caplog.text
