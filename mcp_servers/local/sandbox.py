@@ -8,7 +8,7 @@ own where one can be made, so one episode's fork bomb does not starve another's)
 files; its output is capped as it is read.
 
 When mseval runs as root the code never does: it runs as `SANDBOX_UID` (65534, nobody), the
-workspace handed over to that user before each run, hard-linked and other users' files
+workspace handed over to that user before each run (`handover.py`), hard-linked and other users' files
 excepted (the harness's own servers, as root, still read and write everything in it). Under root, even the "root" of a user namespace is the
 machine's root to the kernel's file checks (it could write /proc/sys), and RLIMIT_NPROC spares
 root.
@@ -45,9 +45,7 @@ and this Python bind-mounted read-only at its own paths.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import ctypes
 import functools
 import io
 import logging
@@ -55,18 +53,17 @@ import os
 import resource
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import uuid
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from mcp_servers.local import handover
 
 # Output beyond this is cut with a visible marker; the harness caps tool results again.
 OUTPUT_CAP_BYTES = 16_000
@@ -168,103 +165,6 @@ async def _communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Ru
 def sandbox_user() -> int | None:
     """The user the code runs as: `SANDBOX_UID` when mseval runs as root, else mseval's own."""
     return SANDBOX_UID if os.geteuid() == 0 else None
-
-
-# The walk that hands a workspace over: folders opened relative to their parent, never
-# following a link and never blocking (a FIFO swapped in for a folder is refused, not opened).
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-# Anything else is opened as a path only: it is never read, so nothing can block.
-_ENTRY_FLAGS = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
-# Folders deeper than this are left as they are (the code cannot change what root wrote there).
-HAND_OVER_DEPTH = 64
-# The longest one hand-over walks: the code then runs with what was handed over by then.
-HAND_OVER_DEADLINE_S = 10.0
-_AT_EMPTY_PATH = 0x1000
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _own(fd: int, uid: int) -> None:
-    """Give the file open at `fd` (a folder, or any entry opened O_PATH) to `uid`, unless it is
-    someone else's (neither root's nor `uid`'s) or, not being a folder, has other hard links:
-    the same file may be outside the workspace, where no one handed it to the code."""
-    st = os.fstat(fd)
-    if st.st_uid not in (0, uid) or (not stat.S_ISDIR(st.st_mode) and st.st_nlink > 1):
-        return
-    # fchownat(fd, "", AT_EMPTY_PATH) changes exactly the file open at fd, a symlink included.
-    if (st.st_uid, st.st_gid) != (uid, uid) and _libc.fchownat(fd, b"", uid, uid, _AT_EMPTY_PATH):
-        errno = ctypes.get_errno()
-        raise OSError(errno, os.strerror(errno))
-
-
-def _hand_over_folder(folder: int, uid: int, depth: int, deadline: float) -> bool:
-    _own(folder, uid)
-    complete = True
-    for name in os.listdir(folder):
-        if time.monotonic() > deadline:
-            return False
-        try:
-            child = os.open(name, _FOLDER_FLAGS, dir_fd=folder)
-        except FileNotFoundError:  # removed meanwhile (another agent's call)
-            continue
-        except OSError:  # not a folder (ENOTDIR), or a symlink (ELOOP)
-            try:
-                entry = os.open(name, _ENTRY_FLAGS, dir_fd=folder)
-            except FileNotFoundError:
-                continue
-            try:
-                if not stat.S_ISDIR(os.fstat(entry).st_mode):  # a folder swapped in: next time
-                    _own(entry, uid)
-            finally:
-                os.close(entry)
-            continue
-        try:
-            if depth > 0:
-                complete = _hand_over_folder(child, uid, depth - 1, deadline) and complete
-            else:
-                complete = False
-        finally:
-            os.close(child)
-    return complete
-
-
-def hand_over(workspace: Path, uid: int, deadline_s: float = HAND_OVER_DEADLINE_S) -> bool:
-    """Make the workspace and all in it `uid`'s, so the code can change what the harness's
-    servers (root) wrote there; whether all of it was (within `HAND_OVER_DEPTH` folders and
-    `deadline_s`). Each folder is opened relative to its parent and each entry is changed
-    through a descriptor of its own, so an entry swapped mid-walk (a symlink, a FIFO) leads
-    nowhere outside and blocks nothing. Hard-linked files and other users' files are skipped."""
-    deadline = time.monotonic() + deadline_s
-    top = os.open(workspace, _FOLDER_FLAGS)
-    try:
-        return _hand_over_folder(top, uid, HAND_OVER_DEPTH, deadline)
-    finally:
-        os.close(top)
-
-
-# Hand-overs run here, not in the event loop's default executor, which the harness shares: a
-# walk that hung there could leave the harness no thread. One hand-over per workspace at a time.
-_HAND_OVER_POOL = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="mseval-hand-over")
-_hand_over_locks: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-async def _hand_over_for_run(workspace: Path, uid: int) -> None:
-    """`hand_over` before a run, one at a time per workspace, waited for at most half again its
-    own deadline (a walk that hung holds a thread of its own pool, not the harness's): the code
-    then runs with whatever was handed over."""
-    key = (id(asyncio.get_running_loop()), str(workspace))
-    lock = _hand_over_locks.get(key)
-    if lock is None:
-        lock = _hand_over_locks[key] = asyncio.Lock()
-    async with lock:
-        job = asyncio.get_running_loop().run_in_executor(
-            _HAND_OVER_POOL, hand_over, workspace, uid, HAND_OVER_DEADLINE_S
-        )
-        try:
-            complete = await asyncio.wait_for(job, HAND_OVER_DEADLINE_S * 1.5)
-        except TimeoutError:
-            complete = False
-        if not complete:
-            _log.warning("%s was handed over to uid %d only in part", workspace, uid)
 
 
 # Drops every capability: no chroot, no mount, nothing gained by exec (setuid, file caps).
@@ -433,7 +333,7 @@ def _probe(setup: Setup) -> str | None:
     with tempfile.TemporaryDirectory() as ws, _new_root() as root:
         ws = os.path.realpath(ws)
         if user is not None:
-            hand_over(Path(ws), user)
+            handover.hand_over(Path(ws), user)
         extra: dict[str, Any] = {}
         if setup.mode == "bare" and user is not None:
             extra = {"user": user, "group": user, "extra_groups": []}
@@ -507,7 +407,7 @@ class ProcessSandbox(_Limits):
             )
         user = sandbox_user()
         if user is not None:
-            await _hand_over_for_run(workspace, user)
+            await handover.before_run(workspace, user)
         extra: dict[str, Any] = {}
         # Without a user namespace RLIMIT_NPROC counts all the user's processes: set it here
         # only for the sandbox user, who has no others.
@@ -604,7 +504,7 @@ class DockerSandbox(_Limits):
         python = sys.executable if self.image == EMPTY_IMAGE else "python3"
         user = sandbox_user()
         if user is not None:
-            await _hand_over_for_run(workspace, user)
+            await handover.before_run(workspace, user)
         proc = await asyncio.create_subprocess_exec(
             _docker(), "run", "--rm", "--name", name, "-i", "--network", "none",
             "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),

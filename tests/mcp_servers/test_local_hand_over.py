@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from mcp_servers.local import sandbox
-from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox, hand_over
+from mcp_servers.local import handover, sandbox
+from mcp_servers.local.handover import hand_over
+from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the workspace is handed over only as root")
 
@@ -82,7 +83,7 @@ def test_hard_links_and_other_users_files_are_not_handed_over(tmp_path: Path) ->
 def test_a_walk_deeper_than_its_bound_stops_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     workspace = _workspace(tmp_path)
     (workspace / "a" / "b" / "c").mkdir(parents=True)
-    monkeypatch.setattr(sandbox, "HAND_OVER_DEPTH", 1)
+    monkeypatch.setattr(handover, "HAND_OVER_DEPTH", 1)
     assert not hand_over(workspace, SANDBOX_UID)
     assert (workspace / "a").stat().st_uid == SANDBOX_UID
     assert (workspace / "a" / "b").stat().st_uid == 0
@@ -104,8 +105,8 @@ async def test_a_hand_over_that_hangs_leaves_the_harness_its_threads(
         return True
 
     await asyncio.to_thread(sandbox.sandbox_setup)  # the probe hands a folder over too
-    monkeypatch.setattr(sandbox, "hand_over", hung)
-    monkeypatch.setattr(sandbox, "HAND_OVER_DEADLINE_S", 0.2)
+    monkeypatch.setattr(handover, "hand_over", hung)
+    monkeypatch.setattr(handover, "HAND_OVER_DEADLINE_S", 0.2)
     try:
         result = await asyncio.wait_for(ProcessSandbox().run("print('ran')", workspace, 20.0), 15)
     finally:
@@ -132,7 +133,7 @@ async def test_hand_overs_of_one_workspace_take_turns(
         return True
 
     await asyncio.to_thread(sandbox.sandbox_setup)  # the probe hands a folder over too
-    monkeypatch.setattr(sandbox, "hand_over", counted)
+    monkeypatch.setattr(handover, "hand_over", counted)
     box = ProcessSandbox()
     results = await asyncio.gather(*(box.run("print(1)", workspace, 20.0) for _ in range(2)))
     assert [r.exit_code for r in results] == [0, 0]
