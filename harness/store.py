@@ -282,6 +282,10 @@ class Store:
         """Delete whole runs (`mseval runs delete`); (episodes, events) deleted."""
         return _delete_runs(self, run_ids)
 
+    def vacuum(self) -> str | None:
+        """Shrink a SQLite store's file after a delete; None when done, else why not."""
+        return _vacuum(self)
+
     # -- episodes ------------------------------------------------------------------------------------
     def finished_keys(self, run_id: str) -> set[str]:
         with self.failing("read the run's episodes"), Session(self.engine) as s:
@@ -417,6 +421,8 @@ def _summaries(store: Store) -> list[RunSummary]:
             .order_by(runs_t.c.created_at)
         )
         for run_id, status, task, model, variant, seed in conn.execute(in_order):
+            if run_id not in counts:  # a run created after the runs were read
+                continue
             by_status = counts[run_id]
             by_status[status] = by_status.get(status, 0) + 1
             if status != "running":
@@ -448,25 +454,46 @@ def _summaries(store: Store) -> list[RunSummary]:
 
 
 def _delete_runs(store: Store, run_ids: list[str]) -> tuple[int, int]:
-    """Delete the runs, their episodes, events and claims in one transaction; (episodes, events).
-    `RunBusy` (nothing deleted) when a live process holds one of them."""
+    """Delete the runs, their episodes, events and claims; (episodes, events). Each run's claim is
+    taken first, as `--resume` takes it, so no process can start or resume one of them while it
+    goes (`RunBusy`, and nothing deleted, when a live process holds one); then every row goes in
+    one transaction."""
     runs, episodes = RunRow.__table__, EpisodeRow.__table__  # type: ignore[attr-defined]
     events, claims = EventRow.__table__, ClaimRow.__table__  # type: ignore[attr-defined]
+    deleter = Owner()
+    taken: list[str] = []
+    try:
+        for run_id in run_ids:
+            store.claim_run(run_id, deleter)
+            taken.append(run_id)
+    except RunBusy:
+        for run_id in taken:
+            store.release_claim(run_id, deleter)
+        raise
     with store.failing("delete runs"), store.engine.begin() as conn:
-        now = time.time()
-        for held in conn.execute(claims.select().where(claims.c.run_id.in_(run_ids))):
-            if _claim_alive(held, now):
-                where = "" if held.host == socket.gethostname() else f" on {held.host}"
-                raise RunBusy(held.run_id, f"pid {held.pid}{where} is running it")
         keys = select(episodes.c.key).where(episodes.c.run_id.in_(run_ids)).scalar_subquery()
         gone_events = conn.execute(delete(events).where(events.c.episode_key.in_(keys))).rowcount
         gone_episodes = conn.execute(delete(episodes).where(episodes.c.run_id.in_(run_ids))).rowcount
         conn.execute(delete(claims).where(claims.c.run_id.in_(run_ids)))
         conn.execute(delete(runs).where(runs.c.run_id.in_(run_ids)))
-    if store.file is not None:  # SQLite keeps freed pages in the file until it is vacuumed
-        with store.failing("give the freed space back (VACUUM)"), store.engine.connect() as conn:
-            conn.exec_driver_sql("VACUUM")
     return int(gone_episodes), int(gone_events)
+
+
+def _vacuum(store: Store) -> str | None:
+    """Give a SQLite store's freed pages back to the file system; None when done, else why not
+    (not SQLite, a live process writing to it, or VACUUM failed: a lock, no room for its copy)."""
+    if store.file is None:
+        return "not a SQLite store"
+    claims = ClaimRow.__table__  # type: ignore[attr-defined]
+    try:
+        with store.engine.connect() as conn:
+            now = time.time()
+            if any(_claim_alive(c, now) for c in conn.execute(claims.select())):
+                return "a run is going on in it (VACUUM would lock it out)"
+            conn.exec_driver_sql("VACUUM")
+    except SQLAlchemyError as exc:
+        return f"VACUUM failed: {_reason(exc)}"
+    return None
 
 
 class EventStreamer:

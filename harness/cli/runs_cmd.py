@@ -43,9 +43,9 @@ def _open(store: str) -> Store:
 
 def _superseded(runs: list[RunSummary]) -> set[str]:
     """Runs of which nothing is in use and nothing is left to run: every finished episode has a
-    newer run's in its place (scoring and export take that one), and no episode is `running`
-    (waiting for `--resume`). A run with no episode at all counts only when a newer run of the
-    same matrix exists, which `--resume` would take instead."""
+    newer run's in its place (scoring and export take that one), and every planned episode
+    finished (none `running` or never started, waiting for `--resume`). A run with work left
+    counts only when a newer run of the same matrix exists, which `--resume` would take instead."""
     newest: dict[str, str] = {}
     for r in runs:  # oldest first
         newest[r.matrix_key] = r.run_id
@@ -55,8 +55,18 @@ def _superseded(runs: list[RunSummary]) -> set[str]:
         if not r.busy
         and r.in_use == 0
         and not r.episodes.get("running")
-        and (sum(r.episodes.values()) > 0 or newest[r.matrix_key] != r.run_id)
+        and (_complete(r) or newest[r.matrix_key] != r.run_id)
     }
+
+
+def _complete(run: RunSummary) -> bool:
+    """Whether every planned episode of the run has a record (episode rows are made only when an
+    episode starts, so one never started leaves none: `--resume` would still run it)."""
+    tasks, matrix, seeds = (run.identity.get(k) for k in ("tasks", "matrix", "seeds"))
+    if not (isinstance(tasks, list) and isinstance(matrix, list) and isinstance(seeds, int)):
+        return False
+    finished = run.episodes.get("completed", 0) + run.episodes.get("absent", 0)
+    return finished >= len(tasks) * len(matrix) * seeds
 
 
 def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
@@ -178,7 +188,14 @@ def runs_delete(
             f"{_n(gone_events, 'event')}; {_n(removed, 'workspace folder')} removed from {runs_dir / 'episodes'}"
         )
         if before is not None and s.file is not None:
-            print(f"{s.file}: {before / 1e6:.1f} MB -> {s.file.stat().st_size / 1e6:.1f} MB")
+            not_done = s.vacuum()  # after the workspaces: a failure here loses nothing
+            if not_done is None:
+                print(f"{s.file}: {before / 1e6:.1f} MB -> {s.file.stat().st_size / 1e6:.1f} MB")
+            else:
+                print(
+                    f"warning: {s.file} not shrunk ({not_done}); its freed pages are reused by later runs",
+                    file=sys.stderr,
+                )
     finally:
         s.close()
 

@@ -152,7 +152,7 @@ def test_listing_and_deleting_runs_on_postgresql() -> None:
     with admin.begin() as conn:
         conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
     try:
-        store = Store(f"{base}?options=-csearch_path%3D{schema}")
+        store = Store(f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}")
         for run_id in ("old", "new"):
             store.create_run(run_id, "m1", {"matrix": ["sim:oracle/spec"]})
             _episode(store, run_id, "a", "completed", 3)
@@ -168,3 +168,89 @@ def test_listing_and_deleting_runs_on_postgresql() -> None:
         with admin.begin() as conn:
             conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
         admin.dispose()
+
+
+def test_a_run_created_while_the_list_is_read_does_not_break_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs were read in one statement and their episodes in the next: a run started in
+    between (its episode counted, the run not listed) raised a bare KeyError."""
+    from sqlalchemy.engine import Connection
+
+    url = _store(tmp_path)
+    store = Store(url)
+    execute, calls = Connection.execute, []
+
+    def meanwhile(self: Connection, *args: object, **kwargs: object) -> object:
+        result = execute(self, *args, **kwargs)  # type: ignore[arg-type]
+        calls.append(1)
+        if len(calls) == 2:  # the episodes, read after the runs: one of a run started since
+            return [*result, ("late", "completed", "z", "sim:oracle", "spec", 0)]
+        return result
+
+    monkeypatch.setattr(Connection, "execute", meanwhile)
+    listed = [r.run_id for r in store.runs()]
+    monkeypatch.undo()
+    store.close()
+    assert listed == ["old", "mixed", "new", "stopped"]
+
+
+def test_a_run_being_deleted_cannot_be_resumed_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claim was checked, then the rows deleted: a --resume that claimed the run in between
+    had its run deleted under it and left orphan episodes. The deleter now holds the claim."""
+    from harness.store import RunBusy
+
+    url = _store(tmp_path)
+    store = Store(url)
+    begin, refused, began = store.engine.begin, [], []
+
+    def deleting() -> object:
+        began.append(1)
+        if len(began) == 2:  # the deleter has taken the claim; its delete is about to begin
+            try:
+                Store(url).claim_run("old", Owner(pid=os.getpid()))
+            except RunBusy as exc:
+                refused.append(str(exc))
+        return begin()
+
+    monkeypatch.setattr(store.engine, "begin", deleting)
+    assert store.delete_runs(["old"]) == (2, 6)
+    store.close()
+    assert refused and "old" in refused[0]
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        assert conn.execute("SELECT count(*) FROM mseval_claim WHERE run_id = 'old'").fetchone()[0] == 0
+
+
+def test_a_store_in_use_is_not_vacuumed_but_the_delete_is_complete(tmp_path: Path) -> None:
+    """VACUUM ran after the delete and before the workspaces went: when it failed (a lock, a
+    full disk) the command said it failed, and the workspaces of the deleted runs stayed for ever."""
+    url = _store(tmp_path)
+    store = Store(url)
+    store.claim_run("new", Owner(pid=os.getpid()))  # a live run writes to this store
+    store.close()
+    result = mseval("runs", "delete", "old", "--store", url, "--runs-dir", str(tmp_path / "runs"), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "deleted 1 run (old)" in result.stdout and "MB ->" not in result.stdout
+    assert "not shrunk (a run is going on in it" in result.stderr
+    assert not (tmp_path / "runs" / "episodes" / "old").exists()
+
+
+def test_a_run_whose_planned_episodes_did_not_all_start_is_not_superseded(tmp_path: Path) -> None:
+    """Episode rows are made when an episode starts: a run stopped before starting some looked
+    finished, and deleting it as superseded made `--resume` start its whole matrix again."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = Store(url)
+    plan = {"matrix": ["sim:oracle/spec"], "tasks": ["a", "b", "c"], "seeds": 1}
+    store.create_run("stopped", "m5", plan)  # a and b ran, c never started
+    store.create_run("other", "m6", plan)  # another matrix (other budgets) redid a and b
+    for run_id in ("stopped", "other"):
+        for task in ("a", "b"):
+            _episode(store, run_id, task)
+    store.close()
+    runs = {
+        r["run_id"]: r for r in json.loads(mseval("runs", "list", "--store", url, "--json").stdout)["runs"]
+    }
+    assert runs["stopped"]["in_use"] == 0 and runs["stopped"]["running"] == 0
+    assert runs["stopped"]["state"] == ""  # `--resume` of m5 would still run c in it
