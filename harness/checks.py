@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -36,12 +37,10 @@ Allowance = Callable[[dict[str, Any] | None, dict[str, Any] | None], bool | Iter
 # `World.changes` allowances for a task that sends mail: the messages the user sends and their
 # attachments are new rows (who gets them is checked on its own, `World.mailed_others`), and
 # marking a message read is no damage.
-def new_rows(column: str, values: Container[Any]) -> Allowance:
+def new_rows(column: str, values: AbstractSet[Any]) -> Allowance:
     """A `changes` allowance: rows the episode added whose `column` is one of `values`."""
     return lambda seeded, final: seeded is None and final is not None and final[column] in values
 
-
-ME_ADDRESS = "me@company.example"  # the user the agents act for, in every scenario
 
 SENDING_MAIL: dict[str, Allowance] = {
     "mail_message": lambda seeded, final: seeded is None or {"is_read"},
@@ -96,7 +95,9 @@ class World:
             )
         }
         tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
-        people = None if shared_with is None else {*shared_with, ME_ADDRESS}
+        from mcp_servers.mail.schema import ME  # the user the agents act for, in every scenario
+
+        people = None if shared_with is None else {*shared_with, ME}
 
         def share(seeded: dict[str, Any] | None, final: dict[str, Any] | None) -> bool:
             return (
@@ -344,8 +345,9 @@ class _Differences:
             from mcp_servers.common.worldstate import sqlite_template
 
             self.template = str(sqlite_template())
-            self.conn = sqlite3.connect(f"file:{world}?mode=ro", uri=True)
-            self.conn.execute("ATTACH DATABASE ? AS tpl", (f"file:{self.template}?mode=ro",))
+            # URIs of the paths (a '#', '?' or '%' in a folder name would end a raw one)
+            self.conn = sqlite3.connect(_read_only(world), uri=True)
+            self.conn.execute("ATTACH DATABASE ? AS tpl", (_read_only(self.template),))
 
     def close(self) -> None:
         if self.conn is not None:
@@ -385,10 +387,17 @@ class _Differences:
         return seeded.keys() | final.keys(), seeded, final
 
 
+def _read_only(path: str) -> str:
+    """A SQLite URI opening the file at `path` read-only."""
+    return Path(path).resolve().as_uri() + "?mode=ro"
+
+
 @cache
 def _template_engine(path: str) -> Engine:
     """A read-only engine on the template (one per process: its compiled queries are reused)."""
-    return create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    return create_engine(
+        "sqlite://", creator=lambda: sqlite3.connect(_read_only(path), uri=True, check_same_thread=False)
+    )
 
 
 _MANY_KEYS = 400
@@ -410,8 +419,4 @@ def _seeded_rows(table: str) -> dict[tuple[Any, ...], dict[str, Any]]:
 
     found = world_table(table)
     assert found is not None, table
-    engine = create_engine(f"sqlite:///file:{sqlite_template()}?mode=ro&uri=true")
-    try:
-        return _keyed(engine, found)
-    finally:
-        engine.dispose()
+    return _keyed(_template_engine(str(sqlite_template())), found)

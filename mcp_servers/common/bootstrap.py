@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from mcp_servers.common import registry
-from mcp_servers.common.db import make_engine, table_names
+from mcp_servers.common.db import make_engine, sqlite_url, table_names
 from mcp_servers.common.spec import ServerContext
 from mcp_servers.common.worldstate import seed_into
 
@@ -113,7 +113,7 @@ def _serve_http_with_token(app: Any, port: int, token: str) -> None:
 
 def default_db_url(workspace: Path) -> str:
     """world.sqlite beside the workspace: outside it, out of reach of the file tools."""
-    return f"sqlite:///{workspace.resolve().parent / 'world.sqlite'}"
+    return sqlite_url(workspace.resolve().parent / "world.sqlite")
 
 
 # How often an orphan check looks whether the parent is still there.

@@ -7,10 +7,11 @@ worker threads (the SDK runs sync tools with anyio.to_thread), hence check_same_
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event, inspect, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 
 # Long enough for a burst of concurrent writes within one episode, short enough to surface a
 # genuinely stuck writer as a tool error rather than a hang.
@@ -19,6 +20,12 @@ SQLITE_BUSY_TIMEOUT_S = 30
 
 def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
+
+
+def sqlite_url(path: str | Path) -> str:
+    """The URL of the SQLite file at `path`, escaped: written raw, a '?' or '#' in a folder name
+    ends the path (`--runs-dir 'runs?2'` put every episode's world in one file named `runs`)."""
+    return URL.create("sqlite", database=str(path)).render_as_string(hide_password=False)
 
 
 def make_engine(url: str) -> Engine:

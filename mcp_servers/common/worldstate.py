@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
-from mcp_servers.common.db import create_login_role, is_sqlite, make_engine
+from mcp_servers.common.db import create_login_role, is_sqlite, make_engine, sqlite_url
 from mcp_servers.common.spec import ServerSpec
 from mcp_servers.warehouse import pg_role
 
@@ -96,7 +96,7 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
     fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".sqlite.tmp")
     os.close(fd)
     try:
-        engine = make_engine(f"sqlite:///{tmp}")
+        engine = make_engine(sqlite_url(tmp))
         with engine.begin() as conn:
             seed_into(conn, registry.all_specs())
         with engine.connect() as conn:
@@ -223,7 +223,7 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
         for leftover in (dest, dest.with_name("world.sqlite-wal"), dest.with_name("world.sqlite-shm")):
             leftover.unlink(missing_ok=True)
         shutil.copyfile(sqlite_template(cache_dir), dest)
-        return f"sqlite:///{dest}"
+        return sqlite_url(dest)
     own_role = _roles_per_episode(base)
     password = secrets.token_hex(16) if own_role else None
     engine = make_engine(base)
