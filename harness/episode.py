@@ -200,7 +200,7 @@ class EpisodeRuntime:
                 return await model.generate(agent.messages, agent.specs, settings)
             except ModelAPIError as error:
                 if error.usage is not None:  # a failed answer that still reports (bills) tokens
-                    cost = self._bill(agent, run, error.usage)
+                    cost = self._bill(agent, run, error.usage, priced=error.usage_reported)
                     u = error.usage  # every token kind, as a model_call records them
                     self.events.emit(
                         "model_error_usage", agent.run_id, error_kind=error.kind, status=error.status,

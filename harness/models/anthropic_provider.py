@@ -252,7 +252,7 @@ class AnthropicModel:
             raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
         except sdk.APIResponseValidationError as exc:
             raise unreadable(self.name, str(exc)) from exc
-        except ValueError as exc:  # json.JSONDecodeError, or UnicodeDecodeError on bytes not UTF-8
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body not JSON, or not UTF-8
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
         data = answer_object(result, self.name)
@@ -261,7 +261,12 @@ class AnthropicModel:
             self._said_no_usage = True
             warn_no_usage(self.name)
         if stop == "model_context_window_exceeded":
-            raise ModelAPIError("context_overflow", f"{self.name}: the context window is full", usage=usage)
+            raise ModelAPIError(
+                "context_overflow",
+                f"{self.name}: the context window is full",
+                usage=usage,
+                usage_reported=bool(data.get("usage")),  # billed, but at a cost unknown without counts
+            )
         return ModelResponse(
             message=message,
             usage=usage,

@@ -135,7 +135,7 @@ class ModelAPIError(Exception):
 
     def __init__(
         self, kind: ErrorKind, message: str, *, status: int | None = None, retry_after_s: float | None = None,
-        usage: Usage | None = None,
+        usage: Usage | None = None, usage_reported: bool = True,
     ) -> None:  # fmt: skip
         super().__init__(f"{kind}: {message}")
         self.kind = kind
@@ -145,6 +145,8 @@ class ModelAPIError(Exception):
         # The tokens a failed answer still reports (and the provider bills): a 200 that stops on
         # the context window, a Responses answer with status failed, a Chat answer without choices.
         self.usage = usage
+        # False for such an answer that carried no counts: billed, at a cost unknown (null).
+        self.usage_reported = usage_reported
 
     @property
     def retryable(self) -> bool:

@@ -278,7 +278,7 @@ class OpenAIModel:
             raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
         except sdk.APIResponseValidationError as exc:
             raise unreadable(self.name, str(exc)) from exc
-        except ValueError as exc:  # json.JSONDecodeError, or UnicodeDecodeError on bytes not UTF-8
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body not JSON, or not UTF-8
             raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
         latency = time.perf_counter() - t0
         # chat_from_wire checks `choices`; a failed Responses answer explains itself, output or not

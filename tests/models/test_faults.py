@@ -307,3 +307,18 @@ async def test_an_endpoint_that_stays_unreachable_makes_the_episode_absent(tmp_p
     (record,) = (await Runner(plan).run()).records
     assert (record.status, record.success, record.termination) == ("absent", None, "api_error")
     assert record.reason is not None and "cannot reach openai:fake-gpt" in record.reason
+
+
+async def test_a_context_overflow_answer_without_usage_has_an_unknown_cost(tmp_path: Path) -> None:
+    """An Anthropic 200 stopping on the context window with no usage (which the provider bills)
+    was priced as zero tokens: the episode cost 0.0 instead of unknown."""
+    route = ROUTES["anthropic"]
+
+    def overflows(seen: Seen) -> Reply:
+        return Reply(text="…", body_fields={"stop_reason": "model_context_window_exceeded", "usage": None})
+
+    with FakeLLM(route.dialect, overflows) as fake:
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "context_overflow"
+    (billed,) = [e for e in events if e.kind == "model_error_usage"]
+    assert billed.data["cost_usd"] is None and record.cost_usd is None

@@ -296,6 +296,9 @@ def test_a_key_given_for_a_name_is_never_echoed_and_a_stray_line_break_is_caught
         api_key("openai-compatible", key, None)
     (line,) = [str(p) for p in caught.value.problems]
     assert "secret0123456789" not in line and "gsk_AB…" in line and "not the key" in line
+    monkeypatch.delenv("openai_key", raising=False)  # a lower-case name is still a name
+    with pytest.raises(InputError, match="environment variable openai_key is not set"):
+        api_key("openai", "openai_key", None)
     monkeypatch.setenv("CRLF_KEY", "sk-abc\r")
     assert api_key("openai", "CRLF_KEY", None) == "sk-abc"  # surrounding whitespace is dropped
     monkeypatch.setenv("BROKEN_KEY", "sk-abc\rdef")
