@@ -251,17 +251,14 @@ def no_one_else_mailed(world: World, expected: Iterable[str]) -> Criterion:
 
 def _compute_workbook(book: Any) -> None:
     """Replace, in place, every formula of an openpyxl workbook with the value it computes."""
-    from mcp_servers.common.formula import compute_grid, is_formula
-
-    def cells(title: str) -> dict[tuple[int, int], Any]:
-        return {(c.row, c.column): c.value for row in book[title].iter_rows() for c in row}
+    from mcp_servers.common.formula import compute_grid, is_formula, workbook_cells
 
     for ws in book.worksheets:
         if not any(is_formula(c.value) for row in ws.iter_rows() for c in row):
             continue
         top, left = ws.min_row, ws.min_column
         grid = [[c.value for c in row] for row in ws.iter_rows(min_row=top, min_col=left)]
-        compute_grid(grid, (ws.title, top, left), book.sheetnames, cells)
+        compute_grid(grid, (ws.title, top, left), book.sheetnames, lambda t: workbook_cells(book, t))
         for r, row in enumerate(ws.iter_rows(min_row=top, min_col=left)):
             for c, cell in enumerate(row):
                 if is_formula(cell.value):

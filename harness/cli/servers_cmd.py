@@ -57,7 +57,7 @@ def servers_serve(
     db: Annotated[
         str | None,
         typer.Option(
-            help="database URL (default: $MSEVAL_SERVER_DB, else world.sqlite beside the workspace; seeded when its tables are missing)"
+            help="database URL (default: $MSEVAL_SERVER_DB, else WORKSPACE.world.sqlite beside the workspace; seeded when its tables are missing)"
         ),
     ] = None,
     http: Annotated[

@@ -9,8 +9,9 @@ must carry `Authorization: Bearer <token>`, so no other local user or process ca
 server (without one, any local client can, as with any loopback service). When
 the server's tables are missing from the database, they are created and seeded first, so a
 server can be pointed at an empty SQLite file and used at once. Without a URL the database is
-world.sqlite beside the workspace (in its parent folder), never inside it, where the file tools
-it serves could rewrite the world.
+WORKSPACE.world.sqlite beside the workspace (in its parent folder, named after it, so sibling
+workspaces keep worlds of their own), never inside it, where the file tools it serves could
+rewrite the world.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--db",
         default=os.environ.get(DB_ENV),
-        help=f"SQLAlchemy URL of the world database (default: ${DB_ENV}, else world.sqlite beside the workspace)",
+        help=f"SQLAlchemy URL of the world database (default: ${DB_ENV}, else WORKSPACE.world.sqlite beside the workspace)",
     )
     parser.add_argument("--workspace", required=True, type=Path, help="the folder file tools are confined to")
     parser.add_argument(
@@ -112,8 +113,10 @@ def _serve_http_with_token(app: Any, port: int, token: str) -> None:
 
 
 def default_db_url(workspace: Path) -> str:
-    """world.sqlite beside the workspace: outside it, out of reach of the file tools."""
-    return sqlite_url(workspace.resolve().parent / "world.sqlite")
+    """WORKSPACE.world.sqlite beside the workspace: outside it, out of reach of the file tools,
+    and one per workspace (`ws1` and `ws2` in one folder do not share a world)."""
+    real = workspace.resolve()
+    return sqlite_url(real.parent / f"{real.name or 'root'}.world.sqlite")
 
 
 # How often an orphan check looks whether the parent is still there.

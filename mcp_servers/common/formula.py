@@ -261,6 +261,12 @@ def is_formula(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("=")
 
 
+def workbook_cells(book: Any, title: str) -> dict[tuple[int, int], Any]:
+    """An openpyxl sheet's cells that exist, {(row, col): value} (`ws.cell()` would create cells
+    as a side effect): what `compute_grid` loads a workbook's sheets with."""
+    return {(c.row, c.column): c.value for row in book[title].iter_rows() for c in row}
+
+
 def compute_grid(
     grid: list[list[Any]],
     at: tuple[str, int, int],

@@ -22,7 +22,7 @@ from openpyxl.utils.cell import (
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid, rows_within
+from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid, rows_within, workbook_cells
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -97,11 +97,6 @@ def _fits(rows: list[list[Cell]], r0: int, c0: int) -> None:
                 )
 
 
-def _cells(wb: Any, title: str) -> dict[tuple[int, int], Any]:
-    # What exists only: ws.cell() would create cells as a side effect.
-    return {(c.row, c.column): c.value for row in wb[title].iter_rows() for c in row}
-
-
 def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer(
         "excel", instructions="Excel workbooks (.xlsx) in the task workspace; paths are relative to it."
@@ -153,7 +148,7 @@ def build(ctx: ServerContext) -> MCPServer:
         )
         grid = [list(r) for r in rows]
         if render == "value":
-            compute_grid(grid, (ws.title, min_row, min_col), wb.sheetnames, lambda t: _cells(wb, t))
+            compute_grid(grid, (ws.title, min_row, min_col), wb.sheetnames, lambda t: workbook_cells(wb, t))
         fit = rows_within(grid, MAX_READ_CHARS)
         if grid and fit == 0:
             raise ToolError(

@@ -21,7 +21,14 @@ def test_the_default_database_is_beside_the_workspace_not_in_it(tmp_path: Path) 
         stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=60, check=True,
     )  # fmt: skip
     assert workspace.is_dir() and not (workspace / "world.sqlite").exists()
-    assert (tmp_path / "serve" / "world.sqlite").is_file()
+    assert (tmp_path / "serve" / "workspace.world.sqlite").is_file()
+    # a sibling workspace gets a world of its own (one world.sqlite in the parent was shared)
+    other = tmp_path / "serve" / "other"
+    subprocess.run(
+        [sys.executable, "-m", "mcp_servers.mail", "--workspace", str(other)],
+        stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=60, check=True,
+    )  # fmt: skip
+    assert (tmp_path / "serve" / "other.world.sqlite").is_file()
 
 
 async def test_an_http_server_with_a_token_refuses_requests_without_it(tmp_path: Path) -> None:
