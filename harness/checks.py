@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import Table, and_, create_engine, or_, select, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import NullPool
 
 # What a task expects of a row that differs from the seed, given the row as seeded (None when the
 # episode added it) and as it is now (None when removed): True (the row may be added, removed
@@ -391,9 +392,14 @@ def _read_only(path: str) -> str:
 
 @cache
 def _template_engine(path: str) -> Engine:
-    """A read-only engine on the template (one per process: its compiled queries are reused)."""
+    """A read-only engine on the template, one per process (its compiled queries are reused).
+    Checks run in threads of their own: each use opens a connection of its own (NullPool). The
+    pool SQLAlchemy picks for a URL without a file (a few connections shared by thread) closed
+    one thread's connection under another's: "Cannot operate on a closed database"."""
     return create_engine(
-        "sqlite://", creator=lambda: sqlite3.connect(_read_only(path), uri=True, check_same_thread=False)
+        "sqlite://",
+        creator=lambda: sqlite3.connect(_read_only(path), uri=True, check_same_thread=False),
+        poolclass=NullPool,
     )
 
 
