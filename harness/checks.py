@@ -85,16 +85,17 @@ class World:
             "SELECT * FROM mail_message WHERE sender = :me AND sent_at >= :now ORDER BY id", me=ME, now=NOW
         )
 
+    def ids_named(self, table: str, name: str, column: str = "title") -> set[int]:
+        """The ids of the rows of `table` whose `column` is `name`, case and surrounding spaces
+        aside: the rows a task asked the agents to create under that name."""
+        sql = f'SELECT id FROM "{table}" WHERE lower(trim("{column}")) = lower(trim(:name))'
+        return {r["id"] for r in self.query(sql, name=name)}
+
     def new_spreadsheet(self, title: str, shared_with: Iterable[str] | None = None) -> dict[str, Allowance]:
         """`changes` allowances for the cloud spreadsheet(s) the task creates under `title` (case
         and surrounding spaces aside): the spreadsheet, its sheets and cells are new rows, and so
         are its shares, with `shared_with` and me only (None: with anyone, checked elsewhere)."""
-        books = {
-            r["id"]
-            for r in self.query(
-                "SELECT id FROM sheets_spreadsheet WHERE lower(trim(title)) = lower(trim(:t))", t=title
-            )
-        }
+        books = self.ids_named("sheets_spreadsheet", title)
         tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
         from mcp_servers.mail.schema import ME  # the user the agents act for, in every scenario
 

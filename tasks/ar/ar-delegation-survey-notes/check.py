@@ -137,18 +137,8 @@ def calendar_criteria(world: World, papers: list[dict]) -> list[Criterion]:
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the notes page with its blocks and the reading-group event with its invitees."""
-    pages = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM wiki_page WHERE lower(trim(title)) = 'delegation survey: reading notes'"
-        )
-    }
-    events = {
-        r["id"]
-        for r in world.query(
-            "SELECT id FROM calendar_event WHERE lower(trim(title)) = 'delegation survey reading group'"
-        )
-    }
+    pages = world.ids_named("wiki_page", "delegation survey: reading notes")
+    events = world.ids_named("calendar_event", "delegation survey reading group")
     return world.changes(
         "scholar",
         "wiki",

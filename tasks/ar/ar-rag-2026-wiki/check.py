@@ -8,10 +8,7 @@ from harness.checks import Criterion, World, new_rows, nothing_else_changed
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the new page and its blocks."""
-    new = {
-        r["id"]
-        for r in world.query("SELECT id FROM wiki_page WHERE lower(trim(title)) = 'rag papers of 2026'")
-    }
+    new = world.ids_named("wiki_page", "rag papers of 2026")
     return world.changes(
         "scholar",
         "wiki",

@@ -53,10 +53,7 @@ def listed(order: dict[str, Any], lines: list[str]) -> bool:
 def others_changed(world: World) -> list[str]:
     """Changes other than the review meeting and its invitees (who is checked on its own), besides mail (to
     the invitees only: the task sends none, but telling them is no damage). The warehouse is read-only."""
-    events = {
-        r["id"]
-        for r in world.query("SELECT id FROM calendar_event WHERE lower(trim(title)) = 'open orders review'")
-    }
+    events = world.ids_named("calendar_event", "open orders review")
     return world.changes(
         "calendar",
         "mail",

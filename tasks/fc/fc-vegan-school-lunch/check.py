@@ -47,10 +47,7 @@ def numbers(text: str) -> list[float]:
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the new menu, its dishes and the school's quote, besides the mail."""
-    menus = {
-        r["id"]
-        for r in world.query("SELECT id FROM kitchen_menu WHERE lower(trim(name)) = 'greenmarsh vegan lunch'")
-    }
+    menus = world.ids_named("kitchen_menu", "greenmarsh vegan lunch", column="name")
     return world.changes(
         "kitchen",
         "mail",

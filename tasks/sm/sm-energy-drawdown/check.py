@@ -64,10 +64,7 @@ def per_symbol(text: str) -> dict[str, list[float]]:
 
 def others_changed(world: World) -> list[str]:
     """Changes other than the review event and its invitees."""
-    events = {
-        r["id"]
-        for r in world.query("SELECT id FROM calendar_event WHERE lower(trim(title)) = 'energy risk review'")
-    }
+    events = world.ids_named("calendar_event", "energy risk review")
     return world.changes(
         "market",
         "calendar",
