@@ -21,8 +21,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist) on a machine with two or more cores; a module with an expensive
+# module fixture keeps its tests on one worker (xdist_group). `pytest -n 0` runs serially.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 2 --dist loadgroup
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "# $$b"; $(BIN)/python $$b || exit 1; done

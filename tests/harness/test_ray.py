@@ -11,6 +11,7 @@ import pytest
 from tests.harness.test_cli import THREE, catalog_copy, mseval
 
 pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")  # one local Ray instance at a time
 
 
 def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
