@@ -123,7 +123,8 @@ class EpisodeRuntime:
         self.termination: Termination | None = None
         # Set when the provider refused the main agent's call (ModelAPIError.refuses_access), or
         # its endpoint could not be reached through every retry: the episode is then recorded
-        # absent, an infrastructure failure, not the model's (`--resume` runs it again).
+        # absent, an infrastructure failure, not the model's (`--resume` keeps it absent: a new run
+        # runs it again once the key, model id or endpoint is fixed).
         self.infra_failure: str | None = None
         # What ends an agent that is cancelled: the wall-time budget, unless a fault of the
         # harness in some agent cancelled its task group (then "harness_error").
