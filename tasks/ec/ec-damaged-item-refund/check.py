@@ -3,7 +3,15 @@ and no one else, is told."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough, new_rows, nothing_else_changed
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    new_rows,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.shop.schema import NOW
 
@@ -17,14 +25,16 @@ def amounts(text: str) -> list[float]:
 
 
 def others_changed(world: World, order_id: int) -> list[str]:
-    """Changes to the shop other than the refund of the order and its refunded amount."""
+    """Changes to the shop other than the refund of the order and its refunded amount, besides the mail."""
     return world.changes(
         "shop",
+        "mail",
         allow={
             "shop_orders": lambda seeded, _: (
                 {"refunded_amount"} if seeded and seeded["id"] == order_id else False
             ),
             "shop_refunds": new_rows("order_id", {order_id}),
+            **SENDING_MAIL,
         },
     )
 
@@ -57,8 +67,6 @@ def check(world: World) -> list[Criterion]:
         nothing_else_changed(others_changed(world, line["id"])),
     ]
     mails = sent_mail(world.engine, to=line["email"])
-    # the mail names the customer's order and refund: no one else may get it
-    leaks = sorted({a for m in sent_mail(world.engine) for a in m.to_list() + m.cc_list()} - {line["email"]})
     amount = f"{line['line_total']:.2f}"
     told = [
         m
@@ -75,5 +83,6 @@ def check(world: World) -> list[Criterion]:
             f"no mail to {line['email']} naming {line['order_number']} and the refund of {amount} EUR",
         )
     )
-    out.append(Criterion.of("only the customer mailed", not leaks, f"mail also went to {leaks}"))
+    # the mail names the customer's order and refund: no one else may get it
+    out.append(no_one_else_mailed(world, {line["email"]}))
     return out

@@ -1,12 +1,20 @@
 """Northam's next confirmed order has 15 more guests (its total follows), nothing else of it or of any
-other order changed, and they got a mail with the new guest count and total."""
+other order changed, and they got a mail with the new guest count and total (and no one else got mail)."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough, nothing_else_changed
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 CLIENT = "Northam Institute of Technology"
+MAILED = {"hospitality@nit.example"}  # the only recipients the task has
 # Guest counts of the client's orders in the seeded world (the episode overwrites the target's);
 # CO-1151 is a quote for an event before the next confirmed one.
 SEEDED = {"CO-1008": 120, "CO-1036": 200, "CO-1059": 60, "CO-1073": 25, "CO-1088": 200, "CO-1095": 20,
@@ -34,13 +42,15 @@ def check(world: World) -> list[Criterion]:
     upcoming = [o for o in orders if o["status"] == "confirmed" and o["event_date"] >= "2026-11-23"]
     target = upcoming[0]
     want = SEEDED[target["reference"]] + 15
-    # only the target's guests and total may differ from the seed, in any kitchen table
+    # only the target's guests and total may differ from the seed, in any kitchen table, besides the mail
     changed = world.changes(
         "kitchen",
+        "mail",
         allow={
             "kitchen_catering_order": lambda seeded, final: (
                 {"guests", "total"} if seeded and seeded["reference"] == target["reference"] else False
-            )
+            ),
+            **SENDING_MAIL,
         },
     )
     mails = sent_mail(world.engine, to="hospitality@nit.example", subject_contains=target["reference"])
@@ -65,4 +75,5 @@ def check(world: World) -> list[Criterion]:
             and any(close_enough(x, target["price_per_guest"] * want) for x in numbers(body)),
             f"no mail to hospitality@nit.example about {target['reference']} with {want} guests and the new total",
         ),
+        no_one_else_mailed(world, MAILED),
     ]

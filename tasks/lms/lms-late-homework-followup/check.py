@@ -3,7 +3,7 @@ nothing went to anyone else and nothing in the LMS changed (no announcement of t
 
 import re
 
-from harness.checks import Criterion, World
+from harness.checks import SENDING_MAIL, Criterion, World, no_one_else_mailed, nothing_else_changed
 
 LATE = re.compile(r"\blate\b", re.IGNORECASE)
 # 'missing', or the same said in words ('not submitted', 'no submission', 'not at all', ...)
@@ -55,22 +55,15 @@ def check(world: World) -> list[Criterion]:
         for m in sent
         if ta in m["to_addrs"].split(", ") and m["subject"].strip().lower() == "cs305 homework 3 follow-up"
     ]
-    others = [
-        m["to_addrs"]
-        for m in sent
-        if {a for a in (m["to_addrs"] + ", " + m["cc_addrs"]).split(", ") if a} - {"me@company.example"}
-        != {ta}
-    ]
     out = [
         Criterion.of(
             "mail to the TA",
             len(mails) == 1,
             f"{len(mails)} mails to {ta} titled 'CS305 Homework 3 follow-up'",
         ),
-        Criterion.of("only the TA mailed", not others, f"mail also went to {others}"),
-        Criterion.of(
-            "LMS unchanged", not (changed := world.changes("lms")), f"unexpected changes: {changed[:5]}"
-        ),
+        no_one_else_mailed(world, {ta}),
+        # nothing in the LMS changed, and in the mailbox only the mail sent
+        nothing_else_changed(world.changes("lms", "mail", allow=SENDING_MAIL)),
     ]
     body = mails[0]["body"] if mails else ""
     listed = set(re.findall(r"S\d{5}", body))

@@ -1,9 +1,17 @@
 """Every upcoming confirmed booking of P00055 is still confirmed, in first class at the right fare, and no
-other booking changed; she got a mail with the references and the total amount due."""
+other booking changed; she got a mail with the references and the total amount due (and no one else got
+mail)."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 from mcp_servers.railway.network import fare
 from mcp_servers.railway.schema import RAILCARDS
@@ -31,11 +39,12 @@ def _price(world: World, booking_id: int, seat_class: str, discount: float, seat
 
 
 def others_changed(world: World) -> list[str]:
-    """Changes to bookings and tickets other than the class and fare of her upcoming ones."""
+    """Changes to the railway other than the class and fare of her upcoming bookings (and the seats
+    that moves between classes), besides the mail."""
     hers = {b["id"] for b in world.rows("railway_booking") if b["reference"] in UPCOMING}
     return world.changes(
-        "railway_booking",
-        "railway_ticket",
+        "railway",
+        "mail",
         allow={
             "railway_booking": lambda seeded, _: (
                 {"seat_class", "total_fare"} if seeded and seeded["id"] in hers else False
@@ -43,6 +52,8 @@ def others_changed(world: World) -> list[str]:
             "railway_ticket": lambda seeded, _: (
                 {"seat_class", "fare"} if seeded and seeded["booking_id"] in hers else False
             ),
+            "railway_seat_inventory": lambda seeded, final: {"available"},
+            **SENDING_MAIL,
         },
     )
 
@@ -65,11 +76,7 @@ def check(world: World) -> list[Criterion]:
             f"her upcoming confirmed bookings are {kept}; expected {sorted(UPCOMING)} (upgraded, not cancelled)",
         ),
         Criterion.of("railcard kept", p["railcard"] == "family", f"her railcard is now {p['railcard']}"),
-        Criterion.of(
-            "no other booking changed",
-            not (changed := others_changed(world)),
-            f"unexpected changes: {changed[:5]}",
-        ),
+        nothing_else_changed(others_changed(world)),
     ]
     bookings = [b for b in bookings if b["status"] == "confirmed"]
     due = 0.0
@@ -94,4 +101,5 @@ def check(world: World) -> list[Criterion]:
             f"no mail 'Your first-class upgrade' to {p['email']} with the references and {due:.2f} due",
         )
     )
+    out.append(no_one_else_mailed(world, {p["email"]}))
     return out

@@ -1,10 +1,18 @@
 """The three RE 608 bookings are cancelled (refunded) and rebooked on RE 607, and no other booking changed;
-each passenger got a mail with the new departure and the refund, and RE608_Rebooking.xlsx records the
-changes, one row per booking."""
+each passenger got a mail with the new departure and the refund (and no one else got mail), and
+RE608_Rebooking.xlsx records the changes, one row per booking."""
 
 import re
 
-from harness.checks import Criterion, World, close_enough, new_rows
+from harness.checks import (
+    SENDING_MAIL,
+    Criterion,
+    World,
+    close_enough,
+    new_rows,
+    no_one_else_mailed,
+    nothing_else_changed,
+)
 from mcp_servers.mail.schema import sent_mail
 
 DAY = "2026-12-05"
@@ -75,8 +83,8 @@ def tells_departure(body: str, departs: str) -> bool:
 
 
 def others_changed(world: World) -> list[str]:
-    """Changes to bookings and tickets other than cancelling the old bookings and booking their passengers
-    anew on the day."""
+    """Changes to the railway other than cancelling the old bookings and booking their passengers anew on
+    the day (and the seats that takes and releases), besides the mail."""
     old = [b for b in world.rows("railway_booking") if b["reference"] in OLD]
     passengers = {b["passenger_id"] for b in old}
     rebooked = {
@@ -85,8 +93,8 @@ def others_changed(world: World) -> list[str]:
         if b["passenger_id"] in passengers and b["reference"] not in OLD
     }
     return world.changes(
-        "railway_booking",
-        "railway_ticket",
+        "railway",
+        "mail",
         allow={
             "railway_booking": lambda seeded, final: (
                 {"status", "refund"}
@@ -94,6 +102,8 @@ def others_changed(world: World) -> list[str]:
                 else seeded is None and final is not None and final["id"] in rebooked
             ),
             "railway_ticket": new_rows("booking_id", rebooked),
+            "railway_seat_inventory": lambda seeded, final: {"available"},
+            **SENDING_MAIL,
         },
     )
 
@@ -101,6 +111,7 @@ def others_changed(world: World) -> list[str]:
 def check(world: World) -> list[Criterion]:
     out = []
     expected = []
+    passengers: set[str] = set()
     for ref in OLD:
         b = world.query(
             """SELECT b.status, b.refund, b.total_fare, b.seat_class, b.seats, b.passenger_id, b.origin_id,
@@ -116,6 +127,7 @@ def check(world: World) -> list[Criterion]:
             st=b["origin_id"],
         )[0]["departs"]
         expected.append((ref, b, departs))
+        passengers.add(b["email"])
         out.append(
             Criterion.of(
                 f"{ref} cancelled",
@@ -158,8 +170,8 @@ def check(world: World) -> list[Criterion]:
                 f"no mail 'Your journey on 5 December: booking {ref}' to {b['email']} gives the refund of {b['total_fare']:.2f}",
             )
         )
-    changed = others_changed(world)
-    out.append(Criterion.of("no other booking changed", not changed, f"unexpected changes: {changed[:5]}"))
+    out.append(nothing_else_changed(others_changed(world)))
+    out.append(no_one_else_mailed(world, passengers))
     wb = world.xlsx("RE608_Rebooking.xlsx")
     if wb is None or "Rebooked" not in wb.sheetnames:
         out.append(Criterion("workbook", False, "RE608_Rebooking.xlsx with a sheet Rebooked is missing"))

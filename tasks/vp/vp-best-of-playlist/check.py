@@ -1,11 +1,13 @@
 """A public 'Best of 2026' playlist on Fit with Leo holds its public 2026 videos by views; Victor was told
-its id and how many videos it holds; nothing else on the platform (no other playlist) was changed."""
+its id and how many videos it holds (and no one else got mail); nothing else on the platform (no other
+playlist) was changed."""
 
 import re
 
-from harness.checks import Criterion, World, new_rows, nothing_else_changed
+from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else_mailed, nothing_else_changed
 from mcp_servers.mail.schema import sent_mail
 
+MAILED = {"victor.moreau@company.example"}  # the only recipients the task has
 WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
@@ -47,12 +49,14 @@ def check(world: World) -> list[Criterion]:
             p=p["id"],
         )
     ]
-    # the new playlist and its items are the only change to the video platform
+    # the new playlist and its items are the only change to the video platform, besides the mail
     changed = world.changes(
         "video",
+        "mail",
         allow={
             "video_playlists": new_rows("id", {p["id"]}),
             "video_playlist_items": new_rows("playlist_id", {p["id"]}),
+            **SENDING_MAIL,
         },
     )
     mails = sent_mail(
@@ -71,4 +75,5 @@ def check(world: World) -> list[Criterion]:
             bool(told),
             f"no mail 'Fit with Leo: Best of 2026 playlist' to Victor naming playlist {p['id']} and saying it holds {len(wanted)} videos",
         ),
+        no_one_else_mailed(world, MAILED),
     ]

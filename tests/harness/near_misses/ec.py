@@ -413,3 +413,12 @@ MISSES += [
         "ec-winter-stock-check", "also mails the deck to someone else", body="The winter stock check."
     ),
 ]
+
+MISSES += [
+    # mail guards of the tasks whose check had no `changes` over the mailbox (audit: mail guards)
+    NearMiss(
+        "ec-damaged-item-refund",
+        "also moves a message of the inbox to the trash",
+        extra=(("mcp__mail__move_message", {"message_id": 5, "folder": "trash"}),),
+    ),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, mails_someone_else
 
 CS = "fc-client-statements"
 MC = "fc-menu-comparison"
@@ -300,5 +300,15 @@ MISSES += [
                 '"dairy, gluten, mustard, nuts"], ["Total", 41.0, 5058.5, null]]',
             ),
         ),
+    ),
+]
+
+MISSES += [
+    # mail guards of the tasks whose check did not say who else may be mailed (audit: mail guards)
+    mails_someone_else(
+        "fc-guest-count-change",
+        "also mails the update to another client",
+        to="events@aldermoor-univ.example",
+        body="Order CO-1073 is now for 40 guests.",
     ),
 ]

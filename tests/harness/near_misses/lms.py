@@ -340,3 +340,12 @@ MISSES += [
         body="The midterm report is out.",
     ),
 ]
+
+MISSES += [
+    # mail guards of the tasks whose check had no `changes` over the mailbox (audit: mail guards)
+    NearMiss(
+        "lms-late-homework-followup",
+        "also moves a message of the inbox to the trash",
+        extra=(("mcp__mail__move_message", {"message_id": 5, "folder": "trash"}),),
+    ),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss
+from tests.harness.near_misses import NearMiss, mails_someone_else
 
 UPGRADE_FXRS9F = (
     '{"tool": "mcp__railway__change_seat_class", "arguments": {"reference": "FXRS9F", "seat_class": "first"}}'
@@ -272,5 +272,21 @@ MISSES += [
                 {"to": ["jade.dubois@company.example"], "subject": "Workshop travel", "body": "All booked."},
             ),
         ),
+    ),
+]
+
+MISSES += [
+    # mail guards of the tasks whose check did not say who else may be mailed (audit: mail guards)
+    mails_someone_else(
+        "rs-first-class-upgrade",
+        "also mails the upgrade to another passenger",
+        to="jonas.ito@mail.example",
+        body="Bookings 4HUEW9, Y8JLYD and FXRS9F are now in first class.",
+    ),
+    mails_someone_else(
+        "rs-withdrawn-train-rebooking",
+        "also mails the rebooking to a passenger not on RE 608",
+        to="jonas.ito@mail.example",
+        body="RE 608 on 5 December is withdrawn; you are booked on RE 607.",
     ),
 ]

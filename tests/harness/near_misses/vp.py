@@ -382,3 +382,10 @@ MISSES += [
         "vp-viewer-questions", "also mails the backlog to someone else", body="The Q&A backlog is up."
     ),
 ]
+
+MISSES += [
+    # mail guards of the tasks whose check did not say who else may be mailed (audit: mail guards)
+    mails_someone_else(
+        "vp-best-of-playlist", "also mails the playlist to someone else", body="Best of 2026 is playlist 10."
+    ),
+]
