@@ -36,7 +36,9 @@ def main() -> None:
     from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
     from contracts.errors import InputError
+    from harness.memory import limit_malloc_arenas
 
+    limit_malloc_arenas()  # before any thread: a long run's memory is otherwise mostly arenas
     # Warnings and errors only: in-process MCP servers would otherwise configure INFO logging
     # (every tool error, and httpx every request, on stderr over the progress bar).
     logging.basicConfig(level=logging.WARNING)

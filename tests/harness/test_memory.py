@@ -1,0 +1,69 @@
+"""The command line caps glibc's malloc arenas: threads share two instead of one each."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.memory import limit_malloc_arenas
+
+try:
+    GLIBC = bool(os.confstr("CS_GNU_LIBC_VERSION"))
+except (ValueError, OSError):
+    GLIBC = False
+pytestmark = pytest.mark.skipif(not GLIBC, reason="malloc arenas are glibc's")
+
+# Eight threads allocate at once, then glibc's malloc_stats() prints one "Arena N:" block per
+# arena on stderr. `CAP` is what the process does first.
+SCRIPT = """
+import ctypes, sys, threading
+CAP
+barrier = threading.Barrier(8)
+def work():
+    barrier.wait()
+    keep = [bytearray(2048) for _ in range(2000)]
+    barrier.wait()
+threads = [threading.Thread(target=work) for _ in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+ctypes.CDLL(None).malloc_stats()
+"""
+
+
+def _arenas(cap: str, env: dict[str, str] | None = None) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"} | (env or {})
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT.replace("CAP", cap)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))
+
+
+def test_threads_share_two_arenas_once_capped() -> None:
+    assert _arenas("pass") > 2  # glibc's default: an arena per allocating thread, up to 8 a core
+    assert _arenas("from harness.memory import limit_malloc_arenas; assert limit_malloc_arenas()") == 2
+
+
+def test_a_users_malloc_arena_max_stands() -> None:
+    script = "from harness.memory import limit_malloc_arenas; assert not limit_malloc_arenas()"
+    assert _arenas(script, {"MALLOC_ARENA_MAX": "3"}) == 3
+
+
+def test_the_cap_needs_glibc_and_no_setting_of_the_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "8")
+    assert limit_malloc_arenas() is False
+
+
+def test_the_command_line_caps_them_first() -> None:
+    script = (
+        "import sys; sys.argv = ['mseval', 'tasks', 'list', 'lms-*']\n"
+        "from harness.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass"
+    )
+    assert _arenas(script) == 2
