@@ -223,18 +223,28 @@ class World:
     def docx(self, relative: str) -> Any:
         import docx
 
+        from mcp_servers.common.files import document_opened
+
         p = self.path(relative)
+        if not p.is_file():
+            return None
+        document_opened()
         try:
-            return docx.Document(str(p)) if p.is_file() else None
+            return docx.Document(str(p))
         except Exception:
             return None
 
     def pptx(self, relative: str) -> Any:
         from pptx import Presentation
 
+        from mcp_servers.common.files import document_opened
+
         p = self.path(relative)
+        if not p.is_file():
+            return None
+        document_opened()
         try:
-            return Presentation(str(p)) if p.is_file() else None
+            return Presentation(str(p))
         except Exception:
             return None
 
