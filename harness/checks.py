@@ -223,28 +223,18 @@ class World:
     def docx(self, relative: str) -> Any:
         import docx
 
-        from mcp_servers.common.files import document_opened
-
         p = self.path(relative)
-        if not p.is_file():
-            return None
-        document_opened()
         try:
-            return docx.Document(str(p))
+            return docx.Document(str(p)) if p.is_file() else None
         except Exception:
             return None
 
     def pptx(self, relative: str) -> Any:
         from pptx import Presentation
 
-        from mcp_servers.common.files import document_opened
-
         p = self.path(relative)
-        if not p.is_file():
-            return None
-        document_opened()
         try:
-            return Presentation(str(p))
+            return Presentation(str(p)) if p.is_file() else None
         except Exception:
             return None
 

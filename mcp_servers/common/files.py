@@ -17,7 +17,6 @@ MAX_UNZIPPED_BYTES, or too many members, or at a ratio of a zip bomb, is refused
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import stat
 import threading
@@ -33,31 +32,6 @@ from mcp_servers.common.tooling import ToolError
 from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, short, walk
 
 Cell = str | int | float | bool | None
-
-# A python-docx or python-pptx document is a reference cycle (its package and parts point at each
-# other), so one a tool has finished with is freed only by the cyclic collector, and with it the
-# lxml trees it holds (about 5 MB for a small .docx), memory the collector does not count when it
-# decides to run. Dead documents piled up between its full collections: four episodes writing
-# Word files at once took the allocator to 300 MB in use. A full collection before every
-# COLLECT_EVERY-th document parsed or created (by the tools or the checks) keeps about that many
-# dead ones at most, and those four episodes to 146 MB in the same time; a collection costs
-# about 17 ms in the middle of a run.
-COLLECT_EVERY = 8
-_documents = 0
-_documents_lock = threading.Lock()
-
-
-def document_opened() -> None:
-    """Count a document about to be parsed or created, collecting dead ones when it is time."""
-    global _documents
-    with _documents_lock:
-        _documents += 1
-        due = _documents >= COLLECT_EVERY
-        if due:
-            _documents = 0
-    if due:
-        gc.collect()
-
 
 XML_TEXT_ERROR = (
     "the text holds a control character (or a NUL) that a document file cannot store; "
@@ -215,7 +189,6 @@ class OfficeFiles:
         shown = getattr(real, "shown", real.name)
         try:
             check_zip(real, shown)
-            document_opened()
             return self.opener(real)
         except BaseException as exc:
             if isinstance(real, HeldFile):

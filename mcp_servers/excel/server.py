@@ -21,7 +21,7 @@ from openpyxl.utils.cell import (
 )
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
-from mcp_servers.common.files import Cell, OfficeFiles, document_opened
+from mcp_servers.common.files import Cell, OfficeFiles
 from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid, rows_within, workbook_cells
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
@@ -186,7 +186,6 @@ def build(ctx: ServerContext) -> MCPServer:
         with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it")
-            document_opened()
             wb = Workbook()
             wb.active.title = names[0]
             for name in names[1:]:

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from pptx.exc import PackageNotFoundError
 from pptx.util import Emu, Inches, Pt
 
-from mcp_servers.common.files import Cell, OfficeFiles, cell_text, document_opened
+from mcp_servers.common.files import Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -98,7 +98,6 @@ def build(ctx: ServerContext) -> MCPServer:
         with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add slides to it")
-            document_opened()
             deck = pptx.Presentation()
             deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
             real.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from mcp.server.mcpserver import MCPServer
 
-from mcp_servers.common.files import XML_TEXT_ERROR, Cell, OfficeFiles, cell_text, document_opened
+from mcp_servers.common.files import XML_TEXT_ERROR, Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 
@@ -87,7 +87,6 @@ def build(ctx: ServerContext) -> MCPServer:
         with files.lock(real):
             if real.exists() and not overwrite:
                 raise ToolError(f"{path} exists; pass overwrite=true to replace it, or add to it")
-            document_opened()
             document = docx.Document()
             if title and title.strip():
                 try:

@@ -48,29 +48,3 @@ async def test_an_ordinary_workbook_still_opens(world: World) -> None:
     async with serve("excel", world) as client:
         result = await client.call_tool("list_sheets", {"path": "ok.xlsx"})
     assert not result.is_error, text(result)
-
-
-def test_documents_done_with_are_collected_every_few_opens(tmp_path: Path) -> None:
-    """A python-docx document is a reference cycle holding its lxml trees (memory the cyclic
-    collector does not count), so dead ones piled up between its own full collections: 300 MB in
-    use when four episodes wrote Word files at once. At most COLLECT_EVERY stay alive here."""
-    import gc
-    import weakref
-
-    import docx
-
-    from mcp_servers.common.files import COLLECT_EVERY, OfficeFiles
-
-    docx.Document().save(str(tmp_path / "a.docx"))
-    files = OfficeFiles(tmp_path, ".docx", "a Word document", lambda p: docx.Document(str(p)), "a.docx")
-    packages = []
-    gc.disable()  # the collector's own runs aside: only the files' collections free a document
-    try:
-        for _ in range(3 * COLLECT_EVERY):
-            document = files.open(files.path("a.docx", True))
-            packages.append(weakref.ref(document.part.package))
-            del document
-        alive = sum(ref() is not None for ref in packages)
-    finally:
-        gc.enable()
-    assert 1 <= alive <= COLLECT_EVERY
