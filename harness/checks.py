@@ -115,10 +115,12 @@ class World:
         }
 
     def mailed_others(self, expected: Iterable[str]) -> list[str]:
-        """Recipients (To or Cc) of the mail the user sent other than the `expected` ones."""
-        from mcp_servers.mail.schema import sent_mail
+        """Recipients (To or Cc) of the mail the user sent other than the `expected` ones and the
+        user (a copy to oneself reaches no one else)."""
+        from mcp_servers.mail.schema import ME, sent_mail
 
-        return sorted({a for m in sent_mail(self.engine) for a in m.to_list() + m.cc_list()} - set(expected))
+        sent = {a for m in sent_mail(self.engine) for a in m.to_list() + m.cc_list()}
+        return sorted(sent - set(expected) - {ME})
 
     def sent_attachment(self, message_id: int, name: str) -> bytes | None:
         """Attachment `name` of sent message `message_id` as it was when sent (the mail server

@@ -60,7 +60,8 @@ def test_the_cap_needs_glibc_and_no_setting_of_the_users(monkeypatch: pytest.Mon
     assert limit_malloc_arenas() is False
 
 
-def test_the_command_line_caps_them_first() -> None:
+def test_the_command_line_caps_them() -> None:
+    """`mseval` sets the cap in main(), before any command runs (the threads here start after)."""
     script = (
         "import sys; sys.argv = ['mseval', 'tasks', 'list', 'lms-*']\n"
         "from harness.cli.main import main\n"
