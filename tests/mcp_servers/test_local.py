@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import uuid
 from pathlib import Path
 
 import pytest
@@ -199,11 +200,13 @@ def _alive(marker: str) -> list[str]:
 
 async def test_python_execute_leaves_nothing_running_after_a_timeout(world: World) -> None:
     _confined_or_skip()
-    code = "import subprocess, time; subprocess.Popen(['sleep', '3071']); time.sleep(300)"
+    # A duration of its own: the test's other variant may be running on another xdist worker.
+    seconds = f"3071.{uuid.uuid4().int % 10**9}"
+    code = f"import subprocess, time; subprocess.Popen(['sleep', '{seconds}']); time.sleep(300)"
     async with serve("local", world, sandbox="process") as client:
         out = text(await client.call_tool("python_execute", {"code": code, "timeout_s": 1}))
     assert out.startswith("[timed out: the process was killed]"), out
-    assert _alive("sleep 3071") == []  # what the code started died with it
+    assert _alive(f"sleep {seconds}") == []  # what the code started died with it
 
 
 async def test_python_execute_output_is_capped_as_it_is_read(world: World) -> None:
