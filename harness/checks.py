@@ -95,10 +95,10 @@ class World:
         """`changes` allowances for the cloud spreadsheet(s) the task creates under `title` (case
         and surrounding spaces aside): the spreadsheet, its sheets and cells are new rows, and so
         are its shares, with `shared_with` and me only (None: with anyone, checked elsewhere)."""
-        books = self.ids_named("sheets_spreadsheet", title)
-        tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
         from mcp_servers.mail.schema import ME  # the user the agents act for, in every scenario
 
+        books = self.ids_named("sheets_spreadsheet", title)
+        tabs = {r["id"] for r in self.rows("sheets_sheet") if r["spreadsheet_id"] in books}
         people = None if shared_with is None else {*shared_with, ME}
 
         def share(seeded: dict[str, Any] | None, final: dict[str, Any] | None) -> bool:

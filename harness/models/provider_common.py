@@ -92,17 +92,17 @@ def api_key(provider: str, env_name: str | None, default_env: str | None, fallba
     )
 
 
+# What API keys look like and variable names do not: a provider's key prefix, or a long run of
+# letters and digits with no separating underscore.
+_KEY_LIKE = re.compile(r"^(sk|gsk|fw|pk|rk|xai)[-_]|[A-Za-z0-9]{24,}")
+
+
 def _shown_name(name: str | None) -> str:
     """A variable's name as messages show it: in full, unless it looks like a key given where a
     name belongs (a `gsk_…` or `sk-…` key passes ENV_NAME): then its first 6 characters only."""
     if name is None or not _KEY_LIKE.search(name):
         return str(name)
     return f"{name[:6]}… ({len(name)} characters; give the variable's name, not the key)"
-
-
-# What API keys look like and variable names do not: a provider's key prefix, or a long run of
-# letters and digits with no separating underscore.
-_KEY_LIKE = re.compile(r"^(sk|gsk|fw|pk|rk|xai)[-_]|[A-Za-z0-9]{24,}")
 
 
 def split_options(model_id: str, allowed: Mapping[str, tuple[str, ...]]) -> tuple[str, dict[str, str]]:
