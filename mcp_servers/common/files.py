@@ -2,8 +2,9 @@
 
 One `OfficeFiles` per server instance: paths must carry the right suffix and stay inside the
 workspace; writes to one file are serialised by a per-file lock, since load-change-save is not
-atomic and concurrent sub-agents may edit the same file; a file that will not open is a tool
-error naming what it should have been.
+atomic and concurrent sub-agents may edit the same file, and reads take the same lock, since a
+save rewrites the file in place; a file that will not open is a tool error naming what it should
+have been.
 
 `path` locates the file with `workspace.locate` (no link is ever followed by the kernel, so a
 folder the agent swaps for a link mid-call cannot lead out) and holds it open: what it returns
@@ -22,6 +23,7 @@ import stat
 import threading
 import weakref
 import zipfile
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,8 +40,12 @@ XML_TEXT_ERROR = (
     "remove it (tabs and line breaks are fine)"
 )
 
-# What the office libraries raise on a file that is not what its name says (zip containers).
-OPEN_ERRORS: tuple[type[BaseException], ...] = (zipfile.BadZipFile, KeyError, ValueError, OSError)
+# What the office libraries raise on a file that is not what its name says (zip containers),
+# or a damaged one: a part whose compressed data is corrupt (zlib) or cut short (EOFError, which
+# says nothing of its own).
+OPEN_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile, KeyError, ValueError, OSError, zlib.error, EOFError,
+)  # fmt: skip
 # Parsing costs ~0.3 s and ~8 MB of memory per MB of XML (the audit's 4.4 MB workbook unpacked
 # to 103 MB and took 30 s and 854 MB): one call may cost at most ~12 s.
 MAX_UNZIPPED_BYTES = 40_000_000
@@ -194,8 +200,19 @@ class OfficeFiles:
             if isinstance(real, HeldFile):
                 real.release()
             if isinstance(exc, self.open_errors):
-                raise ToolError(f"cannot open {short(shown)} as {self.kind}: {exc}") from None
+                raise ToolError(
+                    f"cannot open {short(shown)} as {self.kind}: {exc or 'it is cut short'}"
+                ) from None
             raise
+
+    def read(self, path: str) -> Any:
+        """An existing file parsed under its lock, so never half-written: a save rewrites the
+        file in place, and an agent reading it while another edits it got a torn zip ('File is
+        not a zip file', 'Bad magic number'). The libraries read every part when they open a
+        file, so the lock is held only while it is parsed."""
+        real = self.path(path, True)
+        with self.lock(real):
+            return self.open(real)
 
     @contextmanager
     def editing(self, path: str) -> Iterator[Any]:

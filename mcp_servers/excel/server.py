@@ -1,9 +1,10 @@
 """The `excel` server: create, write and read xlsx workbooks in the workspace (openpyxl).
 
 Writes to one workbook are serialised by a per-file lock (`common.files`): concurrent
-sub-agents editing the same file would otherwise lose each other's changes. Formulas are
-stored as written; `read_sheet` computes them as a spreadsheet would (`common/formula.py` says
-what is supported) unless asked to show them (`render="formula"`).
+sub-agents editing the same file would otherwise lose each other's changes, and one reading it
+would parse a save half-done. Formulas are stored as written; `read_sheet` computes them as a
+spreadsheet would (`common/formula.py` says what is supported) unless asked to show them
+(`render="formula"`).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def build(ctx: ServerContext) -> MCPServer:
     @reader(app, "workspace-inspection")
     def list_sheets(path: str) -> str:
         """The sheet names of a workbook, with each sheet's used size."""
-        wb = files.open(files.path(path, True))
+        wb = files.read(path)
         return as_json(
             [{"sheet": s.title, "rows": s.max_row, "columns": s.max_column} for s in wb.worksheets]
         )
@@ -128,7 +129,7 @@ def build(ctx: ServerContext) -> MCPServer:
         (render="value") or shown as written (render="formula"). At most 500 rows, 100 columns
         and 1,000,000 characters come back; when there are more, `more` says so and which range
         to read next."""
-        wb = files.open(files.path(path, True))
+        wb = files.read(path)
         ws = _sheet(wb, sheet)
         if cell_range:
             try:

@@ -1,7 +1,8 @@
 """The `pptx` server: build and read slide decks in the workspace (python-pptx).
 
 Decks use python-pptx's default template at 16:9. Writes to one deck are serialised by a
-per-file lock (load, change, save is not atomic), as in the `excel` server.
+per-file lock (load, change, save is not atomic), and reads wait for a save in progress, as in
+the `excel` server.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def build(ctx: ServerContext) -> MCPServer:
     def read_deck(path: str) -> str:
         """Read a deck: per slide its number, layout, title, other texts (bullets, subtitle),
         tables (rows of cell texts) and speaker notes."""
-        deck = files.open(files.path(path, True))
+        deck = files.read(path)
         slides = [_slide_view(i, s) for i, s in enumerate(deck.slides, start=1)]
         return as_json({"path": path, "slides": len(slides), "content": slides})
 

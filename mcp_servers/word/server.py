@@ -2,6 +2,7 @@
 
 Writes to one document are serialised by a per-file lock: load, change, save is not atomic,
 and concurrent sub-agents adding to the same document would otherwise lose each other's work.
+Reads take the lock too: a save rewrites the file in place.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def build(ctx: ServerContext) -> MCPServer:
     def read_document(path: str) -> str:
         """Read a document in order: its title, and blocks that are paragraphs (with their style,
         e.g. 'Heading 1', 'List Bullet', 'Normal') or tables (rows of cell texts)."""
-        document = files.open(files.path(path, True))
+        document = files.read(path)
         blocks = list(_blocks(document))
         out: dict[str, Any] = {
             "path": path,

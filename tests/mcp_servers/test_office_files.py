@@ -1,10 +1,13 @@
 """Office files the tools open: a zip that would unpack far larger than it is (a zip bomb) is
-refused before any parser sees it, with a reason the model can act on."""
+refused before any parser sees it, with a reason the model can act on; a file another agent is
+saving is never read half-written."""
 
 from __future__ import annotations
 
+import asyncio
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openpyxl import Workbook
@@ -48,3 +51,72 @@ async def test_an_ordinary_workbook_still_opens(world: World) -> None:
     async with serve("excel", world) as client:
         result = await client.call_tool("list_sheets", {"path": "ok.xlsx"})
     assert not result.is_error, text(result)
+
+
+def _corrupt_member(path: Path, member: str) -> None:
+    """Overwrite 64 bytes inside `member`'s compressed data, leaving the zip's directory whole."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    data = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 10
+    data[start : start + 64] = b"\xff" * 64
+    path.write_bytes(bytes(data))
+
+
+async def test_a_part_with_corrupt_data_is_a_file_that_will_not_open(world: World) -> None:
+    """Regression: zlib's error escaped the tool, and the model read only 'Error executing tool
+    read_document', with nothing of which file was damaged or how."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    async with serve("word", world) as client:
+        for name, arguments in (("create_document", {}), ("add_paragraph", {"text": "Report " * 400})):
+            made = await client.call_tool(name, {"path": "bad.docx", **arguments})
+            assert not made.is_error, text(made)
+        _corrupt_member(world.workspace / "bad.docx", "word/document.xml")
+        result = await client.call_tool("read_document", {"path": "bad.docx"})
+    assert result.is_error and "cannot open bad.docx as a Word document: Error -3" in text(result), text(
+        result
+    )
+
+
+# (server, the file, the call that creates it, one that adds to it (by its number), one that reads it)
+EDITED_WHILE_READ = [
+    ("word", "r.docx", ("create_document", {}), ("add_paragraph", lambda i: {"text": f"paragraph {i} " * 20}),
+     ("read_document", {})),
+    ("pptx", "r.pptx", ("create_deck", {}), ("add_bullet_slide", lambda i: {"title": f"s{i}", "bullets": ["b"] * 5}),
+     ("read_deck", {})),
+    ("excel", "r.xlsx", ("create_workbook", {"sheets": ["S"]}),
+     ("write_range", lambda i: {"sheet": "S", "rows": [[i, "x" * 50]] * 20, "start_cell": f"A{20 * i + 1}"}),
+     ("read_sheet", {"sheet": "S", "cell_range": "A1:B5"})),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("server", "path", "create", "edit", "read"), EDITED_WHILE_READ, ids=["word", "pptx", "excel"]
+)
+async def test_a_file_being_saved_is_read_whole(
+    world: World, server: str, path: str, create: Any, edit: Any, read: Any
+) -> None:
+    """Regression: a save rewrites the file in place, and a read that did not wait for it parsed
+    a torn zip: with one sub-agent adding to a document and two reading it, 508 of 600 reads
+    failed ('File is not a zip file', 'Bad magic number for central directory')."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    async with serve(server, world) as client:
+        made = await client.call_tool(create[0], {"path": path, **create[1]})
+        assert not made.is_error, text(made)
+        failed: list[str] = []
+
+        async def add() -> None:
+            for i in range(40):
+                added = await client.call_tool(edit[0], {"path": path, **edit[1](i)})
+                assert not added.is_error, text(added)
+
+        async def look() -> None:
+            for _ in range(60):
+                seen = await client.call_tool(read[0], {"path": path, **read[1]})
+                if seen.is_error:
+                    failed.append(text(seen))
+
+        await asyncio.gather(add(), look(), look())
+    assert not failed, f"{len(failed)} of 120 reads failed: {sorted(set(failed))[:3]}"
