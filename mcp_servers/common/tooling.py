@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -73,7 +75,10 @@ def tool(
         annotations = ToolAnnotations(
             readOnlyHint=read_only, destructiveHint=None if read_only else destructive, openWorldHint=False
         )
-        _register(app, fn, _ints_in_range(fn), name, annotations, meta)
+        wrapped = _ints_in_range(fn)
+        if not read_only and not bookkeeping and not inspect.iscoroutinefunction(fn):
+            wrapped = _one_writer_at_a_time(app, wrapped)
+        _register(app, fn, wrapped, name, annotations, meta)
         return fn
 
     return decorate
@@ -84,6 +89,27 @@ def tool(
 # once per process and copied with the new closure. Keyed by code object: the closures made by
 # each `build(ctx)` call share it.
 _TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
+
+
+# One lock per server instance, held by each of its write tools while it runs (sync ones: they
+# run in worker threads, so sub-agents' calls overlap). Most of them read, then write: the next
+# free row of a sheet, a seat's inventory, a page's text, whether a grade exists. Two sub-agents
+# doing that at once both read the state before either write, and the second then failed (30
+# concurrent append_rows to one sheet: 22 failed on a UNIQUE constraint, as a bare "Error
+# executing tool") or silently undid the first. Reads never wait; the async tools (the local
+# server's todo list and python_execute) touch no shared rows and are left out.
+_WRITE_LOCKS: weakref.WeakKeyDictionary[MCPServer, threading.Lock] = weakref.WeakKeyDictionary()
+
+
+def _one_writer_at_a_time(app: MCPServer, fn: Callable[..., Any]) -> Callable[..., Any]:
+    lock = _WRITE_LOCKS.setdefault(app, threading.Lock())
+
+    @functools.wraps(fn)
+    def serialized(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return fn(*args, **kwargs)
+
+    return serialized
 
 
 def _out_of_range(value: Any) -> bool:

@@ -1,0 +1,64 @@
+"""Write tools called at once by several sub-agents: each reads, then writes, and a server runs
+one of its write tools at a time, so no call acts on what another is about to change."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy import text as sql
+
+from tests.mcp_servers.support import World, as_data, serve, text
+
+
+async def _at_once(calls: int, call: Callable[[int], Awaitable[Any]]) -> list[str]:
+    """The error texts of `calls` concurrent calls of `call(i)`."""
+    results = await asyncio.gather(*(call(i) for i in range(calls)))
+    return [text(r) for r in results if r.is_error]
+
+
+async def test_rows_appended_at_once_all_land_below_each_other(world: World) -> None:
+    """Regression: append_rows reads the last used row, then writes below it; of 30 calls at once
+    on one sheet, 22 wrote to a row another had just taken and failed on a UNIQUE constraint."""
+    async with serve("sheets", world) as client:
+        made = as_data(await client.call_tool("create_spreadsheet", {"title": "Findings", "sheets": ["S"]}))
+        book = made["created"]
+
+        async def append(i: int) -> Any:
+            rows = [[f"r{i}", i, part] for part in range(3)]
+            return await client.call_tool(
+                "append_rows", {"spreadsheet_id": book, "sheet": "S", "values": rows}
+            )
+
+        failed = await _at_once(30, append)
+        assert not failed, f"{len(failed)} of 30 appends failed: {sorted(set(failed))[:2]}"
+        read = as_data(await client.call_tool("read_range", {"spreadsheet_id": book, "range": "S!A1:C100"}))
+    values = read["values"]
+    assert len(values) == 90
+    # each call's three rows together and in order, every call's rows there once
+    blocks = [values[at : at + 3] for at in range(0, 90, 3)]
+    assert all(b == [[b[0][0], b[0][1], part] for part in range(3)] for b in blocks), blocks
+    assert sorted(b[0][1] for b in blocks) == list(range(30))
+
+
+async def test_one_grade_set_at_once_many_times_stays_one_grade(world: World) -> None:
+    """Regression: set_grade reads whether the grade exists, then inserts or updates it; calls
+    at once for one student both inserted, and one failed on a UNIQUE constraint."""
+    async with serve("lms", world) as client:
+
+        async def grade(i: int) -> Any:
+            return await client.call_tool(
+                "set_grade", {"assignment_id": 10, "student": "S00002", "score": i % 50}
+            )
+
+        failed = await _at_once(100, grade)
+        assert not failed, f"{len(failed)} of 100 grades failed: {sorted(set(failed))[:2]}"
+    with world.engine.connect() as conn:
+        rows = conn.execute(
+            sql(
+                "SELECT g.score FROM lms_grade g JOIN lms_student s ON s.id = g.student_id "
+                "WHERE g.assignment_id = 10 AND s.student_number = 'S00002'"
+            )
+        ).all()
+    assert len(rows) == 1 and 0 <= rows[0][0] < 50, rows
