@@ -24,7 +24,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, reader, writer
-from mcp_servers.common.workspace import Found, Item, create_file, locate, short, walk
+from mcp_servers.common.workspace import Found, Item, create_file, locate, replace_file, short, walk
 from mcp_servers.terminal.files import (
     clip,
     copy_file,
@@ -397,8 +397,12 @@ def build(ctx: ServerContext) -> MCPServer:
             st = target.lstat()
             if st is not None and stat.S_ISDIR(st.st_mode):
                 raise ToolError(f"{short(path)}: is a directory")
-            with locks[target.rel], os_errors(path), create_file(target, path, append=append) as f:
-                f.write(content.encode("utf-8"))
+            with locks[target.rel], os_errors(path):
+                if append:
+                    with create_file(target, path, append=True) as f:
+                        f.write(content.encode("utf-8"))
+                else:
+                    replace_file(target, path, content.encode("utf-8"))
             return f"{'Appended' if append else 'Wrote'} {len(content.encode())} bytes to {target.shown}."
 
     return app

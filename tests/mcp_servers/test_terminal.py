@@ -284,3 +284,30 @@ async def test_a_symlink_pointing_outside_can_be_removed_or_moved(world: World) 
         assert (await client.call_tool("cat", {"path": "sub/link/keep.txt"})).is_error  # still refused
     assert not (world.workspace / "out1").is_symlink() and (world.workspace / "sub" / "link").is_symlink()
     assert (outside / "keep.txt").read_text() == "keep"
+
+
+async def test_a_file_being_rewritten_is_read_old_or_new_never_empty(world: World) -> None:
+    """Regression: write_file emptied the file, then wrote it; a sub-agent reading it meanwhile
+    got nothing (77 of 200 reads while another rewrote it). It now writes a new file beside it
+    and renames that over it, keeping the old file's permission bits and leaving nothing else."""
+    if world.base != "sqlite":
+        pytest.skip("file tools do not depend on the database")
+    body = "x" * 30_000 + "END"
+    (world.workspace / "notes.txt").write_text(body)
+    (world.workspace / "notes.txt").chmod(0o640)
+    async with serve("terminal", world) as client:
+        seen: list[str] = []
+
+        async def rewrite() -> None:
+            for _ in range(50):
+                await _run(client, "write_file", path="notes.txt", content=body)
+
+        async def read() -> None:
+            for _ in range(100):
+                seen.append(await _run(client, "cat", path="notes.txt"))
+
+        await asyncio.gather(rewrite(), read())
+    torn = [t[-40:] for t in seen if not t.endswith("END")]
+    assert not torn, f"{len(torn)} of {len(seen)} reads were empty or cut: {torn[:2]}"
+    assert sorted(p.name for p in world.workspace.iterdir()) == ["notes.txt"]
+    assert (world.workspace / "notes.txt").stat().st_mode & 0o777 == 0o640
