@@ -9,11 +9,12 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
@@ -91,23 +92,38 @@ def tool(
 _TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
 
 
-# One lock per server instance, held by each of its write tools while it runs (sync ones: they
-# run in worker threads, so sub-agents' calls overlap). Most of them read, then write: the next
-# free row of a sheet, a seat's inventory, a page's text, whether a grade exists. Two sub-agents
-# doing that at once both read the state before either write, and the second then failed (30
-# concurrent append_rows to one sheet: 22 failed on a UNIQUE constraint, as a bare "Error
-# executing tool") or silently undid the first. Reads never wait; the async tools (the local
-# server's todo list and python_execute) touch no shared rows and are left out.
-_WRITE_LOCKS: weakref.WeakKeyDictionary[MCPServer, threading.Lock] = weakref.WeakKeyDictionary()
+# One lock per server instance for its sync write tools. Most of them read, then write: the next
+# free row of a sheet, a seat's inventory, whether a grade exists. Sub-agents' calls overlap
+# (sync tools run in worker threads), and two doing that at once both read the state before
+# either wrote: the second failed (30 concurrent append_rows to one sheet: 16-26 failed on a
+# UNIQUE constraint, as a bare "Error executing tool") or undid the first. The lock is taken in
+# the event loop before the call goes to a thread, so a call that times out while it waits is
+# never run, and waiting holds no thread. Read tools never take it; async tools (the local
+# server's todo list and python_execute) are not serialised.
+class _WriteTurn:
+    """A server instance's turn to write: an anyio lock, made at its first use (inside the event
+    loop that serves the instance)."""
+
+    def __init__(self) -> None:
+        self._lock: anyio.Lock | None = None
+
+    @property
+    def lock(self) -> anyio.Lock:
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        return self._lock
+
+
+_WRITE_TURNS: weakref.WeakKeyDictionary[MCPServer, _WriteTurn] = weakref.WeakKeyDictionary()
 
 
 def _one_writer_at_a_time(app: MCPServer, fn: Callable[..., Any]) -> Callable[..., Any]:
-    lock = _WRITE_LOCKS.setdefault(app, threading.Lock())
+    turn = _WRITE_TURNS.setdefault(app, _WriteTurn())
 
     @functools.wraps(fn)
-    def serialized(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            return fn(*args, **kwargs)
+    async def serialized(*args: Any, **kwargs: Any) -> Any:
+        async with turn.lock:
+            return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
     return serialized
 

@@ -333,19 +333,32 @@ def create_file(found: Found, shown: str, *, append: bool = False, exclusive: bo
 def replace_file(found: Found, shown: str, data: bytes) -> None:
     """Make `data` the entry's whole content at once: it is written to a new file beside it,
     which is then renamed over it, so an agent reading the file meanwhile gets the old content
-    or the new, never an emptied or half-written file (in place, 77 of 200 reads during
-    rewrites came back empty). A file's permission bits are kept. An entry that is there but is
-    no regular file (a link, a pipe) is opened as `create_file` opens it, with its errors."""
+    or the new, never an emptied or half-written file (in place, 46-77 % of the reads made during
+    rewrites came back empty). The file keeps its permission bits, and its owner when we are root.
+    It is written in place, as `create_file` does and with its errors, when the entry is no
+    regular file (a link, a pipe), has other names (hard links see the new content, as with
+    `>`), may not be written, or its folder takes no new file."""
     st = found.lstat()
-    if st is not None and not stat.S_ISREG(st.st_mode):
+    in_place = st is not None and (
+        not stat.S_ISREG(st.st_mode)
+        or st.st_nlink > 1
+        or not os.access(found.name, os.W_OK, dir_fd=found.folder, follow_symlinks=False)
+    )
+    if not in_place:
+        temp = f".write-{uuid.uuid4().hex}.tmp"  # a hidden name of its own, whatever the file's length
+        try:
+            fd = os.open(temp, WRITE_FLAGS | os.O_EXCL, 0o666, dir_fd=found.folder)
+        except PermissionError:
+            in_place = True
+    if in_place:
         with create_file(found, shown) as f:
             f.write(data)
         return
-    temp = f".write-{uuid.uuid4().hex}.tmp"  # a hidden name of its own, whatever the file's length
-    fd = os.open(temp, WRITE_FLAGS | os.O_EXCL, 0o666, dir_fd=found.folder)
     try:
         with os.fdopen(fd, "wb") as f:
             if st is not None:
+                if os.geteuid() == 0:
+                    os.fchown(f.fileno(), st.st_uid, st.st_gid)
                 os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
             f.write(data)
         os.rename(temp, found.name, src_dir_fd=found.folder, dst_dir_fd=found.folder)

@@ -7,8 +7,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+import pytest
+from mcp import Client
 from sqlalchemy import text as sql
 
+from mcp_servers.common import registry, tooling
+from mcp_servers.common.spec import ServerContext
 from tests.mcp_servers.support import World, as_data, serve, text
 
 
@@ -62,3 +67,37 @@ async def test_one_grade_set_at_once_many_times_stays_one_grade(world: World) ->
             )
         ).all()
     assert len(rows) == 1 and 0 <= rows[0][0] < 50, rows
+
+
+async def test_a_write_given_up_while_it_waits_for_its_turn_never_runs(world: World) -> None:
+    """Review: the turn was a threading lock taken in the worker thread, so a call whose caller
+    had timed out while it waited (another write of the server running) still ran afterwards,
+    and a retry wrote twice. The turn is taken in the event loop, before the thread."""
+    if world.base != "sqlite":
+        pytest.skip("the turn does not depend on the database")
+    app = registry.spec("sheets").build(ServerContext(engine=world.engine, workspace=world.workspace))
+    async with Client(app) as client:
+        made = as_data(await client.call_tool("create_spreadsheet", {"title": "Log", "sheets": ["S"]}))
+        turn = tooling._WRITE_TURNS[app]
+        held, done = anyio.Event(), anyio.Event()
+
+        async def another_write() -> None:
+            async with turn.lock:
+                held.set()
+                await done.wait()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(another_write)
+            await held.wait()
+            with anyio.move_on_after(0.2) as waited:  # the write cannot start while the turn is held
+                await client.call_tool(
+                    "append_rows", {"spreadsheet_id": made["created"], "sheet": "S", "values": [["late"]]}
+                )
+            done.set()
+        assert waited.cancelled_caught
+        async with turn.lock:  # had the call been queued, it would have had its turn before this
+            pass
+        read = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": made["created"], "range": "S!A1:A5"})
+        )
+    assert read["values"] == []

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,24 @@ async def test_a_file_being_rewritten_is_read_old_or_new_never_empty(world: Worl
     assert not torn, f"{len(torn)} of {len(seen)} reads were empty or cut: {torn[:2]}"
     assert sorted(p.name for p in world.workspace.iterdir()) == ["notes.txt"]
     assert (world.workspace / "notes.txt").stat().st_mode & 0o777 == 0o640
+
+
+async def test_a_rewritten_file_keeps_its_owner_and_its_other_names(world: World) -> None:
+    """Review: a file rewritten through a new file renamed over it took mseval's owner (root),
+    so code that python_execute runs as another user could no longer write it, and a second
+    name (a hard link) kept the old content, unlike `>`."""
+    if world.base != "sqlite":
+        pytest.skip("file tools do not depend on the database")
+    ws = world.workspace
+    (ws / "a.txt").write_text("old")
+    os.link(ws / "a.txt", ws / "b.txt")
+    (ws / "mine.txt").write_text("old")
+    if os.geteuid() == 0:
+        os.chown(ws / "mine.txt", 65534, 65534)
+    async with serve("terminal", world) as client:
+        await _run(client, "write_file", path="a.txt", content="new")
+        await _run(client, "write_file", path="mine.txt", content="new")
+    assert (ws / "b.txt").read_text() == "new"
+    assert (ws / "mine.txt").read_text() == "new"
+    if os.geteuid() == 0:
+        assert ((ws / "mine.txt").stat().st_uid, (ws / "mine.txt").stat().st_gid) == (65534, 65534)
