@@ -18,6 +18,7 @@ MAX_UNZIPPED_BYTES, or too many members, or at a ratio of a zip bomb, is refused
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 import threading
@@ -31,7 +32,7 @@ from pathlib import Path, PosixPath, PurePosixPath
 from typing import Any
 
 from mcp_servers.common.tooling import ToolError
-from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, short, walk
+from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, replace_file, short, walk
 
 Cell = str | int | float | bool | None
 
@@ -66,6 +67,7 @@ class HeldFile(PosixPath):
     existed: bool
     settle: Callable[[], None]  # removes the file if `path` made it and nothing was saved
     release: Callable[[], Any]  # closes the file now (else when the HeldFile is collected)
+    replace_whole: Callable[[bytes], None]  # makes these bytes the file at its name, at once
 
     def exists(self, *, follow_symlinks: bool = True) -> bool:
         """Whether the file was there before this call (one made empty by `path` was not)."""
@@ -124,6 +126,7 @@ def hold(found: Found, shown: str, *, create: bool) -> HeldFile:
         raise not_regular(shown)
     held = HeldFile(PROC_FDS / str(fd))
     held.shown, held.rel, held.existed = shown, found.rel, existed
+    held.replace_whole = lambda data: replace_file(found, shown, data)
     closer = weakref.finalize(held, _close, fd, found, existed)
     held.release = closer
     held.settle = lambda: None if existed or not closer.alive else _discard_if_unsaved(fd, found)
@@ -227,6 +230,19 @@ class OfficeFiles:
                 if "XML compatible" not in str(exc):
                     raise
                 raise ToolError(XML_TEXT_ERROR) from None
+            self.save(obj, real)
+
+    @staticmethod
+    def save(obj: Any, real: Path) -> None:
+        """Save `obj` (a workbook, document or deck) as the file `real`, whole: into memory, then
+        over the file at once (`workspace.replace_file`), so whatever reads the file meanwhile (the
+        terminal, a mail attachment, python_execute) gets the old content or the new, never a
+        save half-done; saved in place, it was rewritten while they read."""
+        if isinstance(real, HeldFile):
+            buffer = io.BytesIO()
+            obj.save(buffer)
+            real.replace_whole(buffer.getvalue())
+        else:
             obj.save(str(real))
 
     def listing(self) -> list[dict[str, Any]]:

@@ -192,7 +192,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for name in names[1:]:
                 wb.create_sheet(name)
             real.parent.mkdir(parents=True, exist_ok=True)
-            wb.save(real)
+            files.save(wb, real)
         return f"Created {path} with sheets {names}."
 
     @writer(app, "spreadsheet-build")
@@ -208,7 +208,7 @@ def build(ctx: ServerContext) -> MCPServer:
                     + ("" if existing == sheet else " (Excel ignores case in sheet names)")
                 )
             wb.create_sheet(sheet)
-            wb.save(real)
+            files.save(wb, real)
         return f"Added sheet {sheet!r} to {path}."
 
     @writer(app, "spreadsheet-build", destructive=True)
@@ -221,7 +221,7 @@ def build(ctx: ServerContext) -> MCPServer:
             if len(wb.sheetnames) == 1:
                 raise ToolError("a workbook must keep at least one sheet")
             wb.remove(ws)
-            wb.save(real)
+            files.save(wb, real)
         return f"Deleted sheet {sheet!r} from {path}."
 
     @writer(app, "spreadsheet-build")
@@ -241,7 +241,7 @@ def build(ctx: ServerContext) -> MCPServer:
             for i, row in enumerate(rows):
                 for j, value in enumerate(row):
                     ws.cell(row=r0 + i, column=c0 + j, value=value)
-            wb.save(real)
+            files.save(wb, real)
         return f"Wrote {len(rows)} rows to {path}!{sheet} at {start_cell.upper()}."
 
     @writer(app, "spreadsheet-build")
@@ -254,7 +254,7 @@ def build(ctx: ServerContext) -> MCPServer:
             _fits(rows, ws.max_row + 1, 1)
             for row in rows:
                 ws.append(row)
-            wb.save(real)
+            files.save(wb, real)
         return f"Appended {len(rows)} rows to {path}!{sheet}."
 
     return app

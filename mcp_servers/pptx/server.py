@@ -102,7 +102,7 @@ def build(ctx: ServerContext) -> MCPServer:
             deck = pptx.Presentation()
             deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
             real.parent.mkdir(parents=True, exist_ok=True)
-            deck.save(str(real))
+            files.save(deck, real)
         return f"Created {path} (no slides yet)."
 
     @writer(app, WRITE)

@@ -96,7 +96,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 except ValueError:
                     raise ToolError(XML_TEXT_ERROR) from None
             real.parent.mkdir(parents=True, exist_ok=True)
-            document.save(str(real))
+            files.save(document, real)
         return f"Created {path}" + (f" titled {title.strip()!r}." if title and title.strip() else ".")
 
     @writer(app, WRITE)

@@ -5,7 +5,10 @@ saving is never read half-written."""
 from __future__ import annotations
 
 import asyncio
+import io
+import threading
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +123,36 @@ async def test_a_file_being_saved_is_read_whole(
 
         await asyncio.gather(add(), look(), look())
     assert not failed, f"{len(failed)} of 120 reads failed: {sorted(set(failed))[:3]}"
+
+
+async def test_a_file_being_saved_is_whole_to_any_reader(world: World) -> None:
+    """Regression: the Office servers saved in place, so what read the file without their lock
+    (the terminal, a mail attachment, python_execute) could get a zip cut short. A save now goes
+    to memory, then over the file at once."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    path = world.workspace / "r.docx"
+    stop, torn, seen = threading.Event(), [], [0]
+
+    def read_from_disk() -> None:  # as code of python_execute would, while the agents edit
+        while not stop.is_set():
+            data = path.read_bytes()
+            seen[0] += 1
+            try:
+                with zipfile.ZipFile(io.BytesIO(data)) as z:
+                    z.testzip()
+            except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
+                torn.append(f"{len(data)} bytes: {exc}")
+
+    async with serve("word", world) as client:
+        made = await client.call_tool("create_document", {"path": "r.docx"})
+        assert not made.is_error, text(made)
+        reader = asyncio.create_task(asyncio.to_thread(read_from_disk))
+        for i in range(40):
+            added = await client.call_tool(
+                "add_paragraph", {"path": "r.docx", "text": f"paragraph {i} " * 40}
+            )
+            assert not added.is_error, text(added)
+        stop.set()
+        await reader
+    assert seen[0] > 0 and not torn, f"{len(torn)} of {seen[0]} reads were torn: {torn[:2]}"
