@@ -2,9 +2,10 @@
 
 One `OfficeFiles` per server instance: paths must carry the right suffix and stay inside the
 workspace; writes to one file are serialised by a per-file lock, since load-change-save is not
-atomic and concurrent sub-agents may edit the same file, and reads take the same lock, since a
-save rewrites the file in place; a file that will not open is a tool error naming what it should
-have been.
+atomic and concurrent sub-agents may edit the same file; a save goes into memory, then over the
+file at once (`OfficeFiles.save`), and the read tools take the file's lock too, for the files a
+save must still rewrite in place (`workspace.replace_file` says which); a file that will not open
+is a tool error naming what it should have been.
 
 `path` locates the file with `workspace.locate` (no link is ever followed by the kernel, so a
 folder the agent swaps for a link mid-call cannot lead out) and holds it open: what it returns
@@ -209,10 +210,10 @@ class OfficeFiles:
             raise
 
     def read(self, path: str) -> Any:
-        """An existing file parsed under its lock, so never half-written: a save rewrites the
-        file in place, and an agent reading it while another edits it got a torn zip ('File is
-        not a zip file', 'Bad magic number'). The libraries read every part when they open a
-        file, so the lock is held only while it is parsed."""
+        """An existing file parsed under its lock, so never half-written (saves were made in
+        place, and an agent reading a file while another edited it got a torn zip: 'File is not a
+        zip file', 'Bad magic number'; some still are, see `save`). The libraries read every part
+        when they open a file, so the lock is held only while it is parsed."""
         real = self.path(path, True)
         with self.lock(real):
             return self.open(real)
@@ -237,7 +238,8 @@ class OfficeFiles:
         """Save `obj` (a workbook, document or deck) as the file `real`, whole: into memory, then
         over the file at once (`workspace.replace_file`), so whatever reads the file meanwhile (the
         terminal, a mail attachment, python_execute) gets the old content or the new, never a
-        save half-done; saved in place, it was rewritten while they read."""
+        save half-done. A file `workspace.replace_file` cannot swap (one with other names, say)
+        is still rewritten in place."""
         if isinstance(real, HeldFile):
             buffer = io.BytesIO()
             obj.save(buffer)

@@ -1,10 +1,9 @@
 """The `excel` server: create, write and read xlsx workbooks in the workspace (openpyxl).
 
 Writes to one workbook are serialised by a per-file lock (`common.files`): concurrent
-sub-agents editing the same file would otherwise lose each other's changes, and one reading it
-would parse a save half-done. Formulas are stored as written; `read_sheet` computes them as a
-spreadsheet would (`common/formula.py` says what is supported) unless asked to show them
-(`render="formula"`).
+sub-agents editing the same file would otherwise lose each other's changes; reads take it too.
+Formulas are stored as written; `read_sheet` computes them as a spreadsheet would
+(`common/formula.py` says what is supported) unless asked to show them (`render="formula"`).
 """
 
 from __future__ import annotations

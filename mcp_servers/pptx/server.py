@@ -1,8 +1,8 @@
 """The `pptx` server: build and read slide decks in the workspace (python-pptx).
 
 Decks use python-pptx's default template at 16:9. Writes to one deck are serialised by a
-per-file lock (load, change, save is not atomic), and reads wait for a save in progress, as in
-the `excel` server.
+per-file lock (load, change, save is not atomic), and reads take it too, as in the `excel`
+server.
 """
 
 from __future__ import annotations

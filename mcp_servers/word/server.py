@@ -2,7 +2,7 @@
 
 Writes to one document are serialised by a per-file lock: load, change, save is not atomic,
 and concurrent sub-agents adding to the same document would otherwise lose each other's work.
-Reads take the lock too: a save rewrites the file in place.
+A save goes over the file at once, and reads take the lock too (`common.files`).
 """
 
 from __future__ import annotations
