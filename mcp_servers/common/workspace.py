@@ -30,7 +30,7 @@ import os
 import stat
 import uuid
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from types import TracebackType
@@ -330,8 +330,9 @@ def create_file(found: Found, shown: str, *, append: bool = False, exclusive: bo
     return os.fdopen(fd, "ab" if append else "wb")
 
 
-def replace_file(found: Found, shown: str, data: bytes) -> None:
-    """Make `data` the entry's whole content at once: it is written to a new file beside it,
+def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Make `data` the entry's whole content at once (or what `data(file)` writes, for content
+    streamed from elsewhere): it is written to a new file beside it,
     which is then renamed over it, so an agent reading the file meanwhile gets the old content
     or the new, never an emptied or half-written file (in place, 46-77 % of the reads made during
     rewrites came back empty). The file keeps its permission bits, and its owner when we are root.
@@ -352,7 +353,7 @@ def replace_file(found: Found, shown: str, data: bytes) -> None:
             in_place = True
     if in_place:
         with create_file(found, shown) as f:
-            f.write(data)
+            _put(f, data)
         return
     try:
         with os.fdopen(fd, "wb") as f:
@@ -360,12 +361,19 @@ def replace_file(found: Found, shown: str, data: bytes) -> None:
                 if os.geteuid() == 0:
                     os.fchown(f.fileno(), st.st_uid, st.st_gid)
                 os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-            f.write(data)
+            _put(f, data)
         os.rename(temp, found.name, src_dir_fd=found.folder, dst_dir_fd=found.folder)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=found.folder)
         raise
+
+
+def _put(f: BinaryIO, data: bytes | Callable[[BinaryIO], None]) -> None:
+    if isinstance(data, bytes):
+        f.write(data)
+    else:
+        data(f)
 
 
 def not_regular(shown: str) -> ToolError:

@@ -25,9 +25,9 @@ from mcp_servers.common.workspace import (
     FOLDER_FLAGS,
     MAX_DEPTH,
     Found,
-    create_file,
     locate,
     open_file,
+    replace_file,
     short,
 )
 
@@ -153,13 +153,18 @@ def kind(st: os.stat_result) -> str:
 
 
 def copy_file(source: Found, target: Found, shown: str) -> None:
-    """Copy a regular file's bytes, mode and times (as `cp -p`) onto `target`."""
-    with open_file(source, shown) as src, create_file(target, target.shown) as dst:
-        shutil.copyfileobj(src, dst)
+    """Copy a regular file's bytes, mode and times (as `cp -p`) onto `target`, whole at once
+    (`replace_file`: a copy over a file another agent reads gives it the old file or the new)."""
+    with open_file(source, shown) as src:
         st = os.fstat(src.fileno())
-        dst.flush()
-        os.chmod(dst.fileno(), stat.S_IMODE(st.st_mode))
-        os.utime(dst.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
+
+        def write(dst: BinaryIO) -> None:
+            shutil.copyfileobj(src, dst)
+            dst.flush()
+            os.chmod(dst.fileno(), stat.S_IMODE(st.st_mode))
+            os.utime(dst.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
+
+        replace_file(target, target.shown, write)
 
 
 def copy_tree(source: int, target_folder: int, name: str, depth: int = 0) -> list[str]:

@@ -333,3 +333,27 @@ async def test_a_rewritten_file_keeps_its_owner_and_its_other_names(world: World
     assert (ws / "mine.txt").read_text() == "new"
     if os.geteuid() == 0:
         assert ((ws / "mine.txt").stat().st_uid, (ws / "mine.txt").stat().st_gid) == (65534, 65534)
+
+
+async def test_a_file_copied_over_is_read_old_or_new_never_cut(world: World) -> None:
+    """Regression: cp emptied its destination, then copied into it, so a sub-agent reading the
+    destination meanwhile got part of it or nothing. It now copies beside it and renames."""
+    if world.base != "sqlite":
+        pytest.skip("file tools do not depend on the database")
+    (world.workspace / "src.txt").write_text("y" * 30_000 + "END")
+    (world.workspace / "dst.txt").write_text("x" * 30_000 + "END")
+    async with serve("terminal", world) as client:
+        seen: list[str] = []
+
+        async def copy() -> None:
+            for _ in range(50):
+                await _run(client, "cp", src="src.txt", dst="dst.txt")
+
+        async def read() -> None:
+            for _ in range(100):
+                seen.append(await _run(client, "cat", path="dst.txt"))
+
+        await asyncio.gather(copy(), read())
+    torn = [len(t) for t in seen if not t.endswith("END")]
+    assert not torn, f"{len(torn)} of {len(seen)} reads were empty or cut (lengths {torn[:5]})"
+    assert sorted(p.name for p in world.workspace.iterdir()) == ["dst.txt", "src.txt"]
