@@ -99,6 +99,19 @@ def _close(fd: int, found: Found, existed: bool) -> None:
     found.close()
 
 
+def _save_whole(fd: int, found: Found, shown: str, data: bytes) -> None:
+    """Save `data` over the held file at once (`replace_file`) while its name still names it; if
+    the agent moved or removed it during the call, into the held file itself, wherever it went,
+    as a save by the held file's path always did (over its name, the save would bring back a
+    file the agent had moved away, and leave the moved one unchanged)."""
+    st, held = found.lstat(), os.fstat(fd)
+    if st is not None and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
+        replace_file(found, shown, data)
+        return
+    with open(PROC_FDS / str(fd), "wb") as f:
+        f.write(data)
+
+
 def hold(found: Found, shown: str, *, create: bool) -> HeldFile:
     """The entry held open as a HeldFile (created empty when missing and `create`)."""
     existed = True
@@ -127,7 +140,7 @@ def hold(found: Found, shown: str, *, create: bool) -> HeldFile:
         raise not_regular(shown)
     held = HeldFile(PROC_FDS / str(fd))
     held.shown, held.rel, held.existed = shown, found.rel, existed
-    held.replace_whole = lambda data: replace_file(found, shown, data)
+    held.replace_whole = lambda data: _save_whole(fd, found, shown, data)
     closer = weakref.finalize(held, _close, fd, found, existed)
     held.release = closer
     held.settle = lambda: None if existed or not closer.alive else _discard_if_unsaved(fd, found)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -102,10 +103,14 @@ _TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
 # server's todo list and python_execute) are not serialised.
 class _WriteTurn:
     """A server instance's turn to write: an anyio lock, made at its first use (inside the event
-    loop that serves the instance)."""
+    loop that serves the instance), and a thread lock that the write holds while it runs: a
+    caller cancelled mid-write (asyncio's timeout cancels the task, which anyio's shield around
+    the thread does not stop) gives up the turn while its thread still writes, and the next write
+    then waits for that one in its own thread."""
 
     def __init__(self) -> None:
         self._lock: anyio.Lock | None = None
+        self.running = threading.Lock()
 
     @property
     def lock(self) -> anyio.Lock:
@@ -123,9 +128,16 @@ def _one_writer_at_a_time(app: MCPServer, fn: Callable[..., Any]) -> Callable[..
     @functools.wraps(fn)
     async def serialized(*args: Any, **kwargs: Any) -> Any:
         async with turn.lock:
-            return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+            return await anyio.to_thread.run_sync(
+                functools.partial(_while_held, turn.running, fn, args, kwargs)
+            )
 
     return serialized
+
+
+def _while_held(lock: threading.Lock, fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
+    with lock:
+        return fn(*args, **kwargs)
 
 
 def _out_of_range(value: Any) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import uuid
 from collections import deque
@@ -330,6 +331,17 @@ def create_file(found: Found, shown: str, *, append: bool = False, exclusive: bo
     return os.fdopen(fd, "ab" if append else "wb")
 
 
+# The name of the new file `replace_file` writes before renaming it over the old one; a tree
+# copied meanwhile (cp -r) leaves such files out.
+TEMP_PREFIX, TEMP_SUFFIX = ".write-", ".tmp"
+_REPLACEMENT = re.compile(re.escape(TEMP_PREFIX) + "[0-9a-f]{32}" + re.escape(TEMP_SUFFIX))
+
+
+def is_replacement(name: str) -> bool:
+    """Whether `name` is a file `replace_file` is writing."""
+    return _REPLACEMENT.fullmatch(name) is not None
+
+
 def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Make `data` the entry's whole content at once (or what `data(file)` writes, for content
     streamed from elsewhere): it is written to a new file beside it,
@@ -346,7 +358,7 @@ def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], No
         or not os.access(found.name, os.W_OK, dir_fd=found.folder, follow_symlinks=False)
     )
     if not in_place:
-        temp = f".write-{uuid.uuid4().hex}.tmp"  # a hidden name of its own, whatever the file's length
+        temp = f"{TEMP_PREFIX}{uuid.uuid4().hex}{TEMP_SUFFIX}"  # its own name, whatever the file's length
         try:
             fd = os.open(temp, WRITE_FLAGS | os.O_EXCL, 0o666, dir_fd=found.folder)
         except PermissionError:

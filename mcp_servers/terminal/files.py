@@ -25,6 +25,7 @@ from mcp_servers.common.workspace import (
     FOLDER_FLAGS,
     MAX_DEPTH,
     Found,
+    is_replacement,
     locate,
     open_file,
     replace_file,
@@ -178,7 +179,12 @@ def copy_tree(source: int, target_folder: int, name: str, depth: int = 0) -> lis
     target = os.open(name, FOLDER_FLAGS, dir_fd=target_folder)
     try:
         for child in sorted(os.listdir(source)):
-            st = os.stat(child, dir_fd=source, follow_symlinks=False)
+            if is_replacement(child):  # a file another tool is writing, not yet in place
+                continue
+            try:
+                st = os.stat(child, dir_fd=source, follow_symlinks=False)
+            except FileNotFoundError:  # gone since the listing (renamed or removed meanwhile)
+                continue
             if stat.S_ISLNK(st.st_mode):
                 os.symlink(os.readlink(child, dir_fd=source), child, dir_fd=target)
             elif stat.S_ISDIR(st.st_mode):

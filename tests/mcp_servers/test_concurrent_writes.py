@@ -4,16 +4,20 @@ one of its write tools at a time, so no call acts on what another is about to ch
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from sqlalchemy import text as sql
 
 from mcp_servers.common import registry, tooling
 from mcp_servers.common.spec import ServerContext
+from mcp_servers.common.tooling import writer
 from tests.mcp_servers.support import World, as_data, serve, text
 
 
@@ -101,3 +105,37 @@ async def test_a_write_given_up_while_it_waits_for_its_turn_never_runs(world: Wo
             await client.call_tool("read_range", {"spreadsheet_id": made["created"], "range": "S!A1:A5"})
         )
     assert read["values"] == []
+
+
+async def test_a_write_whose_caller_gives_up_mid_write_still_holds_off_the_next() -> None:
+    """Review: a caller cancelled while its write ran (the harness's tool timeout cancels the
+    task) gave up the turn while the write went on in its thread, and the next write ran
+    beside it. The write now holds the server's thread lock until it ends."""
+    app = MCPServer("turns")
+    first_running, let_first_end, guard = threading.Event(), threading.Event(), threading.Lock()
+    running, most = [0], [0]
+
+    @writer(app, "spreadsheet-build")
+    def write(tag: str) -> str:
+        """Write something slowly."""
+        with guard:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        if tag == "first":
+            first_running.set()
+            let_first_end.wait(30)
+        with guard:
+            running[0] -= 1
+        return tag
+
+    async with Client(app) as client:
+        first = asyncio.create_task(client.call_tool("write", {"tag": "first"}))
+        await asyncio.to_thread(first_running.wait, 30)
+        first.cancel()  # its caller gives up while it writes
+        second = asyncio.create_task(client.call_tool("write", {"tag": "second"}))
+        await asyncio.sleep(0.3)  # room for the second to start beside the first, were it allowed
+        let_first_end.set()
+        assert not (await second).is_error
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+    assert most[0] == 1

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from openpyxl import Workbook
 
+from mcp_servers.common.files import OfficeFiles
 from tests.mcp_servers.support import World, serve, text
 
 
@@ -156,3 +157,21 @@ async def test_a_file_being_saved_is_whole_to_any_reader(world: World) -> None:
         stop.set()
         await reader
     assert seen[0] > 0 and not torn, f"{len(torn)} of {seen[0]} reads were torn: {torn[:2]}"
+
+
+def test_a_save_reaches_the_held_file_even_when_it_was_moved(tmp_path: Path) -> None:
+    """Review: a save over the file's name brought back a file the agent had moved away during
+    the call (`mv a.docx b.docx`) and left the moved one unchanged. A save goes over the name
+    only while the name still names the file the call opened; else into that file itself."""
+    files = OfficeFiles(tmp_path, ".docx", "a Word document", lambda p: None, "r.docx")
+    for name in ("a.docx", "c.docx"):
+        (tmp_path / name).write_bytes(b"old")
+    moved = files.path("a.docx", True)
+    (tmp_path / "a.docx").rename(tmp_path / "b.docx")  # the agent's mv, while the call runs
+    moved.replace_whole(b"new")
+    stayed = files.path("c.docx", True)
+    stayed.replace_whole(b"new")
+    moved.release()
+    stayed.release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.docx", "c.docx"]
+    assert (tmp_path / "b.docx").read_bytes() == (tmp_path / "c.docx").read_bytes() == b"new"

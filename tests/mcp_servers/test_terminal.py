@@ -357,3 +357,19 @@ async def test_a_file_copied_over_is_read_old_or_new_never_cut(world: World) -> 
     torn = [len(t) for t in seen if not t.endswith("END")]
     assert not torn, f"{len(torn)} of {len(seen)} reads were empty or cut (lengths {torn[:5]})"
     assert sorted(p.name for p in world.workspace.iterdir()) == ["dst.txt", "src.txt"]
+
+
+async def test_a_tree_copy_leaves_out_files_being_written(world: World) -> None:
+    """Review: cp -r copied another tool's half-written new file (`.write-<hex>.tmp`, renamed
+    over its target a moment later), so the copy kept it for good, or failed when it was gone
+    before it was read. Such files are left out; a file of the agent's own named alike is not."""
+    if world.base != "sqlite":
+        pytest.skip("file tools do not depend on the database")
+    ws = world.workspace
+    (ws / "d").mkdir()
+    (ws / "d" / "report.docx").write_bytes(b"whole")
+    (ws / "d" / f".write-{'ab12' * 8}.tmp").write_bytes(b"half")
+    (ws / "d" / ".write-notes.tmp").write_text("mine")
+    async with serve("terminal", world) as client:
+        await _run(client, "cp", src="d", dst="e", recursive=True)
+    assert sorted(p.name for p in (ws / "e").iterdir()) == [".write-notes.tmp", "report.docx"]
