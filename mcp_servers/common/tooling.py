@@ -88,9 +88,10 @@ def tool(
 
 # Building a Tool (argument model + JSON schema) costs ~2.5 ms; every episode builds fresh
 # server instances, but a tool's schema depends only on its function's code, so it is built
-# once per process and copied with the new closure. Keyed by code object: the closures made by
-# each `build(ctx)` call share it.
-_TOOL_CACHE: dict[tuple[Any, str | None], Tool] = {}
+# once per process and copied with the new closure. Keyed by code object (the closures made by
+# each `build(ctx)` call share it) and by the description, which a build may write from what it
+# was given (python_execute's limit on timeout_s).
+_TOOL_CACHE: dict[tuple[Any, str | None, str | None], Tool] = {}
 
 
 # One lock per server instance for its sync write tools. Most of them read, then write: the next
@@ -197,7 +198,7 @@ def _register(
     annotations: ToolAnnotations,
     meta: dict[str, Any],
 ) -> None:
-    key = (original.__code__, name)
+    key = (original.__code__, name, original.__doc__)  # a description a build writes (limits it was given)
     cached = _TOOL_CACHE.get(key)
     tools = getattr(getattr(app, "_tool_manager", None), "_tools", None)
     if cached is None or not isinstance(tools, dict):

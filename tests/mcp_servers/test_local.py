@@ -217,3 +217,14 @@ async def test_python_execute_output_is_capped_as_it_is_read(world: World) -> No
     assert "[exit code 0]" in out and "[... output truncated: 50000000 bytes in all]" in out
     assert "stdout:\n" + "x" * 16_000 + "\n[... output truncated" in out and "stderr:\neeeeeeeeee" in out
     assert nan.is_error and "timeout_s must be a positive number of seconds" in text(nan)
+
+
+async def test_each_build_describes_its_own_limit(world: World) -> None:
+    """Review: tools are built once per process and copied for later builds, and the copy kept
+    the first build's description: a server given max_timeout_s=10 still said 'at most 55'."""
+    said = []
+    for limit in (55, 10):
+        async with serve("local", world, max_timeout_s=limit) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            said.append(tools["python_execute"].description or "")
+    assert "at most 55 " in said[0] and "at most 10 " in said[1], said
