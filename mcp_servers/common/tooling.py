@@ -97,7 +97,7 @@ _TOOL_CACHE: dict[tuple[Any, str | None, str | None], Tool] = {}
 # One lock per server instance for its sync write tools. Most of them read, then write: the next
 # free row of a sheet, a seat's inventory, whether a grade exists. Sub-agents' calls overlap
 # (sync tools run in worker threads), and two doing that at once both read the state before
-# either wrote: the second failed (30 concurrent append_rows to one sheet: 16-26 failed on a
+# either wrote: the second failed (30 concurrent append_rows to one sheet: 5-26 failed on a
 # UNIQUE constraint, as a bare "Error executing tool") or undid the first. The lock is taken in
 # the event loop before the call goes to a thread, so a call that times out while it waits is
 # never run, and waiting holds no thread. Read tools never take it; async tools (the local
