@@ -106,7 +106,7 @@ def _save_whole(fd: int, found: Found, shown: str, data: bytes) -> None:
     file the agent had moved away, and leave the moved one unchanged)."""
     st, held = found.lstat(), os.fstat(fd)
     if st is not None and (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
-        replace_file(found, shown, data)
+        replace_file(found, shown, lambda f: f.write(data))
         return
     with open(PROC_FDS / str(fd), "wb") as f:
         f.write(data)
@@ -247,18 +247,15 @@ class OfficeFiles:
             self.save(obj, real)
 
     @staticmethod
-    def save(obj: Any, real: Path) -> None:
+    def save(obj: Any, real: HeldFile) -> None:
         """Save `obj` (a workbook, document or deck) as the file `real`, whole: into memory, then
         over the file at once (`workspace.replace_file`), so whatever reads the file meanwhile (the
         terminal, a mail attachment, python_execute) gets the old content or the new, never a
         save half-done. A file `workspace.replace_file` cannot swap (one with other names, say)
         is still rewritten in place."""
-        if isinstance(real, HeldFile):
-            buffer = io.BytesIO()
-            obj.save(buffer)
-            real.replace_whole(buffer.getvalue())
-        else:
-            obj.save(str(real))
+        buffer = io.BytesIO()
+        obj.save(buffer)
+        real.replace_whole(buffer.getvalue())
 
     def listing(self) -> list[dict[str, Any]]:
         """The workspace's files with this suffix (regular files; links are not followed):

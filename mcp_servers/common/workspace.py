@@ -342,12 +342,12 @@ def is_replacement(name: str) -> bool:
     return _REPLACEMENT.fullmatch(name) is not None
 
 
-def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], None]) -> None:
-    """Make `data` the entry's whole content at once (or what `data(file)` writes, for content
-    streamed from elsewhere): it is written to a new file beside it,
-    which is then renamed over it, so an agent reading the file meanwhile gets the old content
-    or the new, never an emptied or half-written file (in place, 46-77 % of the reads made during
-    rewrites came back empty). The file keeps its permission bits, and its owner when we are root.
+def replace_file(found: Found, shown: str, write: Callable[[BinaryIO], object]) -> None:
+    """Make what `write(file)` writes the entry's whole content at once: it goes into a new file
+    beside it, which is then renamed over it, so an agent reading the file meanwhile gets the old
+    content or the new, never an emptied or half-written file (in place, 46-77 % of the reads made
+    during rewrites came back empty). The file keeps its permission bits, and its owner when we
+    are root.
     It is written in place, as `create_file` does and with its errors, when the entry is no
     regular file (a link, a pipe), has other names (hard links see the new content, as with
     `>`), may not be written, or its folder takes no new file."""
@@ -365,7 +365,7 @@ def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], No
             in_place = True
     if in_place:
         with create_file(found, shown) as f:
-            _put(f, data)
+            write(f)
         return
     try:
         with os.fdopen(fd, "wb") as f:
@@ -373,19 +373,12 @@ def replace_file(found: Found, shown: str, data: bytes | Callable[[BinaryIO], No
                 if os.geteuid() == 0:
                     os.fchown(f.fileno(), st.st_uid, st.st_gid)
                 os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-            _put(f, data)
+            write(f)
         os.rename(temp, found.name, src_dir_fd=found.folder, dst_dir_fd=found.folder)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=found.folder)
         raise
-
-
-def _put(f: BinaryIO, data: bytes | Callable[[BinaryIO], None]) -> None:
-    if isinstance(data, bytes):
-        f.write(data)
-    else:
-        data(f)
 
 
 def not_regular(shown: str) -> ToolError:

@@ -11,12 +11,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-import threading
 import time
-from collections import defaultdict
 from collections.abc import Generator, Iterator
 from contextlib import closing, contextmanager, nullcontext
-from pathlib import PurePosixPath
 from typing import Literal
 
 import regex
@@ -64,7 +61,6 @@ def build(ctx: ServerContext) -> MCPServer:
         "wc, find, mkdir, cp, mv, rm, write_file. Paths are relative to the workspace; there is no shell.",
     )
     root = ctx.workspace  # `locate` walks from its real path; links may name either
-    locks: defaultdict[PurePosixPath, threading.Lock] = defaultdict(threading.Lock)
 
     @contextmanager
     def at(path: str, *, follow: bool = True, must_exist: bool = True) -> Iterator[Found]:
@@ -397,12 +393,12 @@ def build(ctx: ServerContext) -> MCPServer:
             st = target.lstat()
             if st is not None and stat.S_ISDIR(st.st_mode):
                 raise ToolError(f"{short(path)}: is a directory")
-            with locks[target.rel], os_errors(path):
+            with os_errors(path):  # one write of this server at a time (its write turn)
                 if append:
                     with create_file(target, path, append=True) as f:
                         f.write(content.encode("utf-8"))
                 else:
-                    replace_file(target, path, content.encode("utf-8"))
+                    replace_file(target, path, lambda f: f.write(content.encode("utf-8")))
             return f"{'Appended' if append else 'Wrote'} {len(content.encode())} bytes to {target.shown}."
 
     return app

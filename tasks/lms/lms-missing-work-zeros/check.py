@@ -5,20 +5,6 @@ from typing import Any
 from harness.checks import Criterion, World, nothing_else_changed
 
 
-def others_changed(world: World) -> list[str]:
-    """Changes to the LMS other than grades of CS201 Project 4 (whose are checked on their own)."""
-    pending = world.query(
-        """SELECT a.id FROM lms_assignment a JOIN lms_course c ON c.id = a.course_id
-           WHERE c.code = 'CS201' AND a.title = 'Project 4'"""
-    )[0]["id"]
-    return world.changes(
-        "lms",
-        allow={
-            "lms_grade": lambda seeded, final: (final or seeded or {}).get("assignment_id") == pending,
-        },
-    )
-
-
 def check(world: World) -> list[Criterion]:
     pending = world.query(
         """SELECT a.id FROM lms_assignment a JOIN lms_course c ON c.id = a.course_id
@@ -35,7 +21,9 @@ def check(world: World) -> list[Criterion]:
         row = final or seeded or {}
         return row.get("assignment_id") == pending and row.get("student_id") in missing
 
-    changed = world.changes("lms_grade", allow={"lms_grade": asked})
+    changed = world.changes("lms", allow={"lms_grade": asked})
+    graded = [line for line in changed if line.startswith("lms_grade ")]  # a criterion of their own
+    others = [line for line in changed if not line.startswith("lms_grade ")]
     return [
         Criterion.of(
             "missing graded 0",
@@ -44,10 +32,10 @@ def check(world: World) -> list[Criterion]:
         ),
         Criterion.of(
             "no one else graded",
-            not changed,
-            f"{len(changed)} grades other than the missing submissions of assignment {pending} were recorded or "
-            f"changed: {'; '.join(changed[:5])}",
+            not graded,
+            f"{len(graded)} grades other than the missing submissions of assignment {pending} were recorded or "
+            f"changed: {'; '.join(graded[:5])}",
         ),
         Criterion.of("something graded", bool(missing) and bool(grades), "no grade was recorded"),
-        nothing_else_changed(others_changed(world)),
+        nothing_else_changed(others),
     ]
