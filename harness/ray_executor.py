@@ -4,8 +4,9 @@ The driver creates (or, with --resume, finds) the run in the store and submits e
 episode; each worker builds its own world and servers and writes its events and outcome to the
 same store, which should then be PostgreSQL (`--store postgresql+psycopg://...`) — or a SQLite
 file on a disk every worker sees, for one machine. `--ray-address` joins a cluster; without it
-a local Ray instance starts with `--concurrency` CPUs. The driver holds the run's claim (renewed
-while it waits for the tasks), so a second process cannot run or resume it at the same time.
+a local Ray instance starts with `--concurrency` CPUs, listening on 127.0.0.1 only (see
+`import_ray`). The driver holds the run's claim (renewed while it waits for the tasks), so a
+second process cannot run or resume it at the same time.
 """
 
 from __future__ import annotations
@@ -22,6 +23,25 @@ from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.runner import Job, Runner, RunPlan, RunResult
 from harness.store import CLAIM_RENEW_S, EventStreamer, Owner
+
+# Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
+# local instance takes 127.0.0.1 as its node address, and its GCS, raylet, workers and runtime-env
+# agent listen there only. Left on (Ray's default on Linux), they listen on every interface.
+# Read by Ray once, at import, in the driver and (through the environment) in every worker.
+RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def import_ray(address: str | None) -> Any:
+    """The `ray` module, imported so that a local instance started without `address` listens on
+    127.0.0.1 only. The caller's own `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER` stands; joining a
+    cluster (`address`) changes nothing. Must come before anything else imports ray."""
+    if not address:
+        os.environ.setdefault(RAY_LOOPBACK_ENV, "0")
+    try:
+        import ray
+    except ImportError:
+        raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
+    return ray
 
 
 def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
@@ -41,10 +61,7 @@ def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
 def run_with_ray(
     plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None
 ) -> RunResult:
-    try:
-        import ray
-    except ImportError:
-        raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
+    ray = import_ray(address)
     plan = dataclasses.replace(plan, shared_limits=True)
     driver = Runner(plan)
     try:

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import ipaddress
+import json
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.harness.test_cli import THREE, catalog_copy, mseval
 
-pytest.importorskip("ray")
+if importlib.util.find_spec("ray") is None:  # not importorskip: ray must not be imported here yet
+    pytest.skip("ray is not installed", allow_module_level=True)
 pytestmark = pytest.mark.xdist_group("ray")  # one local Ray instance at a time
 
 
@@ -69,11 +77,11 @@ def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
 ) -> None:
     """Each episode's worker created the window actor itself; owned by that task, it died with
     it, so every episode started an empty window and `--rpm` held nothing under Ray."""
-    import ray
-
     from harness.models.ratelimit import RateLimits, RayWindow, create_shared_windows
+    from harness.ray_executor import import_ray
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    ray = import_ray(None)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         windows = create_shared_windows({"openai": RateLimits(rpm=2), "anthropic": RateLimits()})
@@ -91,3 +99,74 @@ def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
         assert waits[:2] == [0.0, 0.0] and 55.0 < waits[2] <= 60.0  # the third waits for the minute
     finally:
         ray.shutdown()
+
+
+# Started by a fresh interpreter: Ray reads its loopback switch once, when first imported.
+LOCAL_RAY = """
+import json, os, sys
+os.environ["RAY_AUTH_MODE"] = "disabled"
+from harness.ray_executor import import_ray
+ray = import_ray(None)
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+assert ray.get(ray.remote(lambda: 1).remote()) == 1  # a worker is up and its task ran
+sys.path.insert(0, sys.argv[1])
+from test_ray import listening_addresses
+print(json.dumps(listening_addresses(os.getpid())))
+ray.shutdown()
+"""
+
+
+def test_a_local_ray_instance_listens_on_loopback_only() -> None:
+    """Started by `--executor ray` without `--ray-address`, Ray's GCS, raylet, workers and
+    runtime-env agent listened on every interface (and on the machine's address): tests and
+    servers bind 127.0.0.1 only."""
+    result = subprocess.run(
+        [sys.executable, "-c", LOCAL_RAY, str(Path(__file__).parent)], capture_output=True, text=True, timeout=180,
+        env={k: v for k, v in os.environ.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"},
+        cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    addresses = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(addresses) >= 3, addresses  # the GCS, the raylet and the worker at least
+    assert [a for a in addresses if not _loopback(a)] == []
+
+
+def _loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+def listening_addresses(root: int) -> list[str]:
+    """The local addresses of the TCP sockets listening in process `root` and its descendants,
+    read from /proc (Linux)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # gone meanwhile
+                continue
+            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    pids, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        pids.add(pid)
+        todo += children.get(pid, [])
+    inodes = set()
+    for pid in pids:
+        try:
+            links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
+        except OSError:
+            continue
+        inodes |= {link[len("socket:[") : -1] for link in links if link.startswith("socket:[")}
+    found = []
+    for table, family in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                raw = bytes.fromhex(fields[1].split(":")[0])  # 32-bit words in host (little) order
+                found.append(
+                    socket.inet_ntop(family, b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4)))
+                )
+    return found
