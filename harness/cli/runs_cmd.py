@@ -169,12 +169,23 @@ def runs_delete(
         if busy:
             raise InputError(busy)
         episodes = sum(sum(known[i].episodes.values()) for i in chosen)
+        # The store does not know where a run kept its workspaces: say so before deleting.
+        elsewhere = [i for i in chosen if known[i].episodes and not _workspace(runs_dir, i).is_dir()]
+        unseen = (
+            f"no workspace folder under {runs_dir / 'episodes'} for {_n(len(elsewhere), 'run')} "
+            f"{', '.join(elsewhere)}: if `mseval run` was given another --runs-dir, remove "
+            f"DIR/episodes/<run_id> yourself"
+        )
         if not yes:
             if not sys.stdin.isatty():
                 raise InputError.one("--yes", None, "not on a terminal: give --yes to delete without asking")
+            if elsewhere:
+                print(unseen)
             typer.confirm(
                 f"Delete {_n(len(chosen), 'run')} ({_n(episodes, 'episode')}) from {s.shown}?", abort=True
             )
+        elif elsewhere:
+            print(f"warning: {unseen}", file=sys.stderr)
         before = s.file.stat().st_size if s.file is not None and s.file.exists() else None
         try:
             gone_episodes, gone_events = s.delete_runs(chosen)
@@ -204,12 +215,15 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
+def _workspace(runs_dir: Path, run_id: str) -> Path:
+    return runs_dir / "episodes" / run_id
+
+
 def _remove_workspaces(runs_dir: Path, run_ids: list[str]) -> int:
     """Remove `runs_dir/episodes/<run_id>` of each run that has one; how many were removed."""
-    root = runs_dir / "episodes"
     removed = 0
     for run_id in run_ids:
-        folder = root / run_id
+        folder = _workspace(runs_dir, run_id)
         if _SAFE_RUN_ID.fullmatch(run_id) and folder.is_dir() and not folder.is_symlink():
             shutil.rmtree(folder)
             removed += 1

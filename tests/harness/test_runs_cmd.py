@@ -111,6 +111,26 @@ def test_superseded_runs_are_deleted_on_request(tmp_path: Path) -> None:
     assert again.returncode == 0 and "no superseded runs: nothing to delete" in again.stdout
 
 
+def test_a_run_whose_workspaces_are_not_under_runs_dir_is_named(tmp_path: Path) -> None:
+    """Deleting a run made with another --runs-dir removed its rows and said only "0 workspace
+    folders removed from runs/episodes": its workspaces were left with no word of where."""
+    url = _store(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    result = mseval(
+        "runs", "delete", "mixed", "stopped", "--store", url, "--runs-dir", str(elsewhere), "--yes"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"warning: no workspace folder under {elsewhere / 'episodes'} for 2 runs mixed, stopped: if `mseval run` "
+        "was given another --runs-dir, remove DIR/episodes/<run_id> yourself"
+    ]
+    assert (
+        "deleted 2 runs (mixed, stopped): 3 episodes, 5 events; 0 workspace folders removed" in result.stdout
+    )
+    quiet = mseval("runs", "delete", "old", "--store", url, "--runs-dir", str(tmp_path / "runs"), "--yes")
+    assert quiet.returncode == 0 and quiet.stderr == "" and "1 workspace folder removed" in quiet.stdout
+
+
 def test_refusals_delete_nothing(tmp_path: Path) -> None:
     """An unknown run, a run a live process holds, and no --yes off a terminal: exit 2, one line
     each, the store and workspaces untouched."""
