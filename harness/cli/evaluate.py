@@ -445,9 +445,17 @@ def _gemmas_text(result: dict[str, Any]) -> str:
 DEMO_EMBEDDER = "tfidf"
 
 
-def demo_hook(store: str, report_dir: Path | None) -> None:
-    """After `mseval demo`: the score table of its store, and the report when asked for."""
-    records, runs = load_input(store, None)
+def demo_hook(store: str, report_dir: Path | None, run_id: str) -> None:
+    """After `mseval demo`: the score table of its run (not of the whole store, which may hold
+    earlier runs of other tasks), and the report when asked for."""
+    from harness.store import Store
+
+    s = Store(store)
+    try:
+        records = s.records(run_id)
+        runs = [r for r in s.identities() if r["run_id"] == run_id]
+    finally:
+        s.close()
     doc = build_document(records, runs, priors_folder(None), "sa", DEMO_EMBEDDER, 1000)
     _warn(doc)
     print(summary_table(doc))

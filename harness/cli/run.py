@@ -255,7 +255,8 @@ def register(app: typer.Typer) -> None:
         tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
         concurrency: Annotated[int, typer.Option(min=1)] = 4,
     ) -> None:
-        """The offline main job: sim agents under sa and spec on every task; prints the tables, writes the store."""
+        """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
+        run's table and its scores, writes the store."""
         from harness.cli.common import check_out_path, print_table, settings_table
         from harness.cli.plan import build_plan
 
@@ -269,7 +270,7 @@ def register(app: typer.Typer) -> None:
         print(f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {store}")
         from harness.cli.evaluate import demo_hook  # the command line reaches evaluation only there
 
-        demo_hook(store, report)
+        demo_hook(store, report, result.run_id)
 
     @app.command()
     def view(

@@ -160,3 +160,20 @@ def test_the_progress_bar_goes_to_the_terminal_on_stderr_not_to_redirected_stdou
     assert proc.returncode == 0
     assert b"episodes" in shown and b"\x1b[" in shown  # the bar, drawn on the terminal
     assert "\x1b[" not in stdout and "1 episodes run" in stdout  # the file gets the table alone
+
+
+def test_the_demo_scores_its_own_run_not_the_whole_store(tmp_path: Path) -> None:
+    """`mseval demo --tasks X` into a store holding an earlier demo of another task printed a
+    score table of both runs' episodes (2 a setting) beside its own run table (1 a setting)."""
+    *_, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-missing-work-zeros")
+    store = f"sqlite:///{tmp_path / 'demo.db'}"
+    for task in ("lms-due-reminder", "lms-missing-work-zeros"):
+        result = mseval(
+            "demo", "--tasks", task, "--store", store, "--concurrency", "2", env=env, cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+    scores = [
+        line.split() for line in result.stdout.splitlines() if line.startswith("sim:") and "(sim)" in line
+    ]
+    assert len(scores) == 5 and {row[3] for row in scores} == {"1"}  # eps: this run's one task
+    assert "; runs 1;" in result.stdout
