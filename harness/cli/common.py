@@ -10,28 +10,33 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from contracts.episode import EpisodeRecord
+    from contracts.errors import Problem
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
 STORE_HELP = "SQLAlchemy URL of the run store (SQLite file or PostgreSQL)"
 
 
-def parse_budget_overrides(items: Iterable[str]) -> dict[str, Any]:
-    """`--budget max_steps=50` → {"max_steps": "50"} (values validated by the Budgets model)."""
-    from contracts.errors import InputError
+def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem]]:
+    """`--budget max_steps=50` → {"max_steps": "50"} (values validated by the Budgets model), and
+    a problem for each malformed, unknown or repeated item (the others are still returned)."""
+    from contracts.errors import Problem
     from harness.budgets import Budgets
 
     out: dict[str, Any] = {}
+    problems: list[Problem] = []
     for item in items:
         key, sep, value = item.partition("=")
+        key = key.strip()
         if not sep or not key:
-            raise InputError.one("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)")
-        if key.strip() not in Budgets.model_fields:
+            problems.append(Problem("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)"))
+        elif key not in Budgets.model_fields:
             keys = ", ".join(Budgets.model_fields)
-            raise InputError.one("--budget", None, f"unknown budget {key.strip()!r}; the budgets are {keys}")
-        if key.strip() in out:
-            raise InputError.one("--budget", None, f"{key.strip()} is given twice; give it once")
-        out[key.strip()] = value.strip()
-    return out
+            problems.append(Problem("--budget", None, f"unknown budget {key!r}; the budgets are {keys}"))
+        elif key in out:
+            problems.append(Problem("--budget", None, f"{key} is given twice; give it once"))
+        else:
+            out[key] = value.strip()
+    return out, list(dict.fromkeys(problems))
 
 
 def check_out_path(path: Path, option: str, *, folder: bool) -> None:

@@ -12,7 +12,7 @@ from contracts.errors import InputError, Problem
 def build_plan(
     *, matrix: list[tuple[str, str]], tasks: str | Sequence[str], seeds: int, concurrency: int, store: str, resume: bool,
     base_url: str | None = None, api_key_env: str | None = None, transport: str = "inprocess", db: str = "sqlite",
-    budgets: dict[str, Any] | None = None, config: Path | None = None, temperature: float | str | None = None,
+    budgets: Sequence[str] = (), config: Path | None = None, temperature: float | str | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
     prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
     executor: str = "local",
@@ -20,7 +20,7 @@ def build_plan(
     from pydantic import ValidationError
 
     from harness.budgets import Budgets
-    from harness.cli.common import check_out_path
+    from harness.cli.common import budget_overrides, check_out_path
     from harness.models.base import ModelSettings
     from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
@@ -105,21 +105,32 @@ def build_plan(
 
         given = {k: v for k, v in (("rpm", rpm), ("tpm", tpm)) if v}  # they win over the config file's
         rate_limits = {p: (rate_limits.get(p) or RateLimits()).model_copy(update=given) for p in PROVIDERS}
+    overrides, budget_problems = budget_overrides(budgets)
+    problems += budget_problems
+    settings = budget_model = None
     try:
         settings = ModelSettings.model_validate(settings_data)
-        budget_model = Budgets().merged(budgets)
     except ValidationError as exc:
-        problems += [
-            Problem("--budget/--config", None, f"{'.'.join(map(str, e['loc']))}: {e['msg']}")
-            for e in exc.errors()
-        ]
+        problems += _validation_problems(exc)
+    try:  # checked even when the settings are not, so every problem is told at once
+        budget_model = Budgets().merged(overrides)
+    except ValidationError as exc:
+        problems += _validation_problems(exc)
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
+    assert settings is not None and budget_model is not None
     return RunPlan(
         settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
         resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits,
     )  # fmt: skip
+
+
+def _validation_problems(exc: Any) -> list[Problem]:
+    return [
+        Problem("--budget/--config", None, f"{'.'.join(map(str, e['loc']))}: {e['msg']}")
+        for e in exc.errors()
+    ]
 
 
 def database_problems(store: str, db: str) -> list[Problem]:

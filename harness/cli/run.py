@@ -208,13 +208,13 @@ def register(app: typer.Typer) -> None:
         runs_dir: Annotated[Path, typer.Option(help="where episode workspaces are kept")] = Path("runs"),
     ) -> None:
         """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
-        from harness.cli.common import parse_budget_overrides, print_table, settings_table
+        from harness.cli.common import print_table, settings_table
         from harness.cli.plan import build_plan
 
         plan = build_plan(
             matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, concurrency=concurrency, store=store,
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
-            budgets=parse_budget_overrides(budget), config=config, temperature=temperature,
+            budgets=budget, config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
         )  # fmt: skip

@@ -313,6 +313,27 @@ def test_an_unknown_budget_names_the_budgets(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists()
 
 
+def test_a_bad_budget_is_told_beside_every_other_problem(tmp_path: Path) -> None:
+    """An unknown `--budget` was raised before the plan collected the other problems, so it was
+    the one line printed; a bad budget value was not checked when the model settings failed."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    result = mseval(
+        "run", "--model", "foo:bar", "--variant", "zz", "--tasks", "lms-due-reminder", *store,
+        "--budget", "bogus=1", "--budget", "max_steps", "--budget", "max_steps=0", "--temperature", "7",
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "--temperature: 7.0: input should be less than or equal to 2",
+        "--model: unknown provider 'foo'; known: sim, anthropic, openai, openai-compatible",
+        "--variant: unknown variant 'zz'; known: gen, oracle, plan-first, sa, spec",
+        "--budget: unknown budget 'bogus'; the budgets are max_steps, wall_time_s, context_tokens, loop_repeats, "
+        "api_retries, wave_concurrency, tool_timeout_s, tool_result_bytes",
+        "--budget: 'max_steps' is not KEY=VALUE (e.g. max_steps=50)",
+        "--budget/--config: max_steps: Input should be greater than or equal to 1",
+    ]
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [
