@@ -16,7 +16,8 @@ import dataclasses
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from contracts.episode import EpisodeRecord
@@ -63,29 +64,50 @@ def run_with_ray(
 ) -> RunResult:
     ray = import_ray(address)
     plan = dataclasses.replace(plan, shared_limits=True)
-    driver = Runner(plan)
-    try:
-        with driver.claimed_run() as (owner, run_id, jobs, skipped):  # held as a local run is
-            return _submit(ray, plan, address, progress, driver, owner, run_id, jobs, skipped)
-    finally:
-        driver.store.close()
+    # Ray first: an address it cannot join is told before the run is written to the store
+    with _ray_session(ray, address, plan.concurrency):
+        driver = Runner(plan)
+        try:
+            with driver.claimed_run() as (owner, run_id, jobs, skipped):  # held as a local run is
+                return _submit(ray, plan, progress, driver, owner, run_id, jobs, skipped)
+        finally:
+            driver.store.close()
 
 
-def _submit(
-    ray: Any, plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None,
-    driver: Runner, owner: Owner, run_id: str, jobs: list[Job], skipped: int,
-) -> RunResult:  # fmt: skip
+@contextmanager
+def _ray_session(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
+    """Ray joined at `address`, or a local instance of `cpus` started (and shut down after),
+    unless this process is already connected. `InputError` when Ray cannot start or join."""
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    started_here = not ray.is_initialized()
+    if ray.is_initialized():
+        yield
+        return
     on_sigterm = signal.getsignal(signal.SIGTERM)
-    if started_here:
+    try:
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=plan.concurrency, include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    except Exception as exc:  # a malformed or unreachable address, a cluster that refuses us
+        ray.shutdown()
+        where = f"cannot join Ray at {address!r}" if address else "cannot start a local Ray instance"
+        raise InputError.one(
+            "--ray-address" if address else "--executor", None, f"{where}: {_first_line(exc)}"
+        ) from None
+    finally:
         # Ray's driver handler exits 15 with a stack dump; the caller's (the CLI stops the run
         # cleanly and says how to resume) stands.
         signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _submit(
+    ray: Any, plan: RunPlan, progress: Callable[[EpisodeRecord], None] | None, driver: Runner, owner: Owner,
+    run_id: str, jobs: list[Job], skipped: int,
+) -> RunResult:  # fmt: skip
     from harness.models.ratelimit import create_shared_windows
 
     windows: list[Any] = []
@@ -114,8 +136,6 @@ def _submit(
     finally:
         for actor in windows:
             ray.kill(actor)  # a later run on the same cluster starts with empty windows
-        if started_here:
-            ray.shutdown()
     return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.cli_support import one_line_error
 from tests.harness.test_cli import THREE, catalog_copy, mseval
 
 if importlib.util.find_spec("ray") is None:  # not importorskip: ray must not be imported here yet
@@ -34,6 +35,19 @@ def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
         events = db.execute("SELECT COUNT(DISTINCT episode_key) FROM mseval_event").fetchone()[0]
     assert len(rows) == len(set(rows)) == 6 and {r[2] for r in rows} == {"completed"}
     assert events == 6  # every worker streamed its events into the shared store
+
+
+def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(tmp_path: Path) -> None:
+    """A malformed `--ray-address` ended in Ray's traceback (exit 1) after the run had been
+    written to the store."""
+    *_, env = catalog_copy(tmp_path, *THREE)
+    result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
+                    "--ray-address", "notanaddress", "--store", f"sqlite:///{tmp_path / 's.db'}",
+                    "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
+    assert one_line_error(result) == (
+        "--ray-address: cannot join Ray at 'notanaddress': ValueError: Invalid address format: notanaddress"
+    )
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
 def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path) -> None:
