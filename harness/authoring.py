@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import yaml
 
 from contracts.episode import SubagentRecord
-from contracts.errors import InputError
+from contracts.errors import InputError, Problem
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
 from contracts.yamlio import load_yaml_model
@@ -45,11 +46,13 @@ def _first_simple_read_tool(server: str) -> tuple[str, str]:
     )
 
 
+def _yaml_text(data: Any) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+
+
 def _dump(path: Path, data: Any, header: str = "") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), encoding="utf-8"
-    )
+    path.write_text(header + _yaml_text(data), encoding="utf-8")
 
 
 def _refuse_a_used_task_id(name: str, tasks_dir: Path, prior_path: Path) -> None:
@@ -270,9 +273,21 @@ def draft_prior(
     if elsewhere:
         header += "# Check: on a sub-task other than the one they match best, which another took:\n"
         header += "".join(elsewhere)
-    _dump(path, data, header)
-    load_yaml_model(path, DelegationPrior)
-    load_task(folder, path.parent)
+    # Checked before it is written: a draft that would not load (a unit whose recorded mode its
+    # label does not allow, say) replaces no prior and leaves no file.
+    text = header + _yaml_text(data)
+    load_yaml_model(path, DelegationPrior, text)
+    with tempfile.TemporaryDirectory() as tmp:
+        trial = Path(tmp) / f"{task.id}.yaml"
+        trial.write_text(text, encoding="utf-8")
+        try:
+            load_task(folder, trial.parent)
+        except InputError as exc:
+            raise InputError(
+                [Problem(str(path), p.line, p.message) if p.file == str(trial) else p for p in exc.problems]
+            ) from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
     return path
 
 

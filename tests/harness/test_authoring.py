@@ -252,3 +252,30 @@ def test_a_draft_matches_one_to_one_by_text_and_tools_and_names_the_left_out(
         "Left out, as no free sub-task matches them (add a unit by hand where one belongs) (see the comment at its top)",
         "Check: on a sub-task other than the one they match best, which another took (see the comment at its top)",
     ]
+
+
+def test_a_draft_that_would_not_load_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An episode whose sub-agent was writable on a read-only label (a user's override made the
+    explorer writable) gave a draft that failed its own check: exit 2, yet the file was left
+    on disk, and with --force it replaced the valid prior."""
+    import harness.authoring as authoring
+    from contracts.episode import EpisodeRecord
+
+    writable_reader = {**_reader("a1", "CS305"), "mode": "writable"}
+    record = EpisodeRecord.model_validate({
+        "task_id": "lms-enrollment-overview", "model": "sim:test", "variant": "spec", "status": "completed",
+        "success": True, "episode_id": "e1", "waves": [{"index": 0, "subagents": [writable_reader]}],
+    })  # fmt: skip
+    monkeypatch.setattr(authoring, "_find_record", lambda episode_id, store_url: record)
+    out = tmp_path / "new" / "p.yaml"
+    with pytest.raises(InputError) as caught:
+        authoring.draft_prior("lms-enrollment-overview", "e1", "sqlite:///unused.db", out)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{out}:8: waves.0.0.mode: label 'course-records-lookup' is read-only, but the unit says writable"
+    ]
+    assert not out.parent.exists()
+    kept = tmp_path / "kept.yaml"
+    kept.write_text("a valid prior\n")
+    with pytest.raises(InputError):
+        authoring.draft_prior("lms-enrollment-overview", "e1", "sqlite:///unused.db", kept, force=True)
+    assert kept.read_text() == "a valid prior\n"
