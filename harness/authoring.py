@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -81,9 +82,30 @@ def new_task(
         raise InputError.one(
             "--scenario", None, f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}"
         )
+    if len(name) > MAX_ID_CHARS:  # it names a folder and a file (≤ 255 bytes on most disks)
+        raise InputError.one(name, None, f"a task id is at most {MAX_ID_CHARS} characters")
+    for where in (tasks_dir, tasks_dir / scenario, priors_dir):
+        if where.exists() and not where.is_dir():
+            raise InputError.one(where, None, "is not a folder: the new task's files go in it")
     folder = tasks_dir / scenario / name
     prior_path = priors_dir / f"{name}.yaml"
     _refuse_a_used_task_id(name, tasks_dir, prior_path)
+    try:
+        _write_skeleton(name, scenario, folder, prior_path)
+        load_task(folder, priors_dir)  # the skeleton must load
+    except BaseException as exc:  # nothing half-made is left: neither folder nor prior existed
+        shutil.rmtree(folder, ignore_errors=True)
+        prior_path.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InputError.one(exc.filename or folder, None, f"cannot write it: {exc.strerror}") from None
+        raise
+    return [folder / "task.yaml", folder / "solution.yaml", folder / "check.py", prior_path]
+
+
+MAX_ID_CHARS = 100
+
+
+def _write_skeleton(name: str, scenario: str, folder: Path, prior_path: Path) -> None:
     server = SCENARIO_SERVERS[scenario]
     read_tool, read_label = _first_simple_read_tool(server)
     _dump(folder / "task.yaml", {
@@ -100,8 +122,6 @@ def new_task(
     ]})  # fmt: skip
     (folder / "check.py").write_text(CHECK_TEMPLATE.format(name=name), encoding="utf-8")
     _dump(prior_path, _skeleton_prior(name), SKELETON_PRIOR_HEADER)
-    load_task(folder, priors_dir)  # the skeleton must load
-    return [folder / "task.yaml", folder / "solution.yaml", folder / "check.py", prior_path]
 
 
 SKELETON_PRIOR_HEADER = (

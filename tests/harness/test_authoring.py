@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from contracts.errors import InputError
+from tests.harness.cli_support import one_line_error
 from tests.harness.test_cli import mseval
 
 
@@ -87,6 +88,22 @@ def test_a_task_id_with_only_a_prior_names_the_prior(tmp_path: Path) -> None:
         new_task("orphan", "lms", tasks, priors)
     assert str(caught.value.problems[0].file) == str(priors / "orphan.yaml")
     assert not tasks.exists()
+
+
+def test_a_new_task_that_cannot_be_written_leaves_nothing(tmp_path: Path) -> None:
+    """With MSEVAL_PRIORS naming a file, `tasks new` wrote the task's three files, then crashed
+    with FileExistsError (exit 1); a 300-character id crashed with "File name too long"."""
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    tasks.mkdir()
+    priors.write_text("not a folder\n")
+    env = {"MSEVAL_TASKS": str(tasks), "MSEVAL_PRIORS": str(priors)}
+    line = one_line_error(mseval("tasks", "new", "lms-new-one", "--scenario", "lms", env=env))
+    assert line == f"{priors}: is not a folder: the new task's files go in it"
+    assert list(tasks.iterdir()) == []
+    priors.unlink()
+    line = one_line_error(mseval("tasks", "new", "a" * 300, "--scenario", "lms", env=env))
+    assert line == f"{'a' * 300}: a task id is at most 100 characters"
+    assert list(tasks.iterdir()) == [] and not priors.exists()
 
 
 def test_overriding_a_built_in_variant_writes_a_variant(tmp_path: Path) -> None:
