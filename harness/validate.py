@@ -129,7 +129,11 @@ def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: Profi
 async def validate_task(task: Task, profiles: ProfileSet, root: Path) -> TaskReport:
     report = TaskReport(task.id)
     sfile, check = task.folder / "solution.yaml", str(task.check_path)
-    report.gold, failures, catalog = await replay(task, root, gold=True)
+    try:
+        report.gold, failures, catalog = await replay(task, root, gold=True)
+    except InputError as exc:  # its setup cannot be applied: nothing to replay on
+        report.problems += exc.problems
+        return report
     slines = _lines(sfile) if failures else {}
     report.problems += [
         Problem(str(sfile), slines.get(("subtasks", f.subtask, "calls", f.call, "tool")), f.message)

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlmodel import SQLModel
 
 from contracts.errors import InputError
+from contracts.yamlio import line_of, read_yaml
 from harness.catalog import SetupStep, Task
 from harness.checks import World
 from harness.mcp_client import WorldAccess
@@ -62,32 +64,42 @@ def create_world(
 
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
-    """The task's changes to the seeded world (tables and columns are checked at load, too)."""
+    """The task's changes to the seeded world (tables and columns are checked at load, too). A
+    step that cannot be applied (a row the schema refuses, a file path that is a folder) is an
+    `InputError` at its line of task.yaml; the database changes of the others are undone."""
     if not task.spec.setup:
         return
     registry.all_specs()  # table classes register on import; a cached template imports none
-    tables = SQLModel.metadata.tables
     file = str(task.folder / "task.yaml")
     with engine.begin() as conn:
         for i, step in enumerate(task.spec.setup):
-            table_name = step.insert or step.update or step.delete
-            if table_name is not None and table_name not in tables:
-                raise InputError.one(file, None, f"setup step {i + 1}: unknown table {table_name!r}")
-            if step.insert and step.rows:
-                conn.execute(insert(tables[step.insert]), step.rows)
-                if conn.dialect.name == "postgresql":  # rows with explicit ids: the sequence follows
-                    schema = conn.execute(text("SELECT current_schema()")).scalar_one()
-                    worldstate.reset_sequence(conn, schema, tables[step.insert])
-            elif step.update:
-                conn.execute(
-                    update(tables[step.update])
-                    .where(_where(tables[step.update], step))
-                    .values(**(step.values or {}))
-                )
-            elif step.delete:
-                conn.execute(delete(tables[step.delete]).where(_where(tables[step.delete], step)))
-            elif step.file is not None:
-                _write_file(workspace, step, file, i)
+            try:
+                _apply_step(conn, step, workspace, file, i)
+            except (SQLAlchemyError, OSError) as exc:
+                why = exc.orig if isinstance(exc, DBAPIError) else getattr(exc, "strerror", None) or exc
+                first = (str(why).strip().splitlines() or [type(exc).__name__])[0][:300]
+                line = line_of(read_yaml(Path(file))[1], ("setup", i))
+                raise InputError.one(file, line, f"setup step {i + 1} cannot be applied: {first}") from None
+
+
+def _apply_step(conn: Connection, step: SetupStep, workspace: Path, file: str, i: int) -> None:
+    tables = SQLModel.metadata.tables
+    table_name = step.insert or step.update or step.delete
+    if table_name is not None and table_name not in tables:
+        raise InputError.one(file, None, f"setup step {i + 1}: unknown table {table_name!r}")
+    if step.insert and step.rows:
+        conn.execute(insert(tables[step.insert]), step.rows)
+        if conn.dialect.name == "postgresql":  # rows with explicit ids: the sequence follows
+            schema = conn.execute(text("SELECT current_schema()")).scalar_one()
+            worldstate.reset_sequence(conn, schema, tables[step.insert])
+    elif step.update:
+        conn.execute(
+            update(tables[step.update]).where(_where(tables[step.update], step)).values(**(step.values or {}))
+        )
+    elif step.delete:
+        conn.execute(delete(tables[step.delete]).where(_where(tables[step.delete], step)))
+    elif step.file is not None:
+        _write_file(workspace, step, file, i)
 
 
 def _where(table: Any, step: SetupStep) -> Any:

@@ -321,3 +321,23 @@ def test_a_catalog_folder_that_cannot_be_listed_is_one_problem(
     assert [str(p) for p in caught.value.problems] == [
         f"{priors}: cannot read this folder: Permission denied"
     ]
+
+
+def test_a_setup_step_the_world_refuses_is_named_at_its_line(tmp_path: Path) -> None:
+    """A setup row the schema refuses (or a file step naming a folder) ended `tasks validate`
+    in a traceback, and each `run` episode absent with a bare IntegrityError."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    original = spec.read_text()
+    steps = {
+        "- insert: lms_course\n  rows: [{id: 1, code: X, title: T, term: F}]\n": (
+            "- insert: lms_course",
+            "NOT NULL constraint failed: lms_course.instructor",
+        ),
+        "- file: .\n  content: x\n": ("- file: .", "Is a directory"),
+    }
+    for step, (needle, why) in steps.items():
+        spec.write_text(original.replace("servers:", f"setup:\n{step}servers:", 1))
+        result = mseval("tasks", "validate", "lms-due-reminder", env=env)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"{spec}:{line_of(spec, needle)}: setup step 1 cannot be applied: {why}" in result.stdout
