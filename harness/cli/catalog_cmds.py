@@ -31,7 +31,7 @@ def tasks_list(
 @tasks_app.command("validate")
 def tasks_validate(
     selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
-    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+    concurrency: Annotated[int, typer.Option(min=1, help="tasks validated at once")] = 4,
 ) -> None:
     """Gold solution passes each check, doing nothing fails it, priors fit solutions; with `all`, splits are populated.
 

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from evaluation.reports import ReportFiles
 
 StoreOpt = Annotated[
-    str | None, typer.Option("--store", help="Store URL to read episodes from (default: runs/mseval.db).")
+    str | None,
+    typer.Option("--store", help="Store URL to read episodes from (default: sqlite:///runs/mseval.db)."),
 ]
 EpisodesOpt = Annotated[
     Path | None,
@@ -69,8 +70,8 @@ def open_embedder(spec: str) -> Embedder | None:
         return None
     try:
         return load_embedder(spec, cache_dir=default_cache_dir())
-    except EmbedderError as exc:
-        raise _input_error("--embedder", str(exc)) from None
+    except EmbedderError as exc:  # the command line also takes `none` (no IDS at all)
+        raise _input_error("--embedder", str(exc).replace("tfidf or st:", "tfidf, none or st:")) from None
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:

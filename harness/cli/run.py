@@ -191,7 +191,9 @@ def register(app: typer.Typer) -> None:
                 "their own, such as Kimi K2.5)"
             ),
         ] = None,
-        max_output_tokens: Annotated[int | None, typer.Option(help="max output tokens per call")] = None,
+        max_output_tokens: Annotated[
+            int | None, typer.Option(help="max output tokens per call (default 8192)")
+        ] = None,
         reasoning_effort: Annotated[
             str | None, typer.Option(help="reasoning effort, where the provider has it")
         ] = None,
@@ -253,7 +255,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="also write the report (report.md, index.html, plots) here")
         ] = None,
         tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
-        concurrency: Annotated[int, typer.Option(min=1)] = 4,
+        concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
     ) -> None:
         """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
         run's table and its scores, writes the store."""
@@ -267,7 +269,11 @@ def register(app: typer.Typer) -> None:
         )
         result = _execute(plan, "local", None, DEMO_INTERRUPTED)
         print_table(settings_table(result.records))
-        print(f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {store}")
+        from harness.store import shown
+
+        print(
+            f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {shown(store)}"
+        )
         from harness.cli.evaluate import demo_hook  # the command line reaches evaluation only there
 
         demo_hook(store, report, result.run_id)

@@ -141,7 +141,7 @@ def runs_delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
 ) -> None:
     """Delete whole runs: their episodes, events and claim (one transaction), then their
-    workspaces `RUN_DIR/episodes/<run_id>/`. A SQLite store is vacuumed so the file shrinks.
+    workspaces `<--runs-dir>/episodes/<run_id>/`. A SQLite store is vacuumed so the file shrinks.
     Refused, with nothing deleted, for an unknown run or one a live process holds."""
     from contracts.errors import InputError, Problem
     from harness.store import RunBusy, StoreError

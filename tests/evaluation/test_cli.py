@@ -137,6 +137,17 @@ def test_score_text_names_the_tasks_and_prices_it_scored(exported: tuple[Path, P
     assert "; tasks 0123456789ab;" in footer and "; prices p-2026-11;" in footer
 
 
+def test_an_unknown_embedder_names_every_choice(exported: tuple[Path, Path]) -> None:
+    """The refusal listed minilm, tfidf and st:<name-or-path>, not `none`, which --help offers."""
+    episodes, priors = exported
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "bogus")
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        == "--embedder: unknown embedder 'bogus': use minilm, tfidf, none or st:<name-or-path>"
+    )
+
+
 def test_malformed_episode_line_exits_2_naming_file_and_line(tmp_path: Path) -> None:
     episodes = tmp_path / "bad.jsonl"
     episodes.write_text(fixtures.records()[0].to_json() + "\n{oops\n")
