@@ -15,7 +15,7 @@ def build_plan(
     budgets: Sequence[str] = (), config: Path | None = None, temperature: float | str | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
     prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
-    executor: str = "local",
+    executor: str = "local", ray_address: str | None = None,
 ) -> Any:  # fmt: skip
     from pydantic import ValidationError
 
@@ -45,6 +45,8 @@ def build_plan(
         problems.append(Problem("--server-transport", None, f"{transport!r}: give inprocess, stdio or http"))
     if executor not in ("local", "ray"):
         problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
+    elif ray_address is not None and executor != "ray":  # it would be ignored
+        problems.append(Problem("--ray-address", None, "is for --executor ray; give that too, or drop it"))
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
     # `--temperature none`: send no temperature at all (None in the settings), as `temperature:
     # null` in the config file does; a number is checked like the config file's

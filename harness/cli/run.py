@@ -218,7 +218,7 @@ def register(app: typer.Typer) -> None:
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
             budgets=budget, config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
-            prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor,
+            prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor, ray_address=ray_address,
         )  # fmt: skip
         from harness.store import shown
 

@@ -313,6 +313,14 @@ def test_an_unknown_budget_names_the_budgets(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists()
 
 
+def test_a_ray_address_without_the_ray_executor_is_bad_input(tmp_path: Path) -> None:
+    """`--ray-address` without `--executor ray` was ignored: the run went local without a word."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(mseval(*RUN, *store, "--ray-address", "127.0.0.1:6379"))
+    assert line == "--ray-address: is for --executor ray; give that too, or drop it"
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 def test_a_bad_budget_is_told_beside_every_other_problem(tmp_path: Path) -> None:
     """An unknown `--budget` was raised before the plan collected the other problems, so it was
     the one line printed; a bad budget value was not checked when the model settings failed."""
