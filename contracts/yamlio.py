@@ -18,9 +18,35 @@ from contracts.errors import InputError, Problem
 M = TypeVar("M", bound=BaseModel)
 KeyPath = tuple[str | int, ...]
 
+# The longest part of a value quoted back in a problem (a 5,000-digit integer is not shown whole).
+MAX_SHOWN_CHARS = 40
+
 # The most nodes a file may stand for once its aliases are expanded: a few lines of nested
 # aliases (a "billion laughs") stand for billions, which validating would walk one by one.
 MAX_EXPANDED_NODES = 100_000
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, naming the line of a value it cannot build.
+
+    PyYAML's own constructors fail on some values with bare Python errors that carry no
+    position, or crash: `!!bool maybe` (KeyError), `!!int ""` (IndexError), `!!timestamp x`
+    (AttributeError), a date `2026-13-45` or an integer of over 4,300 digits (ValueError).
+    """
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, LookupError, AttributeError, TypeError, OverflowError) as exc:
+            kind = str(node.tag).replace("tag:yaml.org,2002:", "!!")
+            what = f"this {kind}"
+            if isinstance(node, yaml.ScalarNode):
+                value = str(node.value)
+                what = repr(value if len(value) <= MAX_SHOWN_CHARS else value[:MAX_SHOWN_CHARS] + "…")
+            reason = f": {exc}" if isinstance(exc, ValueError) else ""
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {what} as {kind}{reason}", node.start_mark
+            ) from None
 
 
 def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
@@ -75,9 +101,9 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
             raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
         except UnicodeDecodeError:
             raise InputError.one(file, None, "not UTF-8 text") from None
-    loader: yaml.SafeLoader | None = None
+    loader: _Loader | None = None
     try:
-        loader = yaml.SafeLoader(text)  # reads the text through: a control character raises here
+        loader = _Loader(text)  # reads the text through: a control character raises here
         node = loader.get_single_node()  # parsed once: the data is built from these nodes
         if node is not None and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
             raise InputError.one(
@@ -101,8 +127,6 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
         raise InputError.one(file, None, f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError.one(file, None, "invalid YAML: nested too deeply") from None
-    except ValueError as exc:  # a value Python refuses, e.g. an integer of over 4,300 digits
-        raise InputError.one(file, None, f"invalid YAML: {exc}") from None
     finally:
         if loader is not None:
             loader.dispose()

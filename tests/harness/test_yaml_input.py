@@ -8,6 +8,7 @@ import pytest
 
 from contracts.errors import InputError, Problem
 from contracts.yamlio import MAX_EXPANDED_NODES, read_yaml
+from tests.harness.cli_support import mseval, one_line_error
 
 
 def problems(tmp_path: Path, text: str) -> list[str]:
@@ -36,9 +37,46 @@ def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
     assert lines[("providers", "anthropic")] == 4
 
 
-def test_an_integer_python_refuses_is_one_problem(tmp_path: Path) -> None:
+def test_an_integer_python_refuses_is_one_problem_at_its_line(tmp_path: Path) -> None:
     (message,) = problems(tmp_path, "budgets:\n  max_steps: 1" + "0" * 5000 + "\n")
-    assert message.startswith(f"{tmp_path / 'f.yaml'}: invalid YAML: Exceeds the limit")
+    assert message.startswith(
+        f"{tmp_path / 'f.yaml'}:2: invalid YAML: cannot read '1{'0' * 39}…' as !!int: Exceeds the limit"
+    ), message
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("!!timestamp x", "cannot read 'x' as !!timestamp"),  # was AttributeError
+        ("!!bool maybe", "cannot read 'maybe' as !!bool"),  # was KeyError
+        ('!!int ""', "cannot read '' as !!int"),  # was IndexError
+        ('!!float ""', "cannot read '' as !!float"),  # was IndexError
+        (
+            '!!int "1:x"',  # was told without a line
+            "cannot read '1:x' as !!int: invalid literal for int() with base 10: 'x'",
+        ),
+        ("2026-13-45", "cannot read '2026-13-45' as !!timestamp: month must be in 1..12"),  # no line either
+    ],
+)
+def test_a_value_its_tag_cannot_build_is_one_problem_at_its_line(
+    tmp_path: Path, value: str, problem: str
+) -> None:
+    assert problems(tmp_path, f"id: t\nsettings:\n  extra:\n    a: {value}\n") == [
+        f"{tmp_path / 'f.yaml'}:4: invalid YAML: {problem}"
+    ]
+
+
+def test_a_config_file_value_its_tag_cannot_build_is_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    """`--config` with `!!bool maybe` printed a KeyError traceback."""
+    config = tmp_path / "cfg.yaml"
+    config.write_text("settings:\n  temperature: 0\n  extra: {k: !!bool maybe}\n")
+    store, runs = tmp_path / "s.db", tmp_path / "runs"
+    result = mseval(
+        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--config", str(config),
+        "--store", f"sqlite:///{store}", "--runs-dir", str(runs),
+    )  # fmt: skip
+    assert one_line_error(result) == f"{config}:3: invalid YAML: cannot read 'maybe' as !!bool"
+    assert not store.exists() and not runs.exists()
 
 
 def test_nesting_too_deep_is_one_problem(tmp_path: Path) -> None:
