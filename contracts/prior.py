@@ -78,7 +78,8 @@ class PriorUnit(BaseModel):
         rules: list[InitErrorDetails] = []
         if isinstance(data, Mapping):
             label, mode = data.get("label"), data.get("mode")
-            if label in LABELS and mode in _MODES and label_mode(label) != mode:
+            # a label of the wrong type (a list is unhashable) is a field problem, told by the handler
+            if isinstance(label, str) and label in LABELS and mode in _MODES and label_mode(label) != mode:
                 rules.append(
                     _rule_error(
                         ("mode",), mode, f"label {label!r} is {label_mode(label)}, but the unit says {mode}"

@@ -89,6 +89,21 @@ def test_a_prior_with_problems_of_its_own_is_still_checked_against_the_solution(
     ]
 
 
+@pytest.mark.parametrize("label", ["[course-records-lookup]", "{course-records-lookup: 1}"])
+def test_a_prior_label_that_is_not_a_string_is_a_problem_of_its_line(tmp_path: Path, label: str) -> None:
+    """A list or mapping as a unit's label crashed `tasks validate` and `score --priors` with
+    `TypeError: unhashable type` (the mode-vs-label rule looked it up before its type was checked)."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    prior.write_text(prior.read_text().replace("label: course-records-lookup", f"label: {label}", 1))
+    expected = f"{prior}:{line_of(prior, label)}: waves.0.0.label: Input should be a valid string"
+    assert one_line_error(mseval("tasks", "validate", env=env)) == expected
+    episodes = tmp_path / "e.jsonl"
+    episodes.write_text("")
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none")
+    assert one_line_error(result) == expected
+
+
 def test_a_file_with_problems_does_not_hide_the_others_checks(tmp_path: Path) -> None:
     """A task.yaml with an unknown key hid the solution's repeated sub-task id, and a solution
     with a bad label hid task.yaml's unknown server: one fix-and-rerun round each."""
