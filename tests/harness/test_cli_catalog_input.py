@@ -63,6 +63,15 @@ def test_a_check_py_that_does_not_compile_fails_at_load(tmp_path: Path) -> None:
     assert line.startswith(f"{check}:{line_of(check, 'def broken(')}: syntax error")
 
 
+def test_a_check_py_too_deep_to_compile_fails_at_load(tmp_path: Path) -> None:
+    """An expression of 200,000 terms made `compile()` raise RecursionError, a traceback."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    check.write_text(check.read_text() + "\nx = 1" + "+1" * 200_000 + "\n")
+    line = _run(tmp_path, env)
+    assert line.startswith(f"{check}: cannot compile check.py: maximum recursion depth exceeded"), line
+
+
 def test_a_check_py_without_check_fails_at_load_and_is_not_executed(tmp_path: Path) -> None:
     tasks, _priors, env = catalog_copy(tmp_path)
     check = tasks / "lms" / "lms-due-reminder" / "check.py"
