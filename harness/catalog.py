@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.errors import InputError, Problem
+from contracts.jsonvalue import JsonObject
 from contracts.labels import LABELS, label_mode
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIOS
@@ -83,7 +84,7 @@ class TaskSpec(_Strict):
 
 class SolutionCall(_Strict):
     tool: str = Field(pattern=r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$")
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: JsonObject = Field(default_factory=dict)  # sent to the tool as JSON
 
 
 class Subtask(_Strict):

@@ -22,11 +22,12 @@ convention `provider_common.request_extras` reads), so `config.settings` is exac
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from contracts.errors import Problem
+from contracts.jsonvalue import JsonObject
 from contracts.yamlio import load_yaml_model
 from harness.models.base import ModelSettings
 from harness.models.provider_common import ENV_NAME, merged
@@ -45,11 +46,11 @@ class SettingsSection(_Strict):
     temperature: float | None = Field(default=_DEFAULTS.temperature, ge=0, le=2)
     max_output_tokens: int = Field(default=_DEFAULTS.max_output_tokens, ge=1)
     reasoning_effort: str | None = Field(default=_DEFAULTS.reasoning_effort, min_length=1)
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: JsonObject = Field(default_factory=dict)
 
 
 class ProviderSection(_Strict):
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: JsonObject = Field(default_factory=dict)
     rpm: int | None = Field(default=None, ge=1, description="requests per minute, across the whole run")
     tpm: int | None = Field(default=None, ge=1, description="tokens per minute, across the whole run")
 

@@ -137,6 +137,18 @@ def test_a_file_with_problems_does_not_hide_the_others_checks(tmp_path: Path) ->
     assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in result.stderr
 
 
+def test_a_gold_argument_that_is_not_json_is_refused_at_load(tmp_path: Path) -> None:
+    """An unquoted date as a tool argument (`course: 2026-01-01`) loaded, and each episode of
+    the task was recorded absent: "Object of type date is not JSON serializable"."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    solution = tasks / "lms" / "lms-due-reminder" / "solution.yaml"
+    solution.write_text(solution.read_text().replace("course: CS101", "course: 2026-01-01", 1))
+    assert _run(tmp_path, env) == (
+        f"{solution}:{line_of(solution, 'course: 2026')}: subtasks.0.calls.0.arguments.course: "
+        "2026-01-01 is read as a date, not a JSON value; quote it to give text"
+    )
+
+
 def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
     tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
     folder = tasks / "lms" / "lms-enrollment-overview"

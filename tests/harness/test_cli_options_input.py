@@ -294,6 +294,31 @@ def test_infinite_or_nan_numbers_are_bad_input(tmp_path: Path) -> None:
     assert line == f"{episodes}:1: cost_usd: Input should be a finite number"
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (
+            "2026-01-01",
+            "settings.extra.k: 2026-01-01 is read as a date, not a JSON value; quote it to give text",
+        ),
+        ("!!binary aGk=", "settings.extra.k: a value of type bytes is not a JSON value; give a string"),
+        ("!!set {a: null}", "settings.extra.k: a value of type set is not a JSON value; give a string"),
+        ("[1, .inf]", "settings.extra.k.1: inf is not a JSON value; give a finite number"),
+    ],
+)
+def test_a_config_extra_that_is_not_json_is_refused_before_anything_is_written(
+    tmp_path: Path, value: str, problem: str
+) -> None:
+    """A date in `settings.extra` created the store, then stopped the run ("Object of type date is
+    not JSON serializable … run with --resume", exit 1); an infinity made every episode absent."""
+    config = tmp_path / "cfg.yaml"
+    config.write_text(f"settings:\n  temperature: 0\n  extra:\n    k: {value}\n")
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(mseval(*RUN, *store, "--config", str(config)))
+    assert line.startswith(f"{config}:4: {problem}"), line
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 def test_a_budget_given_twice_is_bad_input(tmp_path: Path) -> None:
     """`--budget max_steps=5 --budget max_steps=7` silently ran with 7."""
     store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))

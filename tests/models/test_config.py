@@ -64,6 +64,8 @@ def test_an_empty_mapping_gives_the_defaults(tmp_path: Path) -> None:
         ("base_url: 127.0.0.1:8000\n", 1, "should match pattern"),
         ("settings: {}\napi_key_env: sk-abc123\n", 2, "NAME of the environment variable"),
         ("settings: [1, 2\n", 2, "invalid YAML"),  # PyYAML reports where the stream ended
+        ("providers:\n  openai:\n    extra:\n      top_k: .inf\n", 4, "top_k: inf is not a JSON value"),
+        ("settings:\n  extra:\n    a:\n      b: 2026-01-01\n", 4, "a.b: 2026-01-01 is read as a date"),
     ],
 )
 def test_bad_files_name_the_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
