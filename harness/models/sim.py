@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import re
 from collections.abc import Sequence
@@ -102,8 +103,10 @@ def parse_sim_name(name: str) -> SimOptions:
         raise InputError.one(
             "--model", None, f"{name}: noise and latency must be numbers, seed an integer"
         ) from None
-    if not 0.0 <= noise <= 1.0 or not latency >= 0:
-        raise InputError.one("--model", None, f"{name}: noise must be between 0 and 1, latency not negative")
+    if not 0.0 <= noise <= 1.0 or not (latency >= 0 and math.isfinite(latency)):  # NaN fails both
+        raise InputError.one(
+            "--model", None, f"{name}: noise must be between 0 and 1, latency finite and not negative"
+        )
     return SimOptions(policy=policy, noise=noise, seed=seed, latency_s=latency)
 
 

@@ -146,7 +146,15 @@ def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> Non
         ),
         (
             "sim:oracle?noise=2",
-            "--model: sim:oracle?noise=2: noise must be between 0 and 1, latency not negative",
+            "--model: sim:oracle?noise=2: noise must be between 0 and 1, latency finite and not negative",
+        ),
+        (  # an infinite latency was taken, and the run waited forever
+            "sim:oracle?latency=inf",
+            "--model: sim:oracle?latency=inf: noise must be between 0 and 1, latency finite and not negative",
+        ),
+        (
+            "sim:oracle?noise=nan",
+            "--model: sim:oracle?noise=nan: noise must be between 0 and 1, latency finite and not negative",
         ),
         (
             "sim:oracle?bogus=1",
@@ -157,8 +165,9 @@ def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> Non
 def test_sim_model_names_are_checked_before_anything_runs(tmp_path: Path, model: str, message: str) -> None:
     store = tmp_path / "s.db"
     result = mseval(
-        "run", "-m", model, "-v", "spec", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}"
-    )
+        "run", "-m", model, "-v", "spec", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}",
+        timeout=60,  # refused at once; a run that starts may never end (latency=inf waited forever)
+    )  # fmt: skip
     assert one_line_error(result) == message
     assert not store.exists()
 
