@@ -21,8 +21,10 @@ convention `provider_common.request_extras` reads), so `config.settings` is exac
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -59,8 +61,16 @@ class ModelConfig(_Strict):
     settings: SettingsSection = Field(default_factory=SettingsSection)
     providers: dict[ProviderName, ProviderSection] = Field(default_factory=dict)
     prices: Path | None = None
-    base_url: str | None = Field(default=None, pattern=BASE_URL)
+    base_url: str | None = None
     api_key_env: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _usable_url(cls, value: str | None) -> str | None:
+        problem = base_url_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -97,6 +107,29 @@ def load_model_config(path: Path) -> ModelConfig:
     return config
 
 
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a model endpoint, or None: it must be http or https, name a host and
+    a port (if any) of 1 to 65535, and have no spaces. A bad one was found by the first request,
+    as a traceback or every episode's API error after its retries (or a hang on `https://:0`)."""
+    if not re.match(BASE_URL, url):
+        return f"{url!r} is not an http:// or https:// URL"
+    if any(c.isspace() for c in url):
+        return f"{url!r} has a space in it"
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # `http://[::1`: Invalid IPv6 URL
+        return f"{url!r}: {exc}"
+    if not parts.hostname:
+        return f"{url!r} names no host"
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or past 65535
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        return f"{url!r}: the port must be a number from 1 to 65535"
+    return None
+
+
 def option_problems(
     base_url: str | None,
     temperature: float | None,
@@ -105,11 +138,10 @@ def option_problems(
     api_key_env: str | None = None,
 ) -> list[Problem]:
     """Settings given as command-line options, held to the config file's rules."""
-    import re
-
     problems = []
-    if base_url is not None and not re.match(BASE_URL, base_url):
-        problems.append(Problem("--base-url", None, f"{base_url!r} is not an http:// or https:// URL"))
+    url_problem = base_url_problem(base_url) if base_url is not None else None
+    if url_problem:
+        problems.append(Problem("--base-url", None, url_problem))
     if api_key_env is not None and not ENV_NAME.match(api_key_env):  # as provider_common.api_key says it
         problems.append(
             Problem(

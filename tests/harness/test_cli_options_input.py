@@ -194,6 +194,34 @@ def test_setting_options_are_held_to_the_config_files_rules(
     assert not store.exists()
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://[::1", "'http://[::1': Invalid IPv6 URL"),  # a traceback, and an empty store file
+        ("http://", "'http://' names no host"),  # every episode an api_error after its retries
+        ("http://a b/", "'http://a b/' has a space in it"),  # the same
+        (
+            "http://127.0.0.1:99999/v1",
+            "'http://127.0.0.1:99999/v1': the port must be a number from 1 to 65535",
+        ),
+        ("https://:0", "'https://:0' names no host"),  # the run hung
+    ],
+)
+def test_a_base_url_that_cannot_be_used_is_refused_before_anything_is_written(
+    tmp_path: Path, url: str, problem: str
+) -> None:
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    run = ("run", "-v", "sa", "--tasks", "lms-due-reminder", *store)
+    result = mseval(*run, "-m", "openai-compatible:m", "--base-url", url, timeout=60)
+    assert one_line_error(result) == f"--base-url: {problem}"
+    config = tmp_path / "cfg.yaml"
+    config.write_text(f"settings: {{}}\nbase_url: {url!r}\n")
+    # a sim model sends nothing there, yet a config file's bad base_url is its problem all the same
+    result = mseval(*run, "-m", "sim:oracle", "--config", str(config), timeout=60)
+    assert one_line_error(result) == f"{config}:2: base_url: {problem}"
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 def test_a_problem_shared_by_settings_is_said_once(tmp_path: Path) -> None:
     result = mseval(
         "run",

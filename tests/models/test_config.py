@@ -61,7 +61,8 @@ def test_an_empty_mapping_gives_the_defaults(tmp_path: Path) -> None:
         ("settings:\n  max_output_tokens: 0\n", 2, "greater than or equal to 1"),
         ("providers:\n  gemini: {extra: {}}\n", 2, "gemini"),
         ("providers:\n  openai: {extras: {}}\n", 2, "unknown key 'extras'"),
-        ("base_url: 127.0.0.1:8000\n", 1, "should match pattern"),
+        ("base_url: 127.0.0.1:8000\n", 1, "is not an http:// or https:// URL"),
+        ("base_url: http://127.0.0.1:0/v1\n", 1, "the port must be a number from 1 to 65535"),
         ("settings: {}\napi_key_env: sk-abc123\n", 2, "NAME of the environment variable"),
         ("settings: [1, 2\n", 2, "invalid YAML"),  # PyYAML reports where the stream ended
         ("providers:\n  openai:\n    extra:\n      top_k: .inf\n", 4, "top_k: inf is not a JSON value"),
