@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.errors import InputError, Problem
+from contracts.paths import lookup_problem
 from contracts.yamlio import read_yaml, validation_problems
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "subagent_profiles"
@@ -185,8 +186,9 @@ def load_profiles(
     profiles: dict[str, Profile] = {}
     builtins: set[str] = set()
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
-        if not folder.is_dir():
-            problems.append(Problem(str(folder), None, "no such folder of profiles"))
+        if (reason := lookup_problem(folder)) or not folder.is_dir():
+            said = f"cannot read this folder: {reason}" if reason else "no such folder of profiles"
+            problems.append(Problem(str(folder), None, said))
             continue
         for path in sorted(folder.glob("*.md")):
             p, found = read_profile(path)

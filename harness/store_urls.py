@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, inspect
 
 from contracts.errors import InputError, Problem
+from contracts.paths import lookup_problem
 from harness.store import EpisodeRow, StoreModel
 
 # How long a pre-flight connection to a database server may take before it is reported.
@@ -119,6 +120,8 @@ def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
     if not database or database == ":memory:" or database.startswith("file:"):
         return "a store must be a file (sqlite:///PATH)" if must_exist else None
     path = Path(database)
+    if reason := lookup_problem(path):
+        return f"cannot use {path}: {reason}"
     if path.is_dir():
         return f"{path} is a folder, not a database file"
     if must_exist:

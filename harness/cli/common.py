@@ -54,6 +54,10 @@ def _out_path_problem(path: Path, *, folder: bool) -> str | None:
     removing) a nameless file is the one check that holds for root, read-only mounts and /sys."""
     import tempfile
 
+    from contracts.paths import lookup_problem
+
+    if reason := lookup_problem(path):
+        return f"cannot use {path}: {reason}"
     if path.exists():
         if folder and not path.is_dir():
             return f"{path} is a file; give a folder"

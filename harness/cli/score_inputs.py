@@ -28,20 +28,24 @@ def input_problems(
     store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
 ) -> list[Problem]:
     """What is wrong with the inputs of score/report, all at once, before any is read."""
+    from contracts.paths import lookup_problem
     from harness.cli.common import check_out_path
     from harness.store_urls import url_problems
 
     problems = []
     folder = priors_folder(priors)
-    if not folder.is_dir():
+    if (reason := lookup_problem(folder)) or not folder.is_dir():
         source = (
             "--priors" if priors else "MSEVAL_PRIORS" if os.environ.get("MSEVAL_PRIORS") else "the project's"
         )
-        problems.append(Problem(str(folder), None, f"no such folder of delegation priors ({source})"))
+        said = f"cannot read this folder: {reason}" if reason else "no such folder of delegation priors"
+        problems.append(Problem(str(folder), None, f"{said} ({source})"))
     if store is not None and episodes is not None:
         problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))
     elif episodes is None:
         problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
+    elif reason := lookup_problem(episodes):
+        problems.append(Problem(str(episodes), None, f"cannot read: {reason}"))
     elif episodes.is_dir():
         problems.append(Problem(str(episodes), None, "is a folder; give a .jsonl file (see `mseval export`)"))
     if out is not None:

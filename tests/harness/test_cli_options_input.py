@@ -425,3 +425,24 @@ def test_a_usage_error_is_one_line(args: tuple[str, ...], line: str) -> None:
 def test_no_arguments_still_show_the_help() -> None:
     result = mseval()
     assert result.returncode == 2 and result.stderr.startswith("Usage: mseval [OPTIONS] COMMAND")
+
+
+def test_input_paths_with_a_name_too_long_are_one_line(tmp_path: Path) -> None:
+    """Path.exists()/is_dir() raised OSError: File name too long, a traceback (exit 1)."""
+    long = tmp_path / ("x" * 300)
+    store, runs = f"sqlite:///{tmp_path / 's.db'}", str(tmp_path / "runs")
+    too_long = "File name too long"
+    assert one_line_error(mseval(*RUN, "--store", f"sqlite:///{long}", "--runs-dir", runs)) == (
+        f"--store: cannot use {long}: {too_long}"
+    )
+    assert one_line_error(mseval(*RUN, "--store", store, "--runs-dir", runs, "--profiles", str(long))) == (
+        f"{long}: cannot read this folder: {too_long}"
+    )
+    assert one_line_error(mseval("score", "--episodes", str(long), "--embedder", "none")) == (
+        f"{long}: cannot read: {too_long}"
+    )
+    episodes = tmp_path / "e.jsonl"
+    episodes.write_text("")
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(long), "--embedder", "none")
+    assert one_line_error(result) == f"{long}: cannot read this folder: {too_long} (--priors)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl"]

@@ -102,3 +102,51 @@ def test_a_writable_out_passes_and_leaves_nothing_behind(tmp_path: Path) -> None
     check_out_path(tmp_path, "--out", folder=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.jsonl"]
     assert existing.read_text() == "x\n"
+
+
+LONG_NAME = "x" * 300  # over the 255 bytes a file name may have
+
+
+@pytest.mark.parametrize("kind", ["long name", "symlink loop", "dangling symlink"])
+@pytest.mark.parametrize("command", ["run --runs-dir", "export --out", "report --out"])
+def test_an_out_path_that_cannot_be_looked_up_is_one_line(
+    tmp_path: Path, empty_store: str, kind: str, command: str
+) -> None:
+    """Path.exists() raised OSError (File name too long, a traceback); a loop or a link to nothing
+    passed the check, then the write raised (ELOOP, FileNotFoundError) or the run recorded an
+    absent episode (mkdir: FileExistsError)."""
+    out = tmp_path / (LONG_NAME if kind == "long name" else "link")
+    if kind == "symlink loop":
+        out.symlink_to(out)
+    elif kind == "dangling symlink":
+        out.symlink_to(tmp_path / "nowhere")
+    before = sorted(tmp_path.iterdir())
+    episodes = tmp_path / "run.jsonl"
+    args = {
+        "run --runs-dir": ("run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder",
+                           "--store", f"sqlite:///{tmp_path / 'new.db'}", "--runs-dir", str(out)),
+        "export --out": ("export", "--store", empty_store, "--out", str(out)),
+        "report --out": ("report", "--episodes", str(episodes), "--out", str(out), "--embedder", "none"),
+    }[command]  # fmt: skip
+    if command == "report --out":
+        episodes.write_text("".join(r.to_json() + "\n" for r in fixtures.records()))
+        before = sorted(tmp_path.iterdir())
+    line = one_line_error(mseval(*args))
+    option = command.split()[1]
+    reason = {
+        "long name": "File name too long",
+        "symlink loop": "Too many levels of symbolic links",
+        "dangling symlink": f"a symbolic link to {tmp_path / 'nowhere'}, which does not exist",
+    }[kind]
+    assert line == f"{option}: cannot use {out}: {reason}"
+    assert sorted(tmp_path.iterdir()) == before  # no store, no runs folder, no export
+
+
+def test_a_folder_on_the_way_that_links_to_nothing_is_named(tmp_path: Path) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(InputError) as caught:
+        check_out_path(tmp_path / "gone" / "runs", "--runs-dir", folder=True)
+    assert str(caught.value) == (
+        f"--runs-dir: cannot use {tmp_path}/gone/runs: "
+        f"{tmp_path}/gone is a symbolic link to {tmp_path}/nowhere, which does not exist"
+    )

@@ -1,0 +1,30 @@
+"""Paths given to mseval: the ways one cannot even be looked up, said before anything uses it.
+
+`Path.exists()` and `Path.is_dir()` raise on a name over 255 bytes, and say "absent" for a loop
+of symbolic links or one that points nowhere, which a write then trips over; `lookup_problem`
+tells all three as one reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def lookup_problem(path: Path) -> str | None:
+    """Why `path` cannot be looked up (a name too long, a loop of symbolic links) or created
+    (it, or a folder on its way, is a symbolic link to nothing); None when it is there, or
+    absent and can be created. The reason names `path` only when a folder above it is at fault."""
+    try:
+        path.stat()
+        return None
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as exc:  # ENAMETOOLONG, ELOOP, …
+        return exc.strerror or str(exc)
+    # Absent: fine, unless it (or a folder above it) is a link to nothing, which a write
+    # follows (creating a file elsewhere, or failing) and mkdir refuses.
+    for at in (path, *path.parents):
+        if at.is_symlink() and not at.exists():
+            link = f"a symbolic link to {os.readlink(at)}, which does not exist"
+            return link if at == path else f"{at} is {link}"
+    return None
