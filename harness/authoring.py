@@ -346,6 +346,8 @@ def new_profile(
 
     if not _ID.match(name):
         raise InputError.one(name, None, "a profile name is lower-case letters, digits and dashes")
+    if len(name) > MAX_ID_CHARS:  # it names a file (NAME.md): a name over 255 bytes raised OSError
+        raise InputError.one(name, None, f"a profile name is at most {MAX_ID_CHARS} characters")
     if mode not in (None, "read-only", "writable"):
         raise InputError.one("--mode", None, "mode is read-only or writable")
     builtin = BUILTIN_DIR / f"{name}.md"

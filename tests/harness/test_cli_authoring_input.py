@@ -51,3 +51,12 @@ def test_profiles_new_with_a_built_in_name_needs_override(tmp_path: Path) -> Non
     assert "override: true" in (tmp_path / "explorer.md").read_text()
     checked = mseval("profiles", "validate", "--dir", str(tmp_path))
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_profile_name_too_long_for_a_file_is_refused(tmp_path: Path) -> None:
+    """A name over 255 bytes: looking up NAME.md raised "File name too long" (a traceback). As
+    for a task id (`tasks new`), at most 100 characters."""
+    name = "x" * 300
+    line = one_line_error(mseval("profiles", "new", name, "--dir", str(tmp_path / "profiles")))
+    assert line == f"{name}: a profile name is at most 100 characters"
+    assert list(tmp_path.iterdir()) == []
