@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from urllib.parse import urlencode
 
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import URL, create_engine, inspect
 
 from contracts.errors import InputError, Problem
 from contracts.paths import lookup_problem
@@ -17,12 +18,16 @@ CONNECT_TIMEOUT_S = 5
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def url_problems(url: str, option: str = "--store", *, must_exist: bool = False) -> list[Problem]:
+def url_problems(
+    url: str, option: str = "--store", *, must_exist: bool = False, store: bool = True
+) -> list[Problem]:
     """What is wrong with database URL `url` given as `option`, before anything uses it.
 
-    The URL must parse and name a dialect whose driver is installed; a SQLite file must be
-    creatable (its folder not a file) or, with `must_exist` (commands that only read), exist
-    and be a database; any other server must accept a connection.
+    The URL must parse and name a dialect whose driver is installed and not async; a SQLite
+    run store (`store`; not a served world's database) must be `sqlite:///PATH` (see
+    `_sqlite_url_problem`); a SQLite file must be creatable (its folder not a file) or, with
+    `must_exist` (commands that only read), exist and be a database; any other server must
+    accept a connection.
     """
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
@@ -32,15 +37,24 @@ def url_problems(url: str, option: str = "--store", *, must_exist: bool = False)
 
     try:
         parsed = make_url(url)
-        parsed.get_dialect()
+        dialect = parsed.get_dialect()
     except NoSuchModuleError:
         return problem(f"unknown database dialect in {url!r} (sqlite:///PATH or postgresql+psycopg://…)")
     except ArgumentError:
         return problem(
             f"{url!r} is not a database URL (e.g. sqlite:///runs/mseval.db, postgresql+psycopg://user@host/db)"
         )
+    if dialect.is_async:  # its engine cannot be used without asyncio; the store's is synchronous
+        return problem(
+            f"{parsed.drivername} is an async driver, which mseval does not use "
+            "(sqlite:///PATH or postgresql+psycopg://…)"
+        )
     if parsed.get_backend_name() == "sqlite":
-        message = _sqlite_problem(parsed.database, must_exist)
+        if store and (message := _sqlite_url_problem(parsed)):
+            return problem(message)
+        if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
+            return []  # a served world's database (not a store) in memory or by URI: nothing to check
+        message = _sqlite_problem(Path(parsed.database), must_exist)
         return problem(message) if message else []
     shown = parsed.render_as_string(hide_password=True)
     try:
@@ -116,10 +130,25 @@ def _sqlite_store_problem(path: Path, must_exist: bool) -> str | None:
     return None
 
 
-def _sqlite_problem(database: str | None, must_exist: bool) -> str | None:
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return "a store must be a file (sqlite:///PATH)" if must_exist else None
-    path = Path(database)
+def _sqlite_url_problem(parsed: URL) -> str | None:
+    """Why a SQLite URL is not `sqlite:///PATH`, the one form a store takes: an in-memory
+    database is gone when mseval exits (and a run's threads each saw an empty one); a SQLite
+    URI (`file:…`, `uri=true`) made folders named `file:` under the working directory; query
+    parameters went unchecked to the driver (`timeout=abc` raised later); another driver
+    (`sqlite+pysqlite`) was not opened as the store expects."""
+    if not parsed.database or parsed.database == ":memory:":
+        return "an in-memory SQLite store is gone when mseval exits; give a file, sqlite:///PATH"
+    if parsed.database.startswith("file:") or "uri" in parsed.query:
+        return "SQLite URIs (file:…, uri=true) are not taken; give the store's file, sqlite:///PATH"
+    if parsed.query:
+        given = urlencode(parsed.query, doseq=True)
+        return f"a SQLite store takes no query parameters (?{given}); give sqlite:///PATH"
+    if parsed.drivername != "sqlite":
+        return f"give a SQLite store as sqlite:///PATH (Python's sqlite3), not {parsed.drivername}://…"
+    return None
+
+
+def _sqlite_problem(path: Path, must_exist: bool) -> str | None:
     if reason := lookup_problem(path):
         return f"cannot use {path}: {reason}"
     if path.is_dir():

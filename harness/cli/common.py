@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from contracts.errors import Problem
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
-STORE_HELP = "SQLAlchemy URL of the run store (SQLite file or PostgreSQL)"
+STORE_HELP = "SQLAlchemy URL of the run store: sqlite:///PATH (a file) or postgresql+psycopg://…"
 
 
 def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem]]:

@@ -446,3 +446,31 @@ def test_input_paths_with_a_name_too_long_are_one_line(tmp_path: Path) -> None:
     result = mseval("score", "--episodes", str(episodes), "--priors", str(long), "--embedder", "none")
     assert one_line_error(result) == f"{long}: cannot read this folder: {too_long} (--priors)"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("sqlite:///W/s.db?timeout=abc",
+         "a SQLite store takes no query parameters (?timeout=abc); give sqlite:///PATH"),
+        ("sqlite+aiosqlite:///W/s.db",
+         "sqlite+aiosqlite is an async driver, which mseval does not use (sqlite:///PATH or postgresql+psycopg://…)"),
+        ("sqlite:///", "an in-memory SQLite store is gone when mseval exits; give a file, sqlite:///PATH"),
+        ("sqlite:///file:W/s.db?mode=ro&uri=true",
+         "SQLite URIs (file:…, uri=true) are not taken; give the store's file, sqlite:///PATH"),
+        ("sqlite+pysqlite:///W/sub/s.db",
+         "give a SQLite store as sqlite:///PATH (Python's sqlite3), not sqlite+pysqlite://…"),
+    ],
+)  # fmt: skip
+def test_store_urls_the_store_cannot_use_are_refused_up_front(tmp_path: Path, url: str, message: str) -> None:
+    """Each passed the pre-flight check, then: a ValueError traceback (timeout=abc), a
+    ModuleNotFoundError traceback (aiosqlite), ProgrammingError tracebacks and 'no such table'
+    (in memory), folders ./file:/… in the working directory (a URI), 'unable to open' (exit 1)."""
+    url = url.replace("W/", f"{tmp_path}/")
+    work = tmp_path / "work"
+    work.mkdir()
+    run = mseval(*RUN, "--store", url, "--runs-dir", str(tmp_path / "runs"), cwd=work)
+    assert one_line_error(run) == f"--store: {message}"
+    for command in (("score",), ("runs", "list"), ("export", "--out", str(tmp_path / "x.jsonl"))):
+        assert one_line_error(mseval(*command, "--store", url, cwd=work)) == f"--store: {message}"
+    assert [p.name for p in tmp_path.iterdir()] == ["work"] and not any(work.iterdir())
