@@ -149,6 +149,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+# What one run may plan, as `mseval run` takes it and scoring reads its identity: seeds per task,
+# and episodes in all (settings × tasks × seeds). Far above any real run; without them a 12 KB
+# FILE.runs.json planned 9 billion episodes, which scoring enumerated (13.8 GB), and
+# `run --seeds 1000000000` took 1 GB before writing anything.
+MAX_SEEDS = 100_000
+MAX_PLANNED_EPISODES = 1_000_000
+
+
 def runs_file_for(episodes: Path) -> Path:
     """`FILE.runs.json` beside `FILE.jsonl`: the run identities `mseval export` writes beside its
     records, and scoring reads."""

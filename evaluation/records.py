@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
-from contracts.episode import gc_paused
+from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
 from contracts.yamlio import line_of, read_yaml, validate_data
 
@@ -103,6 +103,14 @@ def _identity_problem(run: dict[str, Any]) -> str | None:
             return f"'models' must be a string or a list of strings, not {shown}"
         if key == "seeds" and (type(value) is not int or not 1 <= value <= MAX_SEEDS):
             return f"'seeds' must be a whole number from 1 to {MAX_SEEDS:,}, not {shown}"
+    matrix, tasks, seeds = run.get("matrix"), run.get("tasks"), run.get("seeds")
+    if isinstance(matrix, list) and isinstance(tasks, list) and type(seeds) is int:
+        planned = len(matrix) * len(tasks) * seeds  # what `unfinished` enumerates
+        if planned > MAX_PLANNED_EPISODES:
+            return (
+                f"its 'matrix' ({len(matrix)}) × 'tasks' ({len(tasks)}) × 'seeds' ({seeds:,}) plan "
+                f"{planned:,} episodes; a run plans at most {MAX_PLANNED_EPISODES:,}"
+            )
     return None
 
 
@@ -124,8 +132,6 @@ NOT_RUN = (
     "(mseval run --resume with the same settings runs it)"
 )
 """The reason given to a planned episode that has no record."""
-
-MAX_SEEDS = 100_000
 
 
 def planned_keys(run: Mapping[str, Any]) -> list[EpisodeKey]:

@@ -20,10 +20,12 @@ from tests.evaluation import fixtures
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def mseval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def mseval(
+    *args: str, env: dict[str, str] | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "harness.cli.main", *args],
-        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})},
+        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})}, timeout=timeout,
     )  # fmt: skip
 
 
@@ -154,6 +156,24 @@ def test_malformed_episode_line_exits_2_naming_file_and_line(tmp_path: Path) -> 
     result = mseval("score", "--episodes", str(episodes), "--embedder", "tfidf")
     assert result.returncode == 2
     assert result.stderr.startswith(f"{episodes}:2: invalid JSON")
+
+
+def test_a_run_identity_planning_too_many_episodes_exits_2(exported: tuple[Path, Path]) -> None:
+    """matrix × tasks × seeds was never bounded: a 12 KB FILE.runs.json (300 × 300 × 100,000,
+    each within its range) made `score` enumerate its planned episodes to 13.8 GB. Here 1.1
+    million, just over the limit, which the old code took minutes and gigabytes to fill in."""
+    episodes, priors = exported
+    runs = episodes.with_name("run.runs.json")
+    matrix, tasks = [f"sim:m{i}/sa" for i in range(11)], [f"t{i}" for i in range(10)]
+    runs.write_text(json.dumps([{"run_id": "r", "matrix": matrix, "tasks": tasks, "seeds": 10_000}]))
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none", timeout=120
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"{runs}:1: run identity 1: its 'matrix' (11) × 'tasks' (10) × 'seeds' (10,000) plan "
+        "1,100,000 episodes; a run plans at most 1,000,000"
+    ]
 
 
 def test_bad_prior_exits_2_naming_file_and_line(exported: tuple[Path, Path]) -> None:

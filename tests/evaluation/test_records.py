@@ -167,6 +167,21 @@ def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_pat
     assert load_run_identities(path)[0]["models"] == "m"
 
 
+def test_a_run_identity_may_plan_at_most_a_million_episodes(tmp_path: Path) -> None:
+    """len(matrix) × len(tasks) × seeds, which `unfinished` enumerates, was never bounded."""
+    path = tmp_path / "e.runs.json"
+    matrix, tasks = [f"m{i}/sa" for i in range(100)], [f"t{i}" for i in range(100)]
+    path.write_text(json.dumps([{"matrix": matrix, "tasks": tasks, "seeds": 100}]))
+    assert len(load_run_identities(path)) == 1  # 1,000,000 exactly
+    path.write_text(json.dumps([{"matrix": matrix, "tasks": [*tasks, "t100"], "seeds": 100}]))
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:1: run identity 1: its 'matrix' (100) × 'tasks' (101) × 'seeds' (100) plan 1,010,000 "
+        "episodes; a run plans at most 1,000,000"
+    ]
+
+
 def test_a_prior_reports_its_field_and_cross_field_problems_together(tmp_path: Path) -> None:
     """SPEC §12: all problems at once, each on its line. A bad label hid `need_delegation:
     false` with waves, and a bad description hid a unit's mode at odds with its label: pydantic
