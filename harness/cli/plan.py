@@ -61,6 +61,7 @@ def build_plan(
         given_temperature = float(temperature)
     problems += option_problems(base_url, given_temperature, max_output_tokens, reasoning_effort, api_key_env)
     task_list = collect(selected_tasks, tasks)
+    problems += size_problems(len(matrix), len(task_list or ()), seeds)
     for task in task_list or ():  # a check.py that cannot be imported is found now, not per episode
         collect(task.load_check)
     profile_set = collect(
@@ -133,6 +134,19 @@ def _validation_problems(exc: Any) -> list[Problem]:
         Problem("--budget/--config", None, f"{'.'.join(map(str, e['loc']))}: {e['msg']}")
         for e in exc.errors()
     ]
+
+
+def size_problems(settings: int, tasks: int, seeds: int) -> list[Problem]:
+    """A run's seeds per task and planned episodes, held to what scoring reads of a run (its
+    jobs are listed before any runs: a billion seeds took 1 GB before anything was written)."""
+    from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS
+
+    if seeds > MAX_SEEDS:
+        return [Problem("--seeds", None, f"{seeds:,}: at most {MAX_SEEDS:,} seeds per task")]
+    if (planned := settings * tasks * seeds) > MAX_PLANNED_EPISODES:
+        said = f"{settings} settings × {tasks} tasks × {seeds:,} seeds plan {planned:,} episodes"
+        return [Problem("--seeds", None, f"{said}; a run plans at most {MAX_PLANNED_EPISODES:,}")]
+    return []
 
 
 def database_problems(store: str, db: str) -> list[Problem]:

@@ -474,3 +474,18 @@ def test_store_urls_the_store_cannot_use_are_refused_up_front(tmp_path: Path, ur
     for command in (("score",), ("runs", "list"), ("export", "--out", str(tmp_path / "x.jsonl"))):
         assert one_line_error(mseval(*command, "--store", url, cwd=work)) == f"--store: {message}"
     assert [p.name for p in tmp_path.iterdir()] == ["work"] and not any(work.iterdir())
+
+
+def test_run_seeds_are_held_to_what_scoring_reads(tmp_path: Path) -> None:
+    """--seeds had no upper bound (score refuses a run of over 100,000): a billion seeds took
+    1 GB listing the jobs before anything was written."""
+    store, runs = tmp_path / "s.db", tmp_path / "runs"
+    where = ("--store", f"sqlite:///{store}", "--runs-dir", str(runs))
+    line = one_line_error(mseval(*RUN, "--seeds", "1000000000", *where, timeout=60))
+    assert line == "--seeds: 1,000,000,000: at most 100,000 seeds per task"
+    models = ("-m", "sim:single", "-m", "sim:eager", "-m", "sim:shy", "-v", "sa", "-v", "gen")
+    line = one_line_error(mseval(*RUN, *models, "--seeds", "100000", *where, timeout=60))
+    assert line == (
+        "--seeds: 12 settings × 1 tasks × 100,000 seeds plan 1,200,000 episodes; a run plans at most 1,000,000"
+    )
+    assert not store.exists() and not runs.exists()
