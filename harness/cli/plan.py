@@ -68,7 +68,7 @@ def build_plan(
         load_profiles,
         list(profile_dirs),
         BUILTIN_DIR,
-        lambda read: extra_profile_problems(read, profile_dirs),
+        extra_profile_problems,
     )
     if task_list and profile_set is not None:
         problems += catalog_problems(task_list, profile_set)
@@ -197,11 +197,11 @@ def catalog_problems(tasks: Sequence[Any], profile_set: Any) -> list[Problem]:
     return problems
 
 
-def extra_profile_problems(profiles: Sequence[Any], dirs: Sequence[Path]) -> list[Problem]:
-    """The tool globs of profiles from `--profiles` folders, as `mseval profiles validate` checks them."""
-    from harness.profiles import glob_problems
+def extra_profile_problems(profiles: Sequence[Any]) -> list[Problem]:
+    """The tool globs of profiles from `--profiles` folders, as `mseval profiles validate` checks
+    them: those not read from the built-in folder (the folders given may not resolve: a loop)."""
+    from harness.profiles import BUILTIN_DIR, glob_problems
     from harness.servers_catalog import tool_modes
 
-    folders = {d.resolve() for d in dirs}
-    extra = [p for p in profiles if p.source.parent.resolve() in folders]
+    extra = [p for p in profiles if p.source.parent.resolve() != BUILTIN_DIR.resolve()]
     return glob_problems(extra, tool_modes()) if extra else []

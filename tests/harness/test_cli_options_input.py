@@ -489,3 +489,15 @@ def test_run_seeds_are_held_to_what_scoring_reads(tmp_path: Path) -> None:
         "--seeds: 12 settings × 1 tasks × 100,000 seeds plan 1,200,000 episodes; a run plans at most 1,000,000"
     )
     assert not store.exists() and not runs.exists()
+
+
+def test_run_profiles_that_is_a_symlink_loop_is_one_line(tmp_path: Path) -> None:
+    """The folder was named, then the tool-glob check resolved it: RuntimeError 'Symlink loop'."""
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    store = tmp_path / "s.db"
+    result = mseval(
+        *RUN, "--profiles", str(loop), "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")
+    )
+    assert one_line_error(result) == f"{loop}: cannot read this folder: Too many levels of symbolic links"
+    assert [p.name for p in tmp_path.iterdir()] == ["loop"]
