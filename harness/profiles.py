@@ -181,15 +181,21 @@ def load_profiles(
     more_problems: Callable[[list[Profile]], list[Problem]] | None = None,
 ) -> ProfileSet:
     """Built-in profiles plus those of `extra_dirs`; every problem of every file at once, with
-    `more_problems` of the profiles read (their tool globs), even of those with problems."""
+    `more_problems` of the profiles read (their tool globs), even of those with problems. A
+    folder given twice (the same once resolved, the built-in one too) is read once: read again,
+    each of its profiles was told to set 'override: true' to replace itself."""
     problems: list[Problem] = []
     profiles: dict[str, Profile] = {}
     builtins: set[str] = set()
+    read: set[Path] = set()
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
         if (reason := lookup_problem(folder)) or not folder.is_dir():
             said = f"cannot read this folder: {reason}" if reason else "no such folder of profiles"
             problems.append(Problem(str(folder), None, said))
             continue
+        if folder.resolve() in read:
+            continue
+        read.add(folder.resolve())
         for path in sorted(folder.glob("*.md")):
             p, found = read_profile(path)
             problems.extend(found)

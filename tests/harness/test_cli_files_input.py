@@ -116,3 +116,20 @@ def test_an_override_with_nothing_to_replace_is_a_problem(tmp_path: Path) -> Non
     assert line == (
         f"{tmp_path / 'helper.md'}:5: override: true, but there is no built-in profile 'helper' to replace; remove it"
     )
+
+
+def test_a_folder_given_twice_is_read_once(tmp_path: Path) -> None:
+    """`--dir D --dir D` (or D/, or the built-in folder) read D again and told each of its
+    profiles "profile 'helper' exists; set 'override: true' to replace it", which was wrong."""
+    (tmp_path / "helper.md").write_text(ROLE)
+    builtin = Path(__file__).resolve().parents[2] / "subagent_profiles"
+    again = (str(tmp_path), f"{tmp_path}/", str(tmp_path / ".." / tmp_path.name), str(builtin))
+    result = mseval("profiles", "validate", *(a for d in again for a in ("--dir", d)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("15 profiles valid"), result.stdout
+    store = tmp_path / "s.db"
+    result = mseval("run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder",
+                    "--profiles", str(tmp_path), "--profiles", str(tmp_path),
+                    "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "1 episodes run" in result.stdout
