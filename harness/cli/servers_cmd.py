@@ -83,15 +83,19 @@ def serve_problems(name: str, workspace: Path, db: str | None, http: int | None)
     """Everything `serve` is given, checked before the server starts (exit 2, one line each)."""
     import socket
 
+    from contracts.paths import lookup_problem
     from harness.store_urls import url_problems
     from mcp_servers.common import registry
 
     problems = []
     if name not in registry.names():
         problems.append(Problem(name, None, f"unknown MCP server; known: {', '.join(registry.names())}"))
-    existing = next((p for p in (workspace, *workspace.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        problems.append(Problem("--workspace", None, f"{existing} is a file, not a folder"))
+    if reason := lookup_problem(workspace):
+        problems.append(Problem("--workspace", None, f"cannot use {workspace}: {reason}"))
+    else:
+        existing = next((p for p in (workspace, *workspace.parents) if p.exists()), None)
+        if existing is not None and not existing.is_dir():
+            problems.append(Problem("--workspace", None, f"{existing} is a file, not a folder"))
     if db is not None:
         problems += url_problems(db, "--db", store=False)
     if http is not None and not 1 <= http <= 65535:

@@ -111,6 +111,15 @@ def test_servers_serve_checks_its_options(tmp_path: Path, busy_port: int) -> Non
     assert not (tmp_path / "ws").exists()
 
 
+def test_servers_serve_names_a_workspace_that_cannot_be_looked_up(tmp_path: Path) -> None:
+    """A name over 255 bytes raised OSError: File name too long (a traceback, exit 1)."""
+    long = tmp_path / ("x" * 300)
+    assert one_line_error(mseval("servers", "serve", "lms", "--workspace", str(long))) == (
+        f"--workspace: cannot use {long}: File name too long"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_view_names_a_bad_port(empty_store: str, busy_port: int) -> None:
     assert one_line_error(mseval("view", "--store", empty_store, "--port", "99999")) == (
         "--port: 99999 is not a port number (0 to 65535)"
