@@ -26,7 +26,12 @@ def _not_json(value: Any, loc: tuple[str | int, ...]) -> Iterator[tuple[tuple[st
             if isinstance(key, str):
                 yield from _not_json(item, (*loc, key))
             else:
-                yield (*loc, str(key)), key, f"key {key!r} is not a string; JSON keys are strings"
+                quote = (
+                    "; quote it (YAML reads yes, no, on and off as true or false)"
+                    if isinstance(key, bool)
+                    else ""
+                )
+                yield (*loc, str(key)), key, f"key {key!r} is not a string; JSON keys are strings{quote}"
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _not_json(item, (*loc, i))

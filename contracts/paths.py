@@ -10,10 +10,12 @@ import os
 from pathlib import Path
 
 
-def lookup_problem(path: Path) -> str | None:
+def lookup_problem(path: Path, *, file: bool = False) -> str | None:
     """Why `path` cannot be looked up (a name too long, a loop of symbolic links) or created
     (it, or a folder on its way, is a symbolic link to nothing); None when it is there, or
-    absent and can be created. The reason names `path` only when a folder above it is at fault."""
+    absent and can be created. With `file`, `path` itself may be a link to a file not made yet
+    whose folder is there: writing it creates that file, as SQLite and `open` do. The reason
+    names `path` only when a folder above it is at fault."""
     try:
         path.stat()
         return None
@@ -24,6 +26,8 @@ def lookup_problem(path: Path) -> str | None:
     # Absent: fine, unless it (or a folder above it) is a link to nothing, which a write
     # follows (creating a file elsewhere, or failing) and mkdir refuses.
     for at in (path, *path.parents):
+        if file and at == path and at.is_symlink() and (at.parent / os.readlink(at)).parent.is_dir():
+            continue
         if at.is_symlink() and not at.exists():
             link = f"a symbolic link to {os.readlink(at)}, which does not exist"
             return link if at == path else f"{at} is {link}"

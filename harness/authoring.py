@@ -3,6 +3,7 @@ profile skeleton (SPEC §6, §7; `docs/authoring-tasks.md`, `docs/annotating-pri
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import shutil
@@ -63,7 +64,7 @@ def _refuse_a_used_task_id(name: str, tasks_dir: Path, prior_path: Path) -> None
         raise InputError.one(
             str(used[0]), None, "exists already: a task id is used once, across all scenarios"
         )
-    if prior_path.exists():
+    if prior_path.exists() or prior_path.is_symlink():  # a link to nothing would be written through
         raise InputError.one(
             str(prior_path),
             None,
@@ -90,12 +91,16 @@ def new_task(
     folder = tasks_dir / scenario / name
     prior_path = priors_dir / f"{name}.yaml"
     _refuse_a_used_task_id(name, tasks_dir, prior_path)
+    made = [d for d in (tasks_dir, tasks_dir / scenario, priors_dir) if not d.exists()]
     try:
         _write_skeleton(name, scenario, folder, prior_path)
         load_task(folder, priors_dir)  # the skeleton must load
     except BaseException as exc:  # nothing half-made is left: neither folder nor prior existed
         shutil.rmtree(folder, ignore_errors=True)
         prior_path.unlink(missing_ok=True)
+        for created in reversed(made):  # the folders made on the way, deepest first
+            with contextlib.suppress(OSError):
+                created.rmdir()
         if isinstance(exc, OSError):
             raise InputError.one(exc.filename or folder, None, f"cannot write it: {exc.strerror}") from None
         raise

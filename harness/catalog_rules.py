@@ -168,7 +168,7 @@ def check_file_problems(path: Path) -> list[Problem]:
     except (OSError, ValueError) as exc:
         return [Problem(str(path), None, f"cannot read check.py: {exc}")]
     except (RecursionError, MemoryError) as exc:  # e.g. one expression of 200,000 terms
-        return [Problem(str(path), None, f"cannot compile check.py: {exc or 'out of memory'}")]
+        return [Problem(str(path), None, f"cannot compile check.py: {str(exc) or 'out of memory'}")]
     if not any(_binds_check(node) for node in tree.body):
         return [Problem(str(path), None, "check.py must define check(world) -> list[Criterion]")]
     return []

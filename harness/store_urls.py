@@ -149,7 +149,7 @@ def _sqlite_url_problem(parsed: URL) -> str | None:
 
 
 def _sqlite_problem(path: Path, must_exist: bool) -> str | None:
-    if reason := lookup_problem(path):
+    if reason := lookup_problem(path, file=True):
         return f"cannot use {path}: {reason}"
     if path.is_dir():
         return f"{path} is a folder, not a database file"

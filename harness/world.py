@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, insert, text, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from sqlmodel import SQLModel
 
 from contracts.errors import InputError
@@ -75,11 +75,21 @@ def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
         for i, step in enumerate(task.spec.setup):
             try:
                 _apply_step(conn, step, workspace, file, i)
-            except (SQLAlchemyError, OSError) as exc:
+            except (IntegrityError, DataError, IsADirectoryError, NotADirectoryError) as exc:
+                # what the step itself asks for is refused; a locked database, a lost
+                # connection or a full disk are not the task's fault and stay what they are
                 why = exc.orig if isinstance(exc, DBAPIError) else getattr(exc, "strerror", None) or exc
                 first = (str(why).strip().splitlines() or [type(exc).__name__])[0][:300]
-                line = line_of(read_yaml(Path(file))[1], ("setup", i))
-                raise InputError.one(file, line, f"setup step {i + 1} cannot be applied: {first}") from None
+                raise InputError.one(
+                    file, _setup_line(Path(file), i), f"setup step {i + 1} cannot be applied: {first}"
+                ) from None
+
+
+def _setup_line(task_yaml: Path, step: int) -> int | None:
+    try:  # read again only now, on the way out: the file may have changed or be elsewhere
+        return line_of(read_yaml(task_yaml)[1], ("setup", step))
+    except InputError:
+        return None
 
 
 def _apply_step(conn: Connection, step: SetupStep, workspace: Path, file: str, i: int) -> None:

@@ -56,7 +56,7 @@ def _out_path_problem(path: Path, *, folder: bool) -> str | None:
 
     from contracts.paths import lookup_problem
 
-    if reason := lookup_problem(path):
+    if reason := lookup_problem(path, file=not folder):
         return f"cannot use {path}: {reason}"
     if path.exists():
         if folder and not path.is_dir():

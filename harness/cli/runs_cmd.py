@@ -170,7 +170,7 @@ def runs_delete(
             raise InputError(busy)
         episodes = sum(sum(known[i].episodes.values()) for i in chosen)
         # The store does not know where a run kept its workspaces: say so before deleting.
-        elsewhere = [i for i in chosen if known[i].episodes and not _workspace(runs_dir, i).is_dir()]
+        elsewhere = [i for i in chosen if known[i].episodes and _workspace(runs_dir, i) is None]
         unseen = (
             f"no workspace folder under {runs_dir / 'episodes'} for {_n(len(elsewhere), 'run')} "
             f"{', '.join(elsewhere)}: if `mseval run` was given another --runs-dir, remove "
@@ -215,16 +215,18 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
-def _workspace(runs_dir: Path, run_id: str) -> Path:
-    return runs_dir / "episodes" / run_id
+def _workspace(runs_dir: Path, run_id: str) -> Path | None:
+    """The run's workspace folder that `delete` removes, if there is one it may remove."""
+    folder = runs_dir / "episodes" / run_id
+    safe = _SAFE_RUN_ID.fullmatch(run_id) and folder.is_dir() and not folder.is_symlink()
+    return folder if safe else None
 
 
 def _remove_workspaces(runs_dir: Path, run_ids: list[str]) -> int:
     """Remove `runs_dir/episodes/<run_id>` of each run that has one; how many were removed."""
     removed = 0
     for run_id in run_ids:
-        folder = _workspace(runs_dir, run_id)
-        if _SAFE_RUN_ID.fullmatch(run_id) and folder.is_dir() and not folder.is_symlink():
+        if (folder := _workspace(runs_dir, run_id)) is not None:
             shutil.rmtree(folder)
             removed += 1
     return removed

@@ -28,6 +28,7 @@ def input_problems(
     store: str | None, episodes: Path | None, priors: Path | None, out: Path | None = None
 ) -> list[Problem]:
     """What is wrong with the inputs of score/report, all at once, before any is read."""
+    from contracts.episode import runs_file_for
     from contracts.paths import lookup_problem
     from harness.cli.common import check_out_path
     from harness.store_urls import url_problems
@@ -46,6 +47,8 @@ def input_problems(
         problems += url_problems(store or DEFAULT_STORE, "--store", must_exist=True)
     elif reason := lookup_problem(episodes):
         problems.append(Problem(str(episodes), None, f"cannot read: {reason}"))
+    elif reason := lookup_problem(runs_file_for(episodes)):  # the run identities read beside it
+        problems.append(Problem(str(runs_file_for(episodes)), None, f"cannot read: {reason}"))
     elif episodes.is_dir():
         problems.append(Problem(str(episodes), None, "is a folder; give a .jsonl file (see `mseval export`)"))
     if out is not None:

@@ -106,6 +106,27 @@ def test_a_new_task_that_cannot_be_written_leaves_nothing(tmp_path: Path) -> Non
     assert list(tasks.iterdir()) == [] and not priors.exists()
 
 
+def test_a_new_task_whose_skeleton_fails_removes_all_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writing or loading the skeleton failing midway left the task folder, the prior and the
+    folders made on the way."""
+    import harness.authoring as authoring
+
+    def fails(folder: Path, priors_dir: Path) -> None:
+        raise InputError.one(folder, None, "made to fail")
+
+    monkeypatch.setattr(authoring, "load_task", fails)
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    with pytest.raises(InputError, match="made to fail"):
+        authoring.new_task("my-task", "lms", tasks, priors)
+    assert list(tmp_path.iterdir()) == []
+    (tasks / "ec").mkdir(parents=True)  # folders that were there stay
+    with pytest.raises(InputError, match="made to fail"):
+        authoring.new_task("my-task", "lms", tasks, priors)
+    assert [p.name for p in tasks.iterdir()] == ["ec"] and not priors.exists()
+
+
 def test_overriding_a_built_in_variant_writes_a_variant(tmp_path: Path) -> None:
     """`profiles new spec --override` wrote a role named spec: `profiles validate` accepted it
     (one variant fewer) and `run --variant spec` then said 'unknown variant'."""

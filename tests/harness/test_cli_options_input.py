@@ -454,7 +454,13 @@ def test_input_paths_with_a_name_too_long_are_one_line(tmp_path: Path) -> None:
     episodes.write_text("")
     result = mseval("score", "--episodes", str(episodes), "--priors", str(long), "--embedder", "none")
     assert one_line_error(result) == f"{long}: cannot read this folder: {too_long} (--priors)"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl"]
+    # a name that fits, with the run identities' FILE.runs.json beside it four bytes too long
+    near = tmp_path / ("y" * 246 + ".jsonl")
+    near.write_text("")
+    sidecar = tmp_path / ("y" * 246 + ".runs.json")
+    result = mseval("score", "--episodes", str(near), "--embedder", "none")
+    assert one_line_error(result) == f"{sidecar}: cannot read: {too_long}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.jsonl", near.name]
 
 
 @pytest.mark.parametrize(

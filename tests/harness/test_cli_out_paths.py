@@ -118,8 +118,8 @@ def test_an_out_path_that_cannot_be_looked_up_is_one_line(
     out = tmp_path / (LONG_NAME if kind == "long name" else "link")
     if kind == "symlink loop":
         out.symlink_to(out)
-    elif kind == "dangling symlink":
-        out.symlink_to(tmp_path / "nowhere")
+    elif kind == "dangling symlink":  # into a folder that is not there either
+        out.symlink_to(tmp_path / "nowhere" / "deeper")
     before = sorted(tmp_path.iterdir())
     episodes = tmp_path / "run.jsonl"
     args = {
@@ -136,10 +136,27 @@ def test_an_out_path_that_cannot_be_looked_up_is_one_line(
     reason = {
         "long name": "File name too long",
         "symlink loop": "Too many levels of symbolic links",
-        "dangling symlink": f"a symbolic link to {tmp_path / 'nowhere'}, which does not exist",
+        "dangling symlink": f"a symbolic link to {tmp_path / 'nowhere' / 'deeper'}, which does not exist",
     }[kind]
     assert line == f"{option}: cannot use {out}: {reason}"
     assert sorted(tmp_path.iterdir()) == before  # no store, no runs folder, no export
+
+
+def test_a_file_given_as_a_link_to_a_file_not_made_yet_is_written_through_it(
+    tmp_path: Path, empty_store: str
+) -> None:
+    """A link to a file not made yet, in a folder that is there (runs/mseval.db -> /data/m.db),
+    is how one keeps a store or an export elsewhere: writing it creates the file, as it did
+    before paths that cannot be looked up were refused."""
+    (tmp_path / "data").mkdir()
+    out, store = tmp_path / "out.jsonl", tmp_path / "linked.db"
+    out.symlink_to(tmp_path / "data" / "out.jsonl")
+    store.symlink_to(tmp_path / "data" / "m.db")
+    assert mseval("export", "--store", empty_store, "--out", str(out)).returncode == 0
+    ran = mseval("run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--store", f"sqlite:///{store}",
+                 "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "data" / "out.jsonl").is_file() and (tmp_path / "data" / "m.db").is_file()
 
 
 def test_a_folder_on_the_way_that_links_to_nothing_is_named(tmp_path: Path) -> None:

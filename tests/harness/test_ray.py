@@ -95,6 +95,7 @@ def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
     from harness.ray_executor import import_ray
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # as import_ray sets it, undone after
     ray = import_ray(None)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:

@@ -129,6 +129,14 @@ def test_a_run_whose_workspaces_are_not_under_runs_dir_is_named(tmp_path: Path) 
     )
     quiet = mseval("runs", "delete", "old", "--store", url, "--runs-dir", str(tmp_path / "runs"), "--yes")
     assert quiet.returncode == 0 and quiet.stderr == "" and "1 workspace folder removed" in quiet.stdout
+    # a workspace folder that is a link is not removed (its target may be anything): named too
+    linked = tmp_path / "runs" / "episodes" / "new"
+    target = tmp_path / "kept"
+    linked.rename(target)
+    linked.symlink_to(target)
+    result = mseval("runs", "delete", "new", "--store", url, "--runs-dir", str(tmp_path / "runs"), "--yes")
+    assert result.returncode == 0 and "for 1 run new:" in result.stderr
+    assert target.is_dir() and linked.is_symlink()
 
 
 def test_refusals_delete_nothing(tmp_path: Path) -> None:
