@@ -319,7 +319,8 @@ EMBEDDING_CACHE_FILE = "embeddings.sqlite"
 
 
 def load_embedder(spec: str, allow_download: bool = False, cache_dir: Path | None = None) -> Embedder | None:
-    """`minilm`, `tfidf` (None: syntactic part alone) or `st:<name-or-path>`. With `cache_dir`,
+    """`minilm`, `tfidf` or `none` (None: the syntactic part alone, or no IDS, as the caller
+    decides) or `st:<name-or-path>`. With `cache_dir`,
     MiniLM's vectors are kept in `cache_dir/embeddings.sqlite` between commands."""
     if spec == MINILM:
         model = MiniLMEmbedder()
@@ -328,11 +329,11 @@ def load_embedder(spec: str, allow_download: bool = False, cache_dir: Path | Non
             if cache_dir is None
             else CachedEmbedder(model, VectorCache(cache_dir / EMBEDDING_CACHE_FILE))
         )
-    if spec == TFIDF:
+    if spec in (TFIDF, "none"):
         return None
     if spec.startswith("st:") and len(spec) > 3:
         return SentenceTransformerEmbedder(spec[3:], allow_download)
-    raise EmbedderError(f"unknown embedder {spec!r}: use minilm, tfidf or st:<name-or-path>")
+    raise EmbedderError(f"unknown embedder {spec!r}: use minilm, tfidf, none or st:<name-or-path>")
 
 
 def embedder_id(embedder: Embedder | None) -> str:

@@ -66,12 +66,10 @@ def open_embedder(spec: str) -> Embedder | None:
     from evaluation.embeddings import EmbedderError, load_embedder
     from mcp_servers.common.worldstate import default_cache_dir
 
-    if spec == "none":
-        return None
     try:
         return load_embedder(spec, cache_dir=default_cache_dir())
-    except EmbedderError as exc:  # the command line also takes `none` (no IDS at all)
-        raise _input_error("--embedder", str(exc).replace("tfidf or st:", "tfidf, none or st:")) from None
+    except EmbedderError as exc:
+        raise _input_error("--embedder", str(exc)) from None
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
