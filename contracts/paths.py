@@ -32,3 +32,23 @@ def lookup_problem(path: Path, *, file: bool = False) -> str | None:
             link = f"a symbolic link to {os.readlink(at)}, which does not exist"
             return link if at == path else f"{at} is {link}"
     return None
+
+
+def unreadable_folder(exc: OSError) -> str:
+    """The reason given for a folder that is there but cannot be listed."""
+    return f"cannot read this folder: {exc.strerror or exc}"
+
+
+def folder_problem(folder: Path, kind: str) -> str | None:
+    """Why `folder` cannot be read as the folder of `kind` (profiles, delegation priors, …):
+    it cannot be looked up, is not there (or not a folder), or cannot be listed; None when
+    it can be read."""
+    if reason := lookup_problem(folder):
+        return f"cannot read this folder: {reason}"
+    if not folder.is_dir():
+        return f"no such folder of {kind}"
+    try:
+        with os.scandir(folder):
+            return None
+    except OSError as exc:
+        return unreadable_folder(exc)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
 from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
+from contracts.paths import unreadable_folder
 from contracts.yamlio import line_of, read_yaml, validate_data
 
 EpisodeKey = tuple[str, str, str, int]
@@ -204,7 +205,7 @@ def load_priors(folder: Path) -> dict[str, DelegationPrior]:
     try:
         paths = prior_files(folder)
     except OSError as exc:
-        raise InputError.one(folder, None, f"cannot read this folder: {exc.strerror or exc}") from None
+        raise InputError.one(folder, None, unreadable_folder(exc)) from None
     for path in paths:
         try:
             data, lines = read_yaml(path)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from contracts.errors import InputError, Problem
 from contracts.jsonvalue import JsonObject
 from contracts.labels import LABELS, label_mode
+from contracts.paths import unreadable_folder
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIOS
 from contracts.yamlio import read_yaml, validate_data
@@ -223,7 +224,7 @@ def readable_folder(folder: Path) -> None:
     except FileNotFoundError:
         return  # said elsewhere, in the words of the folder's kind
     except OSError as exc:
-        raise InputError.one(folder, None, f"cannot read this folder: {exc.strerror or exc}") from None
+        raise InputError.one(folder, None, unreadable_folder(exc)) from None
 
 
 def _selects(selector: str, folder: Path) -> bool:

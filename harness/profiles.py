@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.errors import InputError, Problem
-from contracts.paths import lookup_problem
+from contracts.paths import folder_problem
 from contracts.yamlio import read_yaml, validation_problems
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "subagent_profiles"
@@ -189,8 +189,7 @@ def load_profiles(
     builtins: set[str] = set()
     read: set[Path] = set()
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
-        if (reason := lookup_problem(folder)) or not folder.is_dir():
-            said = f"cannot read this folder: {reason}" if reason else "no such folder of profiles"
+        if said := folder_problem(folder, "profiles"):
             problems.append(Problem(str(folder), None, said))
             continue
         if folder.resolve() in read:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from harness.cli.common import DEFAULT_STORE, STORE_HELP
+from harness.models import DEFAULT_MAX_OUTPUT_TOKENS
 
 DEMO_MATRIX = [
     ("sim:single", "sa"),
@@ -192,7 +193,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         max_output_tokens: Annotated[
-            int | None, typer.Option(help="max output tokens per call (default 8192)")
+            int | None, typer.Option(help=f"max output tokens per call (default {DEFAULT_MAX_OUTPUT_TOKENS})")
         ] = None,
         reasoning_effort: Annotated[
             str | None, typer.Option(help="reasoning effort, where the provider has it")

@@ -29,17 +29,16 @@ def input_problems(
 ) -> list[Problem]:
     """What is wrong with the inputs of score/report, all at once, before any is read."""
     from contracts.episode import runs_file_for
-    from contracts.paths import lookup_problem
+    from contracts.paths import folder_problem, lookup_problem
     from harness.cli.common import check_out_path
     from harness.store_urls import url_problems
 
     problems = []
     folder = priors_folder(priors)
-    if (reason := lookup_problem(folder)) or not folder.is_dir():
+    if said := folder_problem(folder, "delegation priors"):
         source = (
             "--priors" if priors else "MSEVAL_PRIORS" if os.environ.get("MSEVAL_PRIORS") else "the project's"
         )
-        said = f"cannot read this folder: {reason}" if reason else "no such folder of delegation priors"
         problems.append(Problem(str(folder), None, f"{said} ({source})"))
     if store is not None and episodes is not None:
         problems.append(Problem("--episodes", None, "give either --store or --episodes, not both"))

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.episode import Usage
+from harness.models import DEFAULT_MAX_OUTPUT_TOKENS
 
 __all__ = [
     "AssistantMessage",
@@ -111,7 +112,7 @@ class ModelSettings(_Strict):
     """Sampling and request settings of a run; part of the run identity."""
 
     temperature: float | None = 0.0
-    max_output_tokens: int = 8192
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     reasoning_effort: str | None = None
     # Extra request fields passed through to the provider as they are.
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -219,6 +219,32 @@ def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
     assert line == f"{missing}: no such folder of profiles"
 
 
+def test_an_unreadable_profile_folder_is_named_not_read_as_empty(tmp_path: Path, monkeypatch: Any) -> None:
+    """A profile folder that could not be listed (its permissions) was globbed as empty: its
+    profiles were missing without a word."""
+    import os
+
+    from contracts.errors import InputError
+    from harness.profiles import load_profiles
+
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    (folder / "mine.md").write_text("not read\n")
+    real_scandir = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    with pytest.raises(InputError) as caught:
+        load_profiles([folder])
+    assert [str(p) for p in caught.value.problems] == [
+        f"{folder}: cannot read this folder: Permission denied"
+    ]
+
+
 def test_catalog_variables_set_but_empty_count_as_unset(tmp_path: Path) -> None:
     """`MSEVAL_PRIORS=` made the current folder the priors folder (every task "no prior"), and
     `MSEVAL_TASKS=` the tasks folder (no task found), where `mseval score` took empty as unset."""
