@@ -181,12 +181,14 @@ class Store:
         self.file: Path | None = None  # a SQLite store's file
         self._opened = False
         self.superseded = 0  # older runs' episodes the last `records()` left out
-        if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-            self.file = Path(url.removeprefix("sqlite:///"))
         with self.failing("open"):
-            if self.file is not None:
+            parsed = make_url(url)
+            sqlite = parsed.get_backend_name() == "sqlite"
+            # The file SQLAlchemy opens: the URL's path as it decodes it (`my%20file.db`).
+            if sqlite and parsed.database and parsed.database != ":memory:":
+                self.file = Path(parsed.database)
                 self.file.parent.mkdir(parents=True, exist_ok=True)
-            connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
+            connect_args = {"timeout": 30} if sqlite else {}
             self.engine = create_engine(url, connect_args=connect_args)
             StoreModel.metadata.create_all(self.engine)
         self._opened = True

@@ -302,3 +302,15 @@ def test_episodes_of_long_or_look_alike_model_ids_never_share_an_id() -> None:
     # readable, and a hash of the exact settings ends it (':' and '_' would otherwise meet)
     sim = _episode_id("r1", Job(task, "sim:oracle", "spec", 0))
     assert re.fullmatch(r"r1-lms-late-homework-followup-sim_oracle-spec-0-[0-9a-f]{10}", sim)
+
+
+def test_a_store_url_with_an_escaped_name_opens_the_file_sqlalchemy_opens(tmp_path: Path) -> None:
+    """`sqlite:///…/sub%20dir/s.db` made the folder `sub%20dir` (the URL cut by its prefix), while
+    SQLAlchemy opened `sub dir/s.db`, whose folder was never made: the store failed to open."""
+    store = Store(f"sqlite:///{tmp_path}/sub%20dir/s.db")
+    try:
+        assert store.file == tmp_path / "sub dir" / "s.db"
+        assert store.runs() == []
+    finally:
+        store.close()
+    assert (tmp_path / "sub dir" / "s.db").is_file() and not (tmp_path / "sub%20dir").exists()
