@@ -48,19 +48,26 @@ class EpisodeWorld:
 def create_world(
     task: Task, episode_id: str, root: Path, db_base: str = "sqlite", cache_dir: Path | None = None
 ) -> EpisodeWorld:
+    """A fresh world for one episode, its task's setup applied. When anything after the database
+    fails (most often a setup step the world refuses), the database is dropped before the error
+    goes on (the episode never ran: nothing to inspect), as `EpisodeWorld.close` does."""
     folder = root / episode_id
     url = worldstate.create_episode_db(db_base, episode_id, folder / "db", cache_dir)
-    engine = make_engine(url)
-    workspace = folder / "workspace"
-    if workspace.exists():
-        shutil.rmtree(workspace)
-    workspace.mkdir(parents=True)
+    world = EpisodeWorld(
+        folder=folder, db_url=url, engine=make_engine(url), workspace=folder / "workspace", db_base=db_base
+    )
     try:
-        apply_setup(task, engine, workspace)
-    except BaseException:
-        engine.dispose()
+        if world.workspace.exists():
+            shutil.rmtree(world.workspace)
+        world.workspace.mkdir(parents=True)
+        apply_setup(task, world.engine, world.workspace)
+    except BaseException as exc:
+        try:
+            world.close()
+        except Exception as cleanup:  # the setup's failure stays the reason; this one rides along
+            exc.add_note(f"and its world database could not be dropped: {type(cleanup).__name__}: {cleanup}")
         raise
-    return EpisodeWorld(folder=folder, db_url=url, engine=engine, workspace=workspace, db_base=db_base)
+    return world
 
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:

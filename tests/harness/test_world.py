@@ -1,0 +1,97 @@
+"""An episode's world (harness/world.py): what is left of it when its task's setup fails."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from harness.catalog import SetupStep, Task, load_tasks
+from harness.profiles import load_profiles
+from harness.records import EpisodeRecord
+from harness.runner import Runner, RunPlan
+from harness.store import Store
+from mcp_servers.common import worldstate
+from mcp_servers.common.db import make_engine
+from tests.mcp_servers.support import PG_URL_ENV
+
+# a row the schema refuses: lms_course.instructor is NOT NULL
+REFUSED_ROW = SetupStep(insert="lms_course", rows=[{"id": 1, "code": "X", "title": "T", "term": "F"}])
+
+
+def _refused_setup_task() -> Task:
+    (task,) = load_tasks("lms-due-reminder")
+    return dataclasses.replace(task, spec=task.spec.model_copy(update={"setup": [REFUSED_ROW]}))
+
+
+def _run(tmp_path: Path, db_base: str) -> tuple[EpisodeRecord, list[EpisodeRecord]]:
+    plan = RunPlan(
+        settings_matrix=[("sim:oracle", "sa")], tasks=[_refused_setup_task()], profiles=load_profiles(),
+        store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path / "runs", db_base=db_base,
+    )  # fmt: skip
+    (record,) = asyncio.run(Runner(plan).run()).records
+    store = Store(plan.store_url)
+    try:
+        return record, store.records()
+    finally:
+        store.close()
+
+
+def _assert_recorded_once_with_its_reason(record: EpisodeRecord, stored: list[EpisodeRecord]) -> None:
+    assert (record.status, record.termination) == ("absent", "harness_error")
+    assert record.reason is not None
+    assert record.reason.startswith("InputError: ") and "setup step 1 cannot be applied" in record.reason
+    assert [r.episode_id for r in stored] == [record.episode_id]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"no PostgreSQL: set {PG_URL_ENV}")
+def test_a_failed_setup_drops_its_postgresql_schema(tmp_path: Path) -> None:
+    """A setup step the world refused left the episode's schema (and role) behind on PostgreSQL:
+    create_world only disposed of its engine on the way out, and nothing else knew the schema."""
+    base = os.environ[PG_URL_ENV]
+    record, stored = _run(tmp_path, base)
+    _assert_recorded_once_with_its_reason(record, stored)
+    schema = worldstate.pg_schema_name(record.episode_id)
+    admin = make_engine(base)
+    try:
+        with admin.connect() as conn:
+            left = conn.execute(
+                text("SELECT nspname FROM pg_namespace WHERE nspname = :s UNION ALL "
+                     "SELECT rolname FROM pg_roles WHERE rolname = :s"),
+                {"s": schema},
+            ).all()  # fmt: skip
+    finally:
+        admin.dispose()
+    assert left == []
+
+
+def test_a_failed_setup_removes_its_sqlite_world_file(tmp_path: Path) -> None:
+    """The SQLite equivalent: the world file goes as it does after any episode (the workspace
+    stays, as after any episode)."""
+    record, stored = _run(tmp_path, "sqlite")
+    _assert_recorded_once_with_its_reason(record, stored)
+    folder = tmp_path / "runs" / "episodes" / record.run_id / record.episode_id
+    assert (folder / "workspace").is_dir()
+    assert not (folder / "db").exists()
+
+
+def test_a_failed_setup_keeps_its_reason_when_the_world_cannot_be_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dropping the world on the way out must not replace the setup's failure as the reason."""
+    from harness import world as world_module
+
+    def cannot_drop(base: str, url: str) -> None:
+        raise OSError("connection lost")
+
+    monkeypatch.setattr(world_module.worldstate, "drop_episode_db", cannot_drop)
+    with pytest.raises(Exception) as caught:
+        world_module.create_world(_refused_setup_task(), f"e-{uuid.uuid4().hex[:6]}", tmp_path)
+    assert "setup step 1 cannot be applied" in str(caught.value)
+    assert any("connection lost" in note for note in getattr(caught.value, "__notes__", []))
