@@ -6,7 +6,8 @@ same store, which should then be PostgreSQL (`--store postgresql+psycopg://...`)
 file on a disk every worker sees, for one machine. `--ray-address` joins a cluster; without it
 a local Ray instance starts with `--concurrency` CPUs, listening on 127.0.0.1 only (see
 `import_ray`). The driver holds the run's claim (renewed while it waits for the tasks), so a
-second process cannot run or resume it at the same time.
+second process cannot run or resume it at the same time; a --resume of a run held that way is
+refused before Ray starts.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
-from harness.runner import Job, Runner, RunPlan, RunResult
+from harness.runner import Job, Runner, RunPlan, RunResult, refuse_busy_resume
 from harness.store import CLAIM_RENEW_S, EventStreamer, Owner
 
 # Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
@@ -62,9 +63,12 @@ def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
 def run_with_ray(
     plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None
 ) -> RunResult:
-    ray = import_ray(address)
     plan = dataclasses.replace(plan, shared_limits=True)
-    # Ray first: an address it cannot join is told before the run is written to the store
+    # What can be refused by reading the store is refused before Ray starts (seconds, a dozen
+    # processes): a --resume of a run another process holds.
+    refuse_busy_resume(plan)
+    ray = import_ray(address)
+    # Ray before any write: an address it cannot join is told before the run is in the store
     with _ray_session(ray, address, plan.concurrency):
         driver = Runner(plan)
         try:

@@ -183,6 +183,38 @@ def breach_reason(events: EventLog, termination: str, agent: str = "main") -> st
     return f"{termination}: {error}" + (f" ({said})" if said else "")
 
 
+def plan_identity(p: RunPlan) -> dict[str, Any]:
+    """The run identity of plan `p`; runs of equal identities share a matrix key (--resume)."""
+    profiles = [p.profiles.variant(v) for v in p.variants]
+    profiles += [r for v in profiles for r in p.profiles.roles(v).values()]
+    return run_identity(
+        tasks=p.tasks, profiles=list({x.name: x for x in profiles}.values()), models=p.models, variants=p.variants,
+        matrix=[f"{m}/{v}" for m, v in p.settings_matrix],
+        seeds=p.seeds, settings=p.settings.model_dump(), budgets=p.budgets.model_dump(),
+        price_version=p.prices.version if p.prices else None, base_url=p.base_url,
+    )  # fmt: skip
+
+
+def refuse_busy_resume(plan: RunPlan) -> None:
+    """With --resume, the refusal `Runner.prepare` would give after its claim, given now: an
+    `InputError` when a live process holds the run to be resumed. For a caller with costly work
+    to do before it claims (the Ray driver starts Ray). Only reads, and not a store that is not
+    there yet (nothing to resume); the claim still decides, as the run may be taken meanwhile."""
+    if not plan.resume:
+        return
+    store = Store.existing(plan.store_url)
+    if store is None:
+        return
+    try:
+        run_id = store.latest_run(matrix_key(plan_identity(plan)))
+        if run_id is not None:
+            store.refuse_if_busy(run_id)
+    except RunBusy as exc:
+        raise InputError.one("--resume", None, str(exc)) from None
+    finally:
+        store.close()
+
+
 class Runner:
     def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
@@ -194,15 +226,7 @@ class Runner:
         )  # fmt: skip
 
     def identity(self) -> dict[str, Any]:
-        p = self.plan
-        profiles = [p.profiles.variant(v) for v in p.variants]
-        profiles += [r for v in profiles for r in p.profiles.roles(v).values()]
-        return run_identity(
-            tasks=p.tasks, profiles=list({x.name: x for x in profiles}.values()), models=p.models, variants=p.variants,
-            matrix=[f"{m}/{v}" for m, v in p.settings_matrix],
-            seeds=p.seeds, settings=p.settings.model_dump(), budgets=p.budgets.model_dump(),
-            price_version=p.prices.version if p.prices else None, base_url=p.base_url,
-        )  # fmt: skip
+        return plan_identity(self.plan)
 
     def prepare(self, owner: Owner | None = None) -> tuple[str, list[Job], int]:
         """The run (new, or with --resume the latest one of the same matrix) and its pending jobs.

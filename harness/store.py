@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Column, delete, func, insert, update
+from sqlalchemy import JSON, Column, delete, func, insert, inspect, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -147,6 +147,15 @@ def _process_exists(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
+def _refuse_if_alive(run_id: str, held: Any) -> None:
+    """`RunBusy` naming the holder when the claim `held` is a live process's."""
+    now = time.time()
+    if _claim_alive(held, now):
+        where = "" if held.host == socket.gethostname() else f" on {held.host}"
+        seen = max(now - held.heartbeat_at, 0)
+        raise RunBusy(run_id, f"pid {held.pid}{where}, last seen {seen:.0f} s ago")
+
+
 def _claim_alive(claim: Any, now: float) -> bool:
     if now - claim.heartbeat_at > CLAIM_STALE_S:
         return False
@@ -175,7 +184,9 @@ def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) 
 
 
 class Store:
-    def __init__(self, url: str = DEFAULT_STORE) -> None:
+    def __init__(self, url: str = DEFAULT_STORE, *, create: bool = True) -> None:
+        """The store at `url`, its file and tables made when missing (`create`; without it the
+        caller checks they are there: see `existing`)."""
         self.url = url
         self.shown = shown(url)  # for messages
         self.file: Path | None = None  # a SQLite store's file
@@ -187,11 +198,31 @@ class Store:
             # The file SQLAlchemy opens: the URL's path as it decodes it (`my%20file.db`).
             if sqlite and parsed.database and parsed.database != ":memory:":
                 self.file = Path(parsed.database)
+            if self.file is not None and create:
                 self.file.parent.mkdir(parents=True, exist_ok=True)
             connect_args = {"timeout": 30} if sqlite else {}
             self.engine = create_engine(url, connect_args=connect_args)
-            StoreModel.metadata.create_all(self.engine)
+            if create:
+                StoreModel.metadata.create_all(self.engine)
         self._opened = True
+
+    @classmethod
+    def existing(cls, url: str) -> Store | None:
+        """The store at `url` when it is already there (its runs table), else None; nothing is
+        written either way (a reader that must not leave an empty store behind)."""
+        store = cls(url, create=False)
+        try:
+            there = store.file is None or store.file.exists()  # a connection would make the file
+            if there:
+                with store.failing("open"):
+                    there = inspect(store.engine).has_table(RunRow.__tablename__)
+        except BaseException:
+            store.close()
+            raise
+        if not there:
+            store.close()
+            return None
+        return store
 
     def close(self) -> None:
         self.engine.dispose()
@@ -226,6 +257,15 @@ class Store:
                         return
         raise RunBusy(run_id, "it claimed the run as this one tried to")
 
+    def refuse_if_busy(self, run_id: str) -> None:
+        """`RunBusy` when a live process holds the run now. Only a look: `claim_run` decides
+        (the run may be taken between the two)."""
+        claims = ClaimRow.__table__  # type: ignore[attr-defined]
+        with self.failing("read the run's claim"), self.engine.connect() as conn:
+            held = conn.execute(claims.select().where(claims.c.run_id == run_id)).first()
+        if held is not None:
+            _refuse_if_alive(run_id, held)
+
     def _take_claim(self, run_id: str, owner: Owner) -> bool:
         claims = ClaimRow.__table__  # type: ignore[attr-defined]
         with self.engine.begin() as conn:
@@ -233,11 +273,7 @@ class Store:
             if held is None:
                 conn.execute(insert(claims), owner.row(run_id))
                 return True
-            now = time.time()
-            if _claim_alive(held, now):
-                where = "" if held.host == socket.gethostname() else f" on {held.host}"
-                seen = max(now - held.heartbeat_at, 0)
-                raise RunBusy(run_id, f"pid {held.pid}{where}, last seen {seen:.0f} s ago")
+            _refuse_if_alive(run_id, held)
             taken = conn.execute(
                 update(claims)
                 .where(claims.c.run_id == run_id, claims.c.token == held.token)

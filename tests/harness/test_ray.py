@@ -50,7 +50,7 @@ def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(tmp_p
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
-def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path) -> None:
+def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Ray driver ran a run without claiming it, so a `--resume` beside it ran it twice."""
     from contracts.errors import InputError
     from harness.ray_executor import run_with_ray
@@ -58,8 +58,32 @@ def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path) -> None:
     from tests.harness.test_reliability_runs import _plan, _start_run
 
     run_id = _start_run(tmp_path, Owner())  # held by this (live) process
+    # the look before Ray starts is left out: the driver's own claim is what this pins
+    monkeypatch.setattr("harness.ray_executor.refuse_busy_resume", lambda plan: None)
     with pytest.raises(InputError, match=f"run {run_id} is being run by another mseval process"):
         run_with_ray(_plan(tmp_path, resume=True), None)
+
+
+def test_a_busy_run_is_refused_before_ray_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--executor ray --resume` of a run another process holds started Ray (seconds, a dozen
+    processes) and only then was refused, by the driver's claim."""
+    import harness.ray_executor as ray_executor
+    from contracts.errors import InputError
+    from harness.store import Owner
+    from tests.harness.test_reliability_runs import _plan, _start_run
+
+    def no_ray(address: str | None) -> None:
+        raise AssertionError("Ray was imported to be started")
+
+    monkeypatch.setattr(ray_executor, "import_ray", no_ray)
+    run_id = _start_run(tmp_path, Owner())  # held by this (live) process
+    with pytest.raises(InputError) as caught:
+        ray_executor.run_with_ray(_plan(tmp_path, resume=True), None)
+    (problem,) = caught.value.problems
+    assert problem.file == "--resume"
+    assert problem.message.startswith(
+        f"run {run_id} is being run by another mseval process (pid {os.getpid()}"
+    )
 
 
 def test_a_crashed_ray_worker_leaves_its_episode_absent_and_the_run_goes_on(tmp_path: Path) -> None:

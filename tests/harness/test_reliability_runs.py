@@ -82,6 +82,22 @@ def test_a_second_resume_of_a_run_in_progress_is_refused_not_run_twice(tmp_path:
         store.close()
 
 
+def test_the_look_for_a_busy_resume_refuses_only_a_live_claim_and_writes_nothing(tmp_path: Path) -> None:
+    """`refuse_busy_resume` (told before Ray starts) says what the claim would: a live holder is
+    refused, an abandoned claim or a run of other settings is not; a store not there stays so."""
+    from harness.runner import refuse_busy_resume
+
+    refuse_busy_resume(_plan(tmp_path, resume=True))
+    assert not (tmp_path / "s.db").exists()
+    run_id = _start_run(tmp_path, Owner(host="another-machine", pid=1))
+    with pytest.raises(InputError, match=f"run {run_id} is being run by another mseval process \\(pid 1 on"):
+        refuse_busy_resume(_plan(tmp_path, resume=True))
+    refuse_busy_resume(_plan(tmp_path, resume=True, tasks=TASKS[:1]))  # another matrix: not that run
+    refuse_busy_resume(_plan(tmp_path))  # no --resume: a new run
+    _claim(tmp_path, run_id, heartbeat_at=time.time() - CLAIM_STALE_S - 1)
+    refuse_busy_resume(_plan(tmp_path, resume=True))
+
+
 def test_the_claim_of_a_process_that_died_is_taken_over_by_resume(tmp_path: Path) -> None:
     run_id = _start_run(tmp_path, Owner(pid=_exited_pid()))
     result = asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
