@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -221,6 +222,62 @@ def test_exact_path_counts_equal_brute_force_on_random_dags(seed: int) -> None:
             assert count_paths(n, edges, contributes, min_nodes) == brute_force(
                 n, edges, contributes, min_nodes
             )
+
+
+@pytest.mark.parametrize("density", [0.2, 0.6, 0.95])
+def test_exact_path_counts_equal_brute_force_on_random_dags_sparse_to_nearly_complete(density: float) -> None:
+    """Dense graphs take a node's sum as all earlier nodes' minus its non-predecessors': both
+    ways, and their mix, agree with the enumeration."""
+    rng = random.Random(int(density * 100))
+    for _ in range(20):
+        n = rng.randint(2, 11)
+        order = list(range(n))
+        rng.shuffle(order)
+        edges = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < density]
+        edges += edges[:2]  # an edge given twice is one edge
+        contributes = [rng.random() < 0.5 for _ in range(n)]
+        for min_nodes in (1, 2):
+            assert count_paths(n, edges, contributes, min_nodes) == brute_force(
+                n, edges, contributes, min_nodes
+            )
+
+
+def test_gemmas_path_count_is_not_cubic_in_graph_size() -> None:
+    """Each node kept a list of 2m + 1 counts (m nodes on an edge), and every edge added two such
+    lists: a 600-node complete DAG took 12–16 s, and a 4,000-node chain held 4,000 lists of 8,001
+    counts (over 250 MB). Now a node holds only the counts that can occur, and lets them go after
+    its last reader. Chain 0 → 1 → … → N−1, even nodes contributing: the paths of ≥ 2 nodes are
+    its segments of length L (N − L + 1 of them); an even one is a tie (necessary), an odd one is
+    necessary when it starts on an even node ((N − L) // 2 + 1 of them)."""
+    import tracemalloc
+
+    n = 4000
+    edges = [(i, i + 1) for i in range(n - 1)]
+    contributes = [i % 2 == 0 for i in range(n)]
+    tracemalloc.start()
+    try:
+        total, necessary = count_paths(n, edges, contributes)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total == n * (n - 1) // 2
+    assert necessary == sum(
+        n - length + 1 if length % 2 == 0 else (n - length) // 2 + 1 for length in range(2, n + 1)
+    )
+    assert peak < 20_000_000  # bytes: a few MB of edges and small counts
+
+
+def test_a_600_node_complete_dag_is_counted_exactly() -> None:
+    """Every subset of ≥ 2 nodes is a path: 2^600 − 601 of them. Nodes 0..299 contribute: a subset
+    with c contributing and k not is necessary when c ≥ k (the 300 contributing singletons are
+    not paths here)."""
+    n, half = 600, 300
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    total, necessary = count_paths(n, edges, [i < half for i in range(n)])
+    assert total == 2**n - 1 - n
+    by_size = [math.comb(half, c) for c in range(half + 1)]
+    prefix = list(itertools.accumulate(by_size))  # prefix[c] = Σ_{k ≤ c} C(300, k)
+    assert necessary == sum(by_size[c] * prefix[c] for c in range(half + 1)) - 1 - half
 
 
 def test_sixty_node_complete_dag_is_counted_exactly() -> None:
