@@ -1,9 +1,17 @@
 """Per-serving nutrition, cost and allergens of recipes and menus, computed from the catalog
-in the database (a few hundred rows, loaded per call so writes are always reflected)."""
+in the database: ingredients, their allergens, and each recipe's ingredients in grams.
+
+A `Catalog` is plain values, tied to no session. A server keeps one per instance
+(`CatalogCache`), read at its first use: no kitchen tool writes the catalog's tables (the seed
+and a task's setup fill them before a server starts; `tests/mcp_servers/test_kitchen.py` pins
+it), and the menus, orders and recipes around it are still read per call, so writes show."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -22,30 +30,58 @@ NUTRIENTS = ("kcal", "protein_g", "fat_g", "carbs_g")
 MARKUP = 3.2
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Ingredient:
+    """What the catalog keeps of an ingredient (per 100 g, and its cost per kg)."""
+
+    name: str
+    kcal: float
+    protein_g: float
+    fat_g: float
+    carbs_g: float
+    cost_per_kg: float
+
+
+@dataclass(frozen=True)
 class Catalog:
-    ingredients: dict[int, KitchenIngredient]
-    allergens: dict[int, set[str]]
-    items: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
+    ingredients: Mapping[int, Ingredient]
+    allergens: Mapping[int, frozenset[str]]  # by ingredient id
+    items: Mapping[int, tuple[tuple[int, float], ...]]  # by recipe id: (ingredient id, grams)
 
     @classmethod
     def load(cls, s: Session) -> Catalog:
-        names = {a.id: a.name for a in s.execute(select(KitchenAllergen)).scalars()}
+        names = dict(s.execute(select(KitchenAllergen.id, KitchenAllergen.name)).all())
         allergens: dict[int, set[str]] = {}
-        for link in s.execute(select(KitchenIngredientAllergen)).scalars():
-            allergens.setdefault(link.ingredient_id, set()).add(names[link.allergen_id])
-        ingredients = {i.id or 0: i for i in s.execute(select(KitchenIngredient)).scalars()}
-        cat = cls(ingredients, allergens)
-        for ri in s.execute(
-            select(KitchenRecipeIngredient).order_by(col(KitchenRecipeIngredient.id))
-        ).scalars():
-            cat.items.setdefault(ri.recipe_id, []).append((ri.ingredient_id, ri.grams))
-        return cat
+        links = select(KitchenIngredientAllergen.ingredient_id, KitchenIngredientAllergen.allergen_id)
+        for ingredient_id, allergen_id in s.execute(links):
+            allergens.setdefault(ingredient_id, set()).add(names[allergen_id])
+        columns = (
+            KitchenIngredient.name,
+            *(getattr(KitchenIngredient, n) for n in NUTRIENTS),
+            KitchenIngredient.cost_per_kg,
+        )
+        ingredients = {
+            ingredient_id or 0: Ingredient(*values)
+            for ingredient_id, *values in s.execute(select(KitchenIngredient.id, *columns))
+        }
+        items: dict[int, list[tuple[int, float]]] = {}
+        uses = select(
+            KitchenRecipeIngredient.recipe_id,
+            KitchenRecipeIngredient.ingredient_id,
+            KitchenRecipeIngredient.grams,
+        ).order_by(col(KitchenRecipeIngredient.id))
+        for recipe_id, ingredient_id, grams in s.execute(uses):
+            items.setdefault(recipe_id, []).append((ingredient_id, grams))
+        return cls(
+            MappingProxyType(ingredients),
+            MappingProxyType({i: frozenset(found) for i, found in allergens.items()}),
+            MappingProxyType({r: tuple(used) for r, used in items.items()}),
+        )
 
     def per_serving(self, r: KitchenRecipe) -> dict[str, float]:
         """kcal, protein_g, fat_g, carbs_g and cost of one serving."""
         out = dict.fromkeys((*NUTRIENTS, "cost"), 0.0)
-        for ing_id, grams in self.items.get(r.id or 0, []):
+        for ing_id, grams in self.items.get(r.id or 0, ()):
             ing = self.ingredients[ing_id]
             for n in NUTRIENTS:
                 out[n] += getattr(ing, n) * grams / 100
@@ -54,16 +90,32 @@ class Catalog:
 
     def allergens_of(self, r: KitchenRecipe) -> list[str]:
         found: set[str] = set()
-        for ing_id, _g in self.items.get(r.id or 0, []):
-            found |= self.allergens.get(ing_id, set())
+        for ing_id, _g in self.items.get(r.id or 0, ()):
+            found |= self.allergens.get(ing_id, frozenset())
         return sorted(found)
 
     def ingredient_lines(self, r: KitchenRecipe, factor: float = 1.0) -> list[dict[str, Any]]:
         return [
             {"ingredient": self.ingredients[i].name, "grams": round(g * factor, 1),
-             "allergens": sorted(self.allergens.get(i, set()))}
-            for i, g in self.items.get(r.id or 0, [])
+             "allergens": sorted(self.allergens.get(i, frozenset()))}
+            for i, g in self.items.get(r.id or 0, ())
         ]  # fmt: skip
+
+
+class CatalogCache:
+    """One server instance's `Catalog`, read in the session of its first use and kept (see the
+    module's docstring for why that is safe)."""
+
+    def __init__(self) -> None:
+        self._catalog: Catalog | None = None
+        self._lock = threading.Lock()  # tools may run in worker threads: one read, not several
+
+    def get(self, s: Session) -> Catalog:
+        if self._catalog is None:
+            with self._lock:
+                if self._catalog is None:
+                    self._catalog = Catalog.load(s)
+        return self._catalog
 
 
 def menu_summary(s: Session, cat: Catalog, menu_id: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from mcp_servers.common.tooling import ToolError, as_json, fields, reader, write
 from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern, one_of
 from mcp_servers.kitchen import records as rec
 from mcp_servers.kitchen.catalog import ALLERGENS
-from mcp_servers.kitchen.nutrition import Catalog, menu_summary
+from mcp_servers.kitchen.nutrition import CatalogCache, menu_summary
 from mcp_servers.kitchen.schema import (
     TABLES,
     TODAY,
@@ -39,6 +39,8 @@ def build(ctx: ServerContext) -> MCPServer:
         "kitchen",
         instructions=f"A catering kitchen: recipes, nutrition, menus and catering orders. Today is {TODAY}.",
     )
+
+    catalog = CatalogCache()  # this instance's: its world's catalog, read once
 
     def session() -> Session:
         return Session(ctx.engine)
@@ -74,7 +76,7 @@ def build(ctx: ServerContext) -> MCPServer:
             if diet:
                 ok = {"vegan": ["vegan"], "vegetarian": ["vegan", "vegetarian"]}.get(diet, [diet])
                 stmt = stmt.where(col(KitchenRecipe.diet).in_(ok))
-            cat = Catalog.load(s)
+            cat = catalog.get(s)
             hits = []
             for r in s.execute(stmt).scalars():
                 serving, allergens = cat.per_serving(r), cat.allergens_of(r)
@@ -95,7 +97,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """A recipe by name or id: servings, times, ingredients in grams with allergens, steps, and
         per serving the kcal, protein, fat, carbohydrate and ingredient cost."""
         with session() as s:
-            r, cat = rec.recipe(s, recipe), Catalog.load(s)
+            r, cat = rec.recipe(s, recipe), catalog.get(s)
             return as_json({
                 **fields(r, exclude={"steps"}), "steps": r.steps.splitlines(), "ingredients": cat.ingredient_lines(r),
                 "allergens": cat.allergens_of(r), "per_serving": cat.per_serving(r),
@@ -123,7 +125,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError(
                     f"no ingredient {name!r}" + (f"; did you mean {', '.join(near)}?" if near else "")
                 )
-            cat = Catalog.load(s)
+            cat = catalog.get(s)
             used = s.execute(
                 select(KitchenRecipe.name)
                 .join(KitchenRecipeIngredient, col(KitchenRecipeIngredient.recipe_id) == KitchenRecipe.id)
@@ -133,7 +135,7 @@ def build(ctx: ServerContext) -> MCPServer:
             return as_json(
                 {
                     **fields(ing, exclude={"id"}),
-                    "allergens": sorted(cat.allergens.get(ing.id or 0, set())),
+                    "allergens": sorted(cat.allergens.get(ing.id or 0, frozenset())),
                     "used_in": used,
                 }
             )
@@ -142,7 +144,7 @@ def build(ctx: ServerContext) -> MCPServer:
     def list_menus() -> str:
         """Menus with their description, number of items and price per guest."""
         with session() as s:
-            cat = Catalog.load(s)
+            cat = catalog.get(s)
             out = []
             for m in s.execute(select(KitchenMenu).order_by(col(KitchenMenu.id))).scalars():
                 summary = menu_summary(s, cat, m.id or 0)
@@ -161,7 +163,7 @@ def build(ctx: ServerContext) -> MCPServer:
                     "id": m.id,
                     "name": m.name,
                     "description": m.description,
-                    **menu_summary(s, Catalog.load(s), m.id or 0),
+                    **menu_summary(s, catalog.get(s), m.id or 0),
                 }
             )
 
@@ -174,7 +176,7 @@ def build(ctx: ServerContext) -> MCPServer:
         if guests < 1:
             raise ToolError("guests must be at least 1")
         with session() as s:
-            cat = Catalog.load(s)
+            cat = catalog.get(s)
             if menu is not None:
                 m = rec.menu(s, menu)
                 dishes = [(s.get(KitchenRecipe, i.recipe_id), i.portions_per_guest)
@@ -256,7 +258,7 @@ def build(ctx: ServerContext) -> MCPServer:
                     )
                 )
             s.commit()
-            return as_json({"id": m.id, "name": m.name, **menu_summary(s, Catalog.load(s), m.id or 0)})
+            return as_json({"id": m.id, "name": m.name, **menu_summary(s, catalog.get(s), m.id or 0)})
 
     @writer(app, WRITE)
     def add_menu_item(menu: str, recipe: str, portions_per_guest: float = 1.0) -> str:
@@ -275,7 +277,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 KitchenMenuItem(menu_id=m.id or 0, recipe_id=r.id or 0, portions_per_guest=portions_per_guest)
             )
             s.commit()
-            return f"Added {r.name} to {m.name}; price per guest is now {menu_summary(s, Catalog.load(s), m.id or 0)['price_per_guest']:.2f}."
+            return f"Added {r.name} to {m.name}; price per guest is now {menu_summary(s, catalog.get(s), m.id or 0)['price_per_guest']:.2f}."
 
     @writer(app, WRITE, destructive=True)
     def remove_menu_item(menu: str, recipe: str) -> str:
@@ -304,7 +306,7 @@ def build(ctx: ServerContext) -> MCPServer:
         day, n = rec.event_date(event_date), rec.guests(guests)
         with session() as s:
             m = rec.menu(s, menu)
-            price = menu_summary(s, Catalog.load(s), m.id or 0)["price_per_guest"]
+            price = menu_summary(s, catalog.get(s), m.id or 0)["price_per_guest"]
             o = KitchenCateringOrder(
                 reference=f"tmp-{uuid.uuid4().hex}", client=client.strip(), contact_email=contact_email.strip(), event_date=day,
                 guests=n, menu_id=m.id or 0, status="quote", price_per_guest=price, total=round(price * n, 2),

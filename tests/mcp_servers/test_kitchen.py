@@ -1,7 +1,11 @@
 from __future__ import annotations
 
-from sqlmodel import Session, col, select
+from typing import Any
 
+import pytest
+from sqlmodel import Session, SQLModel, col, select
+
+from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenCateringOrder, KitchenMenu, KitchenMenuItem
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
@@ -17,9 +21,10 @@ def _order(world: World, status: str, after: str = "2026-11-24") -> str:
         return o.reference
 
 
-async def test_kitchen_contract(world: World) -> None:
+def _calls(world: World) -> dict[str, dict[str, Any]]:
+    """Valid arguments for every kitchen tool, writers after readers (they build on each other)."""
     confirmed = _order(world, "confirmed")
-    calls = {
+    return {
         "search_recipes": {"cuisine": "Italian", "course": "main", "exclude_allergens": ["dairy"]},
         "get_recipe": {"recipe": "Pad Thai"},
         "get_ingredient": {"name": "Tofu"},
@@ -35,6 +40,11 @@ async def test_kitchen_contract(world: World) -> None:
                                   "event_date": "2026-12-12", "guests": 35, "menu": "Board Lunch"},
         "update_catering_order": {"reference": confirmed, "guests": 70, "notes": "two more tables"},
     }  # fmt: skip
+
+
+async def test_kitchen_contract(world: World) -> None:
+    calls = _calls(world)
+    confirmed = calls["get_catering_order"]["reference"]
     async with serve("kitchen", world) as client:
         await check_contract(client, world, calls)
         menu = as_data(await client.call_tool("get_menu", {"menu": "board lunch"}))
@@ -156,3 +166,82 @@ async def test_filters_dates_and_empty_menus_are_checked(world: World) -> None:
         assert as_data(await client.call_tool("list_menus", {})) and "Empty" not in text(
             await client.call_tool("list_menus", {})
         )
+
+
+# What a kitchen server caches (mcp_servers/kitchen/nutrition.py: CatalogCache).
+CATALOG_TABLES = (
+    "kitchen_allergen",
+    "kitchen_ingredient",
+    "kitchen_ingredient_allergen",
+    "kitchen_recipe_ingredient",
+)
+
+
+async def test_the_catalog_is_read_once_per_server_not_on_every_call(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every kitchen tool loaded the whole ingredient catalog (ORM objects for every ingredient,
+    allergen link and recipe line) again, ~16 ms of a ~22 ms call. A server instance now reads
+    it once; another instance (another episode's) reads its own."""
+    loads: list[int] = []
+    load = Catalog.load.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Catalog], s: Session) -> Catalog:
+        loads.append(1)
+        return load(cls, s)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Catalog, "load", classmethod(counted))
+    calls = _calls(world)
+    catalog_tools = (
+        "search_recipes",
+        "get_recipe",
+        "get_ingredient",
+        "list_menus",
+        "get_menu",
+        "shopping_list",
+    )
+    async with serve("kitchen", world) as client:
+        first = as_data(await client.call_tool("get_recipe", calls["get_recipe"]))
+        for name in catalog_tools:
+            as_data(await client.call_tool(name, calls[name]))
+        assert as_data(await client.call_tool("get_recipe", calls["get_recipe"])) == first
+    assert len(loads) == 1
+    async with serve("kitchen", world) as client:
+        as_data(await client.call_tool("get_recipe", calls["get_recipe"]))
+    assert len(loads) == 2
+
+
+async def test_no_kitchen_tool_writes_the_catalog_a_server_keeps(world: World) -> None:
+    """A server keeps its catalog for its lifetime: safe only while no tool writes those tables.
+    A new write tool is run here too (every tool not marked read-only)."""
+    calls = _calls(world)
+
+    def catalog() -> dict[str, list[tuple[Any, ...]]]:
+        return {t: rows for t, rows in world.dump("kitchen_").items() if t in CATALOG_TABLES}
+
+    before = catalog()
+    assert set(before) == set(CATALOG_TABLES) and all(before.values())
+    async with serve("kitchen", world) as client:
+        writers = [
+            t.name
+            for t in (await client.list_tools()).tools
+            if not (t.annotations and t.annotations.read_only_hint)
+        ]
+        assert writers and set(writers) <= set(calls)
+        for name in [n for n in calls if n in writers]:  # in the order they build on each other
+            result = await client.call_tool(name, calls[name])
+            assert not result.is_error, text(result)
+    assert catalog() == before
+
+
+def test_a_catalog_holds_plain_values_that_outlive_its_session(world: World) -> None:
+    """A kept catalog must not hold ORM objects: they belong to the session they were read in."""
+    from mcp_servers.kitchen.nutrition import Ingredient
+
+    with Session(world.engine) as s:
+        cat = Catalog.load(s)
+    assert cat.ingredients and all(type(i) is Ingredient for i in cat.ingredients.values())
+    assert not any(isinstance(v, SQLModel) for v in (*cat.ingredients.values(), *cat.allergens.values()))
+    tofu = next(i for i in cat.ingredients.values() if i.name == "tofu")
+    assert (tofu.kcal, tofu.protein_g, tofu.cost_per_kg) == (76, 8, 5.0)  # catalog.py's row
+    assert any("soy" in found for found in cat.allergens.values())
