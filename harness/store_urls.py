@@ -4,6 +4,7 @@ one line naming the option and the problem (exit 2), never a traceback once a ru
 from __future__ import annotations
 
 import contextlib
+import warnings
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -52,8 +53,10 @@ def url_problems(
     if parsed.get_backend_name() == "sqlite":
         if store and (message := _sqlite_url_problem(parsed)):
             return problem(message)
+        if not store and (message := _served_sqlite_problem(parsed, url)):
+            return problem(message)
         if not parsed.database or parsed.database == ":memory:" or parsed.database.startswith("file:"):
-            return []  # a served world's database (not a store) in memory or by URI: nothing to check
+            return []  # a served world's database (not a store) in memory or by URI: nothing more to check
         message = _sqlite_problem(Path(parsed.database), must_exist)
         return problem(message) if message else []
     shown = parsed.render_as_string(hide_password=True)
@@ -145,6 +148,33 @@ def _sqlite_url_problem(parsed: URL) -> str | None:
         return f"a SQLite store takes no query parameters (?{given}); give sqlite:///PATH"
     if parsed.drivername != "sqlite":
         return f"give a SQLite store as sqlite:///PATH (Python's sqlite3), not {parsed.drivername}://…"
+    return None
+
+
+def _served_sqlite_problem(parsed: URL, url: str) -> str | None:
+    """What in a served world's SQLite URL (`servers serve --db`, which may be in memory or a
+    SQLite URI) would only fail once the server opens it: a driver option whose value the driver
+    cannot read (`timeout=abc`, `check_same_thread=maybe`) or that is given twice (a traceback
+    when the engine was made), or a database file whose folder is missing (nothing creates it)."""
+    dialect = parsed.get_dialect()
+    for key, value in parsed.query.items():
+        if not isinstance(value, str):
+            return f"{key} is given {len(value)} times in {url!r}; give it once"
+    try:
+        dialect().create_connect_args(parsed)
+    except (ValueError, TypeError) as exc:
+        with warnings.catch_warnings():  # each option alone, to name the one refused
+            warnings.simplefilter("ignore")
+            for key, value in parsed.query.items():
+                with contextlib.suppress(ValueError, TypeError):
+                    dialect().create_connect_args(parsed.set(query={key: value}))
+                    continue
+                return f"{key}={value!r} in {url!r} is not a value the SQLite driver takes ({exc})"
+        return f"{url!r}: {exc}"
+    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
+        folder = Path(parsed.database).parent
+        if not lookup_problem(folder) and not folder.exists():
+            return f"cannot create {parsed.database}: no folder {folder}"
     return None
 
 

@@ -120,6 +120,45 @@ def test_servers_serve_names_a_workspace_that_cannot_be_looked_up(tmp_path: Path
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("timeout=abc", "timeout='abc' in '{url}' is not a value the SQLite driver takes (could not convert"),
+        ("check_same_thread=maybe", "check_same_thread='maybe' in '{url}' is not a value the SQLite driver"),
+        ("timeout=1&timeout=2", "timeout is given 2 times in '{url}'; give it once"),
+    ],
+)
+def test_servers_serve_db_with_a_driver_option_it_cannot_read_is_one_line(
+    tmp_path: Path, query: str, said: str
+) -> None:
+    """`--db 'sqlite:///w.db?timeout=abc'` passed the check and raised ValueError in
+    create_engine (a traceback, exit 1, after the workspace was made)."""
+    ws = tmp_path / "ws"
+    for url in (f"sqlite:///{tmp_path / 'w.db'}?{query}", f"sqlite:///:memory:?{query}"):
+        line = one_line_error(mseval("servers", "serve", "lms", "--workspace", str(ws), "--db", url))
+        assert line.startswith("--db: " + said.format(url=url)), line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_servers_serve_db_in_a_missing_folder_is_one_line(tmp_path: Path) -> None:
+    """The server's own `--db: unable to open database file`, after a usage text and the
+    workspace made."""
+    db = tmp_path / "no" / "w.db"
+    ws = tmp_path / "ws"
+    assert (
+        one_line_error(mseval("servers", "serve", "lms", "--workspace", str(ws), "--db", f"sqlite:///{db}"))
+        == f"--db: cannot create {db}: no folder {db.parent}"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_servers_serve_db_still_takes_memory_and_uri_databases() -> None:
+    from harness.store_urls import url_problems
+
+    for url in ("sqlite://", "sqlite:///:memory:?timeout=2", "sqlite:///file:w?mode=memory&uri=true"):
+        assert url_problems(url, "--db", store=False) == [], url
+
+
 def test_view_names_a_bad_port(empty_store: str, busy_port: int) -> None:
     assert one_line_error(mseval("view", "--store", empty_store, "--port", "99999")) == (
         "--port: 99999 is not a port number (0 to 65535)"
