@@ -17,11 +17,10 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 from contracts.errors import InputError
 from harness.models.base import ErrorKind, ModelAPIError
-from harness.models.registry import PROVIDERS
+from harness.models.registry import PROVIDERS, name_options
 
 log = logging.getLogger("harness.models")
 T = TypeVar("T")
@@ -106,9 +105,8 @@ def _shown_name(name: str | None) -> str:
 
 
 def split_options(model_id: str, allowed: Mapping[str, tuple[str, ...]]) -> tuple[str, dict[str, str]]:
-    """`gpt-5?api=responses` -> ("gpt-5", {"api": "responses"}); unknown options are errors."""
-    base, _, query = model_id.partition("?")
-    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
+    """`gpt-5?api=responses` -> ("gpt-5", {"api": "responses"}); unknown or repeated options are errors."""
+    base, options = name_options(model_id)
     for key, value in options.items():
         if key not in allowed:
             known = ", ".join(allowed) or "none"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
 from contracts.errors import InputError, Problem
 from harness.models.base import Model, ModelSettings
@@ -73,6 +74,21 @@ def split_name(name: str) -> tuple[str, str]:
             "--model", None, f"unknown provider {provider!r}; known: sim, {', '.join(PROVIDERS)}"
         )
     return provider, model_id
+
+
+def name_options(name: str) -> tuple[str, dict[str, str]]:
+    """The part of model name `name` before `?` and its options: `sim:oracle?noise=0.1` ->
+    ("sim:oracle", {"noise": "0.1"}). An option given twice (`?noise=0&noise=1`) is an
+    `InputError` naming `--model`: which one was meant is not ours to guess."""
+    base, _, query = name.partition("?")
+    pairs = parse_qsl(query, keep_blank_values=True)
+    options = dict(pairs)
+    if len(options) < len(pairs):
+        twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
+        raise InputError.one(
+            "--model", None, f"{name}: option {twice!r} is given more than once; give it once"
+        )
+    return base, options
 
 
 class ModelFactory:

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
-from urllib.parse import parse_qsl
 
 from contracts.episode import Usage
 from contracts.errors import InputError
@@ -45,6 +44,7 @@ from harness.models.base import (
     ToolSpec,
     UserMessage,
 )
+from harness.models.registry import name_options
 from harness.profiles import PLANNER, label_types
 from harness.prompts import PLAN_FIRST_NOTE
 from harness.tools import CLAIM_DONE
@@ -85,11 +85,11 @@ class SimOptions:
 
 def parse_sim_name(name: str) -> SimOptions:
     """The policy and options of a sim model name; `InputError` naming `--model` when bad."""
-    base, _, query = name.partition("?")
+    base, _, _ = name.partition("?")
     policy = base.removeprefix("sim:")
     if policy not in POLICIES:
         raise InputError.one("--model", None, f"unknown sim policy {policy!r}; known: {', '.join(POLICIES)}")
-    options = dict(parse_qsl(query, keep_blank_values=True))
+    _, options = name_options(name)
     unknown = set(options) - {"noise", "seed", "latency"}
     if unknown:
         raise InputError.one(

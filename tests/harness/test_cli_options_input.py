@@ -220,6 +220,19 @@ def test_sim_model_names_are_checked_before_anything_runs(tmp_path: Path, model:
     assert not store.exists()
 
 
+def test_a_sim_option_given_twice_is_refused_not_last_wins(tmp_path: Path) -> None:
+    """`sim:oracle?noise=0&noise=1` ran with noise 1: dict(parse_qsl(...)) kept the last."""
+    store = tmp_path / "s.db"
+    result = mseval(
+        "run", "-m", "sim:oracle?noise=0&noise=1", "-v", "spec", "--tasks", "lms-due-reminder",
+        "--store", f"sqlite:///{store}", timeout=60,
+    )  # fmt: skip
+    assert one_line_error(result) == (
+        "--model: sim:oracle?noise=0&noise=1: option 'noise' is given more than once; give it once"
+    )
+    assert not store.exists()
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [

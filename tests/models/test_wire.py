@@ -317,6 +317,15 @@ def test_model_options_and_extras() -> None:
     assert request_extras(extra, "openai-compatible") == {"seed": 1}
 
 
+def test_a_provider_option_given_twice_is_refused_not_last_wins() -> None:
+    """`gpt-5?api=responses&api=chat` used the Chat API: dict(parse_qsl(...)) kept the last."""
+    with pytest.raises(InputError) as caught:
+        split_options("gpt-5?api=responses&api=chat", op.OPTIONS)
+    assert str(caught.value) == (
+        "--model: gpt-5?api=responses&api=chat: option 'api' is given more than once; give it once"
+    )
+
+
 def test_factories_need_their_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(InputError, match="OPENAI_API_KEY is not set"):
