@@ -11,7 +11,8 @@ tool calls go to the real MCP servers, delegation starts real sub-agents in wave
 - `sim:shy` never delegates, even when offered sub-agents (the name for the non-delegating
   policy under a delegating variant; it behaves as `single`).
 Options `?noise=P&seed=N`: each tool call is dropped (P/2) or garbled (P/2); `latency=S` makes
-every call take S seconds, like a model behind an API (waves then show real parallelism).
+every call take S seconds (at most MAX_LATENCY_S, an hour), like a model behind an API (waves
+then show real parallelism).
 
 The agent's role and progress are read from the messages alone (is `claim_done` offered? how
 many assistant turns since the sub-task prompt?), so the policy is stateless and a resumed
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import random
 import re
 from collections.abc import Sequence
@@ -55,6 +55,9 @@ PLAN_MARK = "[plan]"
 PLAN_FIRST_HEADING = PLAN_FIRST_NOTE.split("\n", 1)[0]  # what the runtime adds for plan-first
 GARBLED = "§garbled§"
 SUMMARY_CHARS = 600
+# The longest a sim call may be told to take (`latency=S`): an hour, far beyond any provider's
+# call, so a typo (`latency=1e9`, 31 years) is refused rather than a run that never ends.
+MAX_LATENCY_S = 3600.0
 
 
 def _tokens(chars: int) -> int:
@@ -103,9 +106,11 @@ def parse_sim_name(name: str) -> SimOptions:
         raise InputError.one(
             "--model", None, f"{name}: noise and latency must be numbers, seed an integer"
         ) from None
-    if not 0.0 <= noise <= 1.0 or not (latency >= 0 and math.isfinite(latency)):  # NaN fails both
+    if not 0.0 <= noise <= 1.0 or not 0.0 <= latency <= MAX_LATENCY_S:  # NaN fails both
         raise InputError.one(
-            "--model", None, f"{name}: noise must be between 0 and 1, latency finite and not negative"
+            "--model",
+            None,
+            f"{name}: noise must be between 0 and 1, latency between 0 and {MAX_LATENCY_S:g} seconds",
         )
     return SimOptions(policy=policy, noise=noise, seed=seed, latency_s=latency)
 

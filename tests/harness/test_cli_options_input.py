@@ -194,15 +194,19 @@ def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> Non
         ),
         (
             "sim:oracle?noise=2",
-            "--model: sim:oracle?noise=2: noise must be between 0 and 1, latency finite and not negative",
+            "--model: sim:oracle?noise=2: noise must be between 0 and 1, latency between 0 and 3600 seconds",
         ),
         (  # an infinite latency was taken, and the run waited forever
             "sim:oracle?latency=inf",
-            "--model: sim:oracle?latency=inf: noise must be between 0 and 1, latency finite and not negative",
+            "--model: sim:oracle?latency=inf: noise must be between 0 and 1, latency between 0 and 3600 seconds",
         ),
         (
             "sim:oracle?noise=nan",
-            "--model: sim:oracle?noise=nan: noise must be between 0 and 1, latency finite and not negative",
+            "--model: sim:oracle?noise=nan: noise must be between 0 and 1, latency between 0 and 3600 seconds",
+        ),
+        (  # a huge finite latency was taken: a run that waits 31 years a call
+            "sim:single?latency=1e9",
+            "--model: sim:single?latency=1e9: noise must be between 0 and 1, latency between 0 and 3600 seconds",
         ),
         (
             "sim:oracle?bogus=1",
