@@ -142,6 +142,15 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
                     file, lines.get(("delegation",)), f"delegation {header.delegation!r} needs 'subagents'"
                 )
             )
+        for i, sub in enumerate(subs):
+            if sub in subs[:i]:  # offered twice, the model would see one role listed two ways
+                problems.append(
+                    Problem(
+                        file,
+                        lines.get(("subagents", i)) or lines.get(("subagents",)),
+                        f"sub-agent {sub!r} is listed twice in 'subagents'; list it once",
+                    )
+                )
         if header.delegation == "plan-first" and PLANNER not in subs:
             problems.append(
                 Problem(file, lines.get(("subagents",)), f"plan-first needs the {PLANNER!r} sub-agent")

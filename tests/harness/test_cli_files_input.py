@@ -133,3 +133,31 @@ def test_a_folder_given_twice_is_read_once(tmp_path: Path) -> None:
                     "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "1 episodes run" in result.stdout
+
+
+def test_a_variant_that_lists_a_sub_agent_twice_is_refused_at_the_duplicate(tmp_path: Path) -> None:
+    """`subagents: [explorer, explorer]` was taken, and the variant offered one role twice."""
+    variant = tmp_path / "twice.md"
+    variant.write_text(
+        "---\nname: twice\ndescription: a variant\nmode: writable\ndelegation: autonomous\n"
+        "subagents:\n  - explorer\n  - planner\n  - explorer\ntools: ['mcp__lms__*']\n---\nPrinciples.\n"
+    )
+    store = tmp_path / "s.db"
+    for args in (
+        ("profiles", "validate", "--dir", str(tmp_path)),
+        (
+            "run",
+            "-m",
+            "sim:oracle",
+            "-v",
+            "twice",
+            "--profiles",
+            str(tmp_path),
+            "--store",
+            f"sqlite:///{store}",
+        ),
+    ):
+        assert one_line_error(mseval(*args)) == (
+            f"{variant}:9: sub-agent 'explorer' is listed twice in 'subagents'; list it once"
+        ), args[0]
+    assert sorted(tmp_path.iterdir()) == [variant]
