@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
 
 tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True, rich_markup_mode=None)
 priors_app = typer.Typer(
@@ -124,7 +124,7 @@ def priors_draft(
     ],
     store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
     out: Annotated[
-        Path | None, typer.Option(help="write here instead of delegation_priors/<task>.yaml")
+        Path | None, path_option(help="write here instead of delegation_priors/<task>.yaml")
     ] = None,
     force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
 ) -> None:

@@ -39,6 +39,31 @@ def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem
     return out, list(dict.fromkeys(problems))
 
 
+def path_value(value: str | Path) -> Path:
+    """A path given on the command line (the `parser` of every path option and argument). An
+    empty one is refused, naming the option (exit 2): `Path("")` is `.`, so `--runs-dir ""` (an
+    unset shell variable, say) silently meant the current folder."""
+    if isinstance(value, str) and not value:
+        import typer
+
+        raise typer.BadParameter("an empty path names no file or folder (give . for the current folder)")
+    return Path(value)
+
+
+def path_option(*names: str, metavar: str = "<path>", **options: Any) -> Any:
+    """`typer.Option` for a path: read by `path_value`, shown as `<path>` as typer shows paths."""
+    import typer
+
+    return typer.Option(*names, parser=path_value, metavar=metavar, **options)
+
+
+def path_argument(*, metavar: str, **options: Any) -> Any:
+    """`typer.Argument` for a path, read by `path_value`."""
+    import typer
+
+    return typer.Argument(parser=path_value, metavar=metavar, **options)
+
+
 def check_out_path(path: Path, option: str, *, folder: bool) -> None:
     """An output `path` that can be written: a folder (`folder`) or a file, whose nearest
     existing ancestor is a folder we may create files in. `InputError` naming `option`

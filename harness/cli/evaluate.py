@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from contracts.errors import InputError
+from harness.cli.common import path_argument, path_option
 from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 
 if TYPE_CHECKING:
@@ -30,13 +31,13 @@ StoreOpt = Annotated[
 ]
 EpisodesOpt = Annotated[
     Path | None,
-    typer.Option(
+    path_option(
         "--episodes", help="Episode records (.jsonl, mseval.episode/1); FILE.runs.json beside it is read too."
     ),
 ]
 PriorsOpt = Annotated[
     Path | None,
-    typer.Option(
+    path_option(
         "--priors",
         help="Folder of delegation priors (<task-id>.yaml); default $MSEVAL_PRIORS, else the project's.",
     ),
@@ -317,7 +318,7 @@ def score(
 
 def report(
     out: Annotated[
-        Path, typer.Option("--out", help="Folder for report.md, index.html, score.json and the PNG plots.")
+        Path, path_option("--out", help="Folder for report.md, index.html, score.json and the PNG plots.")
     ],
     store: StoreOpt = None,
     episodes: EpisodesOpt = None,
@@ -371,7 +372,7 @@ def write_report_files(
 def gemmas(
     graph_file: Annotated[
         Path,
-        typer.Argument(metavar="GRAPH.json", help="Nodes with prompt and response; S and T as 0/1 matrices."),
+        path_argument(metavar="GRAPH.json", help="Nodes with prompt and response; S and T as 0/1 matrices."),
     ],
     answer: Annotated[
         str | None, typer.Option("--answer", help="Gold answer: a node contributes when its answer matches.")

@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
+from harness.cli.common import path_option
+
 profiles_app = typer.Typer(
     help="List, validate and create sub-agent profiles and variants.", no_args_is_help=True
 )
 DirOption = Annotated[
-    list[Path], typer.Option("--dir", metavar="DIR", help="an extra profile folder (repeatable)")
+    list[Path], path_option("--dir", metavar="DIR", help="an extra profile folder (repeatable)")
 ]
 
 
@@ -41,7 +43,7 @@ def profiles_validate(dirs: DirOption = []) -> None:  # noqa: B006
 @profiles_app.command("new")
 def profiles_new(
     name: Annotated[str, typer.Argument(help="profile name (lower-case, dashes)")],
-    folder: Annotated[Path, typer.Option("--dir", help="where to write it")] = Path("profiles"),
+    folder: Annotated[Path, path_option("--dir", help="where to write it")] = Path("profiles"),
     mode: Annotated[
         str | None,
         typer.Option(help="read-only or writable (default: read-only; a variant keeps its own)"),

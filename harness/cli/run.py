@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
 from harness.models import DEFAULT_MAX_OUTPUT_TOKENS
 
 DEMO_MATRIX = [
@@ -184,7 +184,7 @@ def register(app: typer.Typer) -> None:
                 "tool_result_bytes",
             ),
         ] = [],  # noqa: B006
-        config: Annotated[Path | None, typer.Option(help="model settings file (YAML)")] = None,
+        config: Annotated[Path | None, path_option(help="model settings file (YAML)")] = None,
         temperature: Annotated[
             str | None,
             typer.Option(
@@ -199,16 +199,16 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help="reasoning effort, where the provider has it")
         ] = None,
         profiles: Annotated[
-            list[Path], typer.Option(metavar="DIR", help="extra profile folder (repeatable)")
+            list[Path], path_option(metavar="DIR", help="extra profile folder (repeatable)")
         ] = [],  # noqa: B006
-        prices: Annotated[Path | None, typer.Option(help="price table (YAML)")] = None,
+        prices: Annotated[Path | None, path_option(help="price table (YAML)")] = None,
         rpm: Annotated[
             int | None, typer.Option(min=1, help="requests per minute per provider, across the run")
         ] = None,
         tpm: Annotated[
             int | None, typer.Option(min=1, help="tokens per minute per provider, across the run")
         ] = None,
-        runs_dir: Annotated[Path, typer.Option(help="where episode workspaces are kept")] = Path("runs"),
+        runs_dir: Annotated[Path, path_option(help="where episode workspaces are kept")] = Path("runs"),
     ) -> None:
         """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
         from harness.cli.common import print_table, settings_table
@@ -253,7 +253,7 @@ def register(app: typer.Typer) -> None:
     def demo(
         store: Annotated[str, typer.Option(help=STORE_HELP)] = "sqlite:///runs/demo.db",
         report: Annotated[
-            Path | None, typer.Option(help="also write the report (report.md, index.html, plots) here")
+            Path | None, path_option(help="also write the report (report.md, index.html, plots) here")
         ] = None,
         tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
         concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
@@ -305,7 +305,7 @@ def register(app: typer.Typer) -> None:
     def export(
         out: Annotated[
             Path,
-            typer.Option(help="the .jsonl file to write (run identities go beside it as FILE.runs.json)"),
+            path_option(help="the .jsonl file to write (run identities go beside it as FILE.runs.json)"),
         ],
         store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
     ) -> None:

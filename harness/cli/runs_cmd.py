@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
 
 if TYPE_CHECKING:
     from harness.store import RunSummary, Store
@@ -136,7 +136,7 @@ def runs_delete(
     ] = False,
     store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
     runs_dir: Annotated[
-        Path, typer.Option(help="where the runs' episode workspaces are kept (as given to `mseval run`)")
+        Path, path_option(help="where the runs' episode workspaces are kept (as given to `mseval run`)")
     ] = Path("runs"),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
 ) -> None:

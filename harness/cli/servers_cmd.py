@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from contracts.errors import Problem
+from harness.cli.common import path_option
 
 servers_app = typer.Typer(
     help="The MCP servers: list them, or serve one.", no_args_is_help=True, rich_markup_mode=None
@@ -53,7 +54,7 @@ def _list_tools(names: list[str]) -> None:
 @servers_app.command("serve")
 def servers_serve(
     name: Annotated[str, typer.Argument(help="server name (see `mseval servers list`)")],
-    workspace: Annotated[Path, typer.Option(help="workspace folder")] = Path("runs/serve/workspace"),
+    workspace: Annotated[Path, path_option(help="workspace folder")] = Path("runs/serve/workspace"),
     db: Annotated[
         str | None,
         typer.Option(

@@ -572,3 +572,47 @@ def test_run_profiles_that_is_a_symlink_loop_is_one_line(tmp_path: Path) -> None
     )
     assert one_line_error(result) == f"{loop}: cannot read this folder: Too many levels of symbolic links"
     assert [p.name for p in tmp_path.iterdir()] == ["loop"]
+
+
+STORE_IN = ("--store", "sqlite:///s.db")  # relative: in the test's own folder, which must stay empty
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (
+            (
+                "run",
+                "-m",
+                "sim:oracle",
+                "-v",
+                "sa",
+                "--tasks",
+                "lms-due-reminder",
+                *STORE_IN,
+                "--runs-dir",
+                "",
+            ),
+            "--runs-dir",
+        ),
+        (("run", "-m", "sim:oracle", "-v", "sa", *STORE_IN, "--config", ""), "--config"),
+        (("export", *STORE_IN, "--out", ""), "--out"),
+        (("report", *STORE_IN, "--out", ""), "--out"),
+        (("score", "--episodes", ""), "--episodes"),
+        (("profiles", "new", "helper", "--dir", ""), "--dir"),
+        (("servers", "serve", "lms", "--workspace", ""), "--workspace"),
+        (("gemmas", ""), "GRAPH.json"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "-".join(a for a in v[:2] if not a.startswith("-")),
+)
+def test_an_empty_path_option_is_refused_not_taken_as_the_current_folder(
+    tmp_path: Path, args: tuple[str, ...], option: str
+) -> None:
+    """`--runs-dir ""` wrote episodes/ into the current folder (Path("") is "."); `--out ""` and
+    `--episodes ""` raised "PosixPath('.') has an empty name" (a traceback)."""
+    where = "mseval " + " ".join(args[: 2 if args[0] in ("profiles", "servers") else 1])
+    assert one_line_error(mseval(*args, cwd=tmp_path)) == (
+        f"{where}: Invalid value for '{option}': an empty path names no file or folder "
+        f"(give . for the current folder) (see {where} --help)"
+    )
+    assert list(tmp_path.iterdir()) == []
