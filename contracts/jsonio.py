@@ -7,18 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from contracts.errors import InputError
+from contracts.textio import read_text
 
 
 def read_json(path: Path) -> Any:
     """The parsed contents of `path`; `InputError` naming the file (and line) otherwise. A
     leading byte-order mark (as some editors write) is read past, as in profiles and exports."""
     file = str(path)
+    text = read_text(path, "utf-8-sig")
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError.one(file, None, "not UTF-8 text") from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError.one(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
     except RecursionError:

@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from contracts.errors import InputError, Problem
+from contracts.textio import read_text
 
 M = TypeVar("M", bound=BaseModel)
 KeyPath = tuple[str | int, ...]
@@ -95,12 +96,7 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
     """Parse a YAML file; return the data and a map from key paths to line numbers."""
     file = str(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise InputError.one(file, None, "not UTF-8 text") from None
+        text = read_text(path)
     loader: _Loader | None = None
     try:
         loader = _Loader(text)  # reads the text through: a control character raises here

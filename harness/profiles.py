@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.errors import InputError, Problem
 from contracts.paths import folder_problem
+from contracts.textio import read_text
 from contracts.yamlio import read_yaml, validation_problems
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "subagent_profiles"
@@ -94,12 +95,7 @@ def read_profile(path: Path, text: str | None = None) -> tuple[Profile | None, l
 def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]:
     file = str(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise InputError.one(file, None, "not UTF-8 text") from None
-        except OSError as exc:
-            raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None
+        text = read_text(path)
     m = _FRONT.match(text.removeprefix("\ufeff"))  # a byte-order mark, as some editors write
     if m is None:
         raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")

@@ -20,7 +20,7 @@ body
 def test_a_profile_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     (tmp_path / "helper.md").write_bytes(ROLE.replace("body", "caf\xe9").encode("latin-1"))
     line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
-    assert line == f"{tmp_path / 'helper.md'}: not UTF-8 text"
+    assert line == f"{tmp_path / 'helper.md'}:8: not UTF-8 text (byte 0xe9 at column 4)"
 
 
 def test_a_front_matter_yaml_error_names_the_file_line(tmp_path: Path) -> None:
@@ -38,7 +38,9 @@ def test_a_duplicate_front_matter_key_names_the_file_line(tmp_path: Path) -> Non
 def test_a_graph_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     graph = tmp_path / "g.json"
     graph.write_bytes(b'{"nodes": [{"prompt": "caf\xe9"}]}')
-    assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == f"{graph}: not UTF-8 text"
+    assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
+        f"{graph}:1: not UTF-8 text (byte 0xe9 at column 27)"
+    )
 
 
 def test_a_graph_file_that_is_not_an_object_says_so(tmp_path: Path) -> None:

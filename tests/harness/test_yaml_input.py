@@ -8,7 +8,7 @@ import pytest
 
 from contracts.errors import InputError, Problem
 from contracts.yamlio import MAX_EXPANDED_NODES, read_yaml
-from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.cli_support import catalog_copy, mseval, one_line_error
 
 
 def problems(tmp_path: Path, text: str) -> list[str]:
@@ -94,3 +94,21 @@ def test_a_message_quoting_a_newline_stays_on_one_line() -> None:
     assert (
         str(Problem("c.yaml", 3, "unknown provider 'foo\nbar'")) == "c.yaml:3: unknown provider 'foo\\nbar'"
     )
+
+
+def test_bytes_that_are_not_utf8_are_named_at_the_line_of_the_first(tmp_path: Path) -> None:
+    """A task.yaml, prior or config with a Latin-1 byte was `FILE: not UTF-8 text`, no line."""
+    tasks, priors, env = catalog_copy(tmp_path)
+    task = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    task.write_bytes(task.read_bytes().replace(b"title: Reminder", b"title: R\xe9minder", 1))
+    line = one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env))
+    assert line == f"{task}:3: not UTF-8 text (byte 0xe9 at column 9)"
+    config = tmp_path / "cfg.yaml"
+    config.write_bytes(b"settings:\n  temperature: 0\n  extra: {k: caf\xe9}\n")
+    store, runs = tmp_path / "s.db", tmp_path / "runs"
+    result = mseval(
+        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--config", str(config),
+        "--store", f"sqlite:///{store}", "--runs-dir", str(runs),
+    )  # fmt: skip
+    assert one_line_error(result) == f"{config}:3: not UTF-8 text (byte 0xe9 at column 17)"
+    assert not store.exists() and not runs.exists()
