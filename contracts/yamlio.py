@@ -35,6 +35,24 @@ class _Loader(yaml.SafeLoader):
     (AttributeError), a date `2026-13-45` or an integer of over 4,300 digits (ValueError).
     """
 
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._values = 0  # how many values composed so far, aliases expanded
+        self._aliased = False
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        """PyYAML's, counting values as they are composed: past `MAX_EXPANDED_NODES` the file
+        is refused at the line of the value (or alias) that passes it, before the rest is read."""
+        event = self.peek_event()
+        node = super().compose_node(parent, index)
+        alias = isinstance(event, yaml.AliasEvent)
+        self._aliased = self._aliased or alias
+        self._values += _expanded_size(node, self._sizes) if alias and node is not None else 1
+        if self._values > MAX_EXPANDED_NODES:
+            raise yaml.composer.ComposerError(None, None, _too_many(self._aliased), event.start_mark)
+        return node
+
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
@@ -48,6 +66,12 @@ class _Loader(yaml.SafeLoader):
             raise yaml.constructor.ConstructorError(
                 None, None, f"cannot read {what} as {kind}{reason}", node.start_mark
             ) from None
+
+
+def _too_many(aliased: bool) -> str:
+    if aliased:
+        return f"its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
+    return f"more than {MAX_EXPANDED_NODES:,} values, more than any input of mseval holds"
 
 
 def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
@@ -101,10 +125,9 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
     try:
         loader = _Loader(text)  # reads the text through: a control character raises here
         node = loader.get_single_node()  # parsed once: the data is built from these nodes
+        # Counted again whole: an alias of a node still being composed (`&a [*a]`) was counted short.
         if node is not None and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-            raise InputError.one(
-                file, None, f"invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
-            )
+            raise InputError.one(file, None, f"invalid YAML: {_too_many(aliased=True)}")
         data = loader.construct_document(node) if node is not None else None
         lines: dict[KeyPath, int] = {}
         dupes: list[Problem] = []

@@ -24,8 +24,8 @@ def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
     (one level more never ended)."""
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
-    assert problems(tmp_path, "\n".join(lines) + "\n") == [
-        f"{tmp_path / 'f.yaml'}: invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
+    assert problems(tmp_path, "\n".join(lines) + "\n") == [  # a4 = 111,111 values: its line
+        f"{tmp_path / 'f.yaml'}:5: invalid YAML: its aliases expand to more than {MAX_EXPANDED_NODES:,} values"
     ]
 
 
@@ -112,3 +112,25 @@ def test_bytes_that_are_not_utf8_are_named_at_the_line_of_the_first(tmp_path: Pa
     )  # fmt: skip
     assert one_line_error(result) == f"{config}:3: not UTF-8 text (byte 0xe9 at column 17)"
     assert not store.exists() and not runs.exists()
+
+
+def test_a_file_of_too_many_values_is_refused_at_the_line_that_passes_the_bound(tmp_path: Path) -> None:
+    """A file of 200,000 values and no alias was told `FILE: invalid YAML: its aliases expand to
+    more than 100,000 values`: no line, and aliases it does not have."""
+    assert problems(tmp_path, "- x\n" * 200_000) == [
+        f"{tmp_path / 'f.yaml'}:{MAX_EXPANDED_NODES + 1}: invalid YAML: more than {MAX_EXPANDED_NODES:,} values, "
+        "more than any input of mseval holds"
+    ]
+
+
+def test_a_task_of_200000_setup_steps_is_one_line_at_a_step(tmp_path: Path) -> None:
+    tasks, _, env = catalog_copy(tmp_path)
+    task = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = task.read_text() + "setup:\n" + "- {sql: x}\n" * 200_000
+    task.write_text(text)
+    line = one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env))
+    file, number, message = line.split(":", 2)
+    assert file == str(task) and message == (
+        f" invalid YAML: more than {MAX_EXPANDED_NODES:,} values, more than any input of mseval holds"
+    )
+    assert text.splitlines()[int(number) - 1] == "- {sql: x}" and int(number) < 40_000, number
