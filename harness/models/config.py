@@ -28,9 +28,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from contracts.errors import Problem
+from contracts.errors import InputError, Problem
 from contracts.jsonvalue import JsonObject
-from contracts.yamlio import load_yaml_model
+from contracts.paths import lookup_problem
+from contracts.yamlio import read_yaml, validate_data
 from harness.models.base import ModelSettings
 from harness.models.provider_common import ENV_NAME, merged
 from harness.models.ratelimit import RateLimits
@@ -100,11 +101,28 @@ class ModelConfig(_Strict):
 
 
 def load_model_config(path: Path) -> ModelConfig:
-    """Read and validate a model config file; problems → `InputError` with file and line."""
-    config = load_yaml_model(path, ModelConfig)
-    if config.prices is not None and not config.prices.is_absolute():
-        config = config.model_copy(update={"prices": (path.parent / config.prices).resolve()})
+    """Read and validate a model config file; problems → `InputError` with file and line. The
+    price table it names (relative to it) must be a file: one that is not is told at the line
+    of `prices:`, which is where it is to be mended (the price file's own problems are told
+    against that file when it is read)."""
+    data, lines = read_yaml(path)
+    config = validate_data(ModelConfig, data, str(path), lines)
+    if config.prices is not None:
+        prices = path.parent / config.prices  # a no-op for an absolute path
+        if problem := _price_file_problem(prices):
+            raise InputError.one(str(path), lines.get(("prices",)), f"prices: {problem}")
+        config = config.model_copy(update={"prices": prices.resolve()})
     return config
+
+
+def _price_file_problem(path: Path) -> str | None:
+    if reason := lookup_problem(path, file=True):
+        return f"cannot use {path}: {reason}"
+    if path.is_dir():
+        return f"{path} is a folder; give a price table file"
+    if not path.exists():
+        return f"no file {path}"
+    return None
 
 
 def base_url_problem(url: str) -> str | None:

@@ -10,6 +10,7 @@ from contracts.errors import InputError
 from harness.models.base import ModelSettings
 from harness.models.config import load_model_config
 from harness.models.provider_common import request_extras
+from tests.harness.cli_support import mseval, one_line_error
 
 GOOD = """\
 settings:
@@ -35,6 +36,8 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_full_config(tmp_path: Path) -> None:
+    (tmp_path / "prices").mkdir()
+    (tmp_path / "prices" / "mine.yaml").write_text("version: mine\n")
     cfg = load_model_config(write(tmp_path, GOOD))
     assert cfg.base_url == "http://127.0.0.1:8000/v1" and cfg.api_key_env == "VLLM_KEY"
     assert cfg.prices == (tmp_path / "prices" / "mine.yaml").resolve()  # relative to the file
@@ -90,3 +93,33 @@ providers:
     assert request_extras(cfg.settings.extra, "openai-compatible") == {
         "chat_template_kwargs": {"enable_thinking": False, "thinking_budget": 64}
     }
+
+
+@pytest.mark.parametrize(
+    ("prices", "message"),
+    [
+        ("nope.yaml", "prices: no file {folder}/nope.yaml"),
+        ("sub", "prices: {folder}/sub is a folder; give a price table file"),
+    ],
+)
+def test_a_price_table_that_is_not_there_is_told_at_the_config_line(
+    tmp_path: Path, prices: str, message: str
+) -> None:
+    """`prices: nope.yaml` in a config was told as `…/nope.yaml: cannot read: No such file or
+    directory`, against the price file, not the config line that names it."""
+    (tmp_path / "sub").mkdir()
+    path = write(tmp_path, f"settings:\n  temperature: 0\nprices: {prices}\n")
+    with pytest.raises(InputError) as caught:
+        load_model_config(path)
+    assert str(caught.value) == f"{path}:3: " + message.format(folder=tmp_path)
+
+
+def test_mseval_run_names_the_config_line_of_a_missing_price_table(tmp_path: Path) -> None:
+    path = write(tmp_path, "prices: nope.yaml\n")
+    store = tmp_path / "s.db"
+    result = mseval(
+        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--config", str(path),
+        "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"),
+    )  # fmt: skip
+    assert one_line_error(result) == f"{path}:1: prices: no file {tmp_path}/nope.yaml"
+    assert [p.name for p in tmp_path.iterdir()] == ["models.yaml"]
