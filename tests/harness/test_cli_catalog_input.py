@@ -222,7 +222,6 @@ def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
 def test_an_unreadable_profile_folder_is_named_not_read_as_empty(tmp_path: Path, monkeypatch: Any) -> None:
     """A profile folder that could not be listed (its permissions) was globbed as empty: its
     profiles were missing without a word."""
-    import os
 
     from contracts.errors import InputError
     from harness.profiles import load_profiles
@@ -230,14 +229,7 @@ def test_an_unreadable_profile_folder_is_named_not_read_as_empty(tmp_path: Path,
     folder = tmp_path / "profiles"
     folder.mkdir()
     (folder / "mine.md").write_text("not read\n")
-    real_scandir = os.scandir
-
-    def refused(path: Any) -> Any:
-        if Path(path) == folder:
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", refused)
+    refuse_listing(monkeypatch, folder)
     with pytest.raises(InputError) as caught:
         load_profiles([folder])
     assert [str(p) for p in caught.value.problems] == [
@@ -364,20 +356,12 @@ def test_a_catalog_folder_that_cannot_be_listed_is_one_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An unreadable priors folder (its permissions) gave a PermissionError traceback."""
-    import os
 
     from contracts.errors import InputError
     from harness.catalog import load_tasks
 
     tasks, priors, _env = catalog_copy(tmp_path)
-    real_scandir = os.scandir
-
-    def refused(path: Any) -> Any:
-        if Path(path) == priors:
-            raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", refused)
+    refuse_listing(monkeypatch, priors)
     with pytest.raises(InputError) as caught:
         load_tasks("all", tasks, priors)
     assert [str(p) for p in caught.value.problems] == [
@@ -403,3 +387,18 @@ def test_a_setup_step_the_world_refuses_is_named_at_its_line(tmp_path: Path) -> 
         result = mseval("tasks", "validate", "lms-due-reminder", env=env)
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
         assert f"{spec}:{line_of(spec, needle)}: setup step 1 cannot be applied: {why}" in result.stdout
+
+
+def refuse_listing(monkeypatch: Any, folder: Path) -> None:
+    """`os.scandir(folder)` fails as a folder without read permission does (tests run as root,
+    whom permission bits do not stop)."""
+    import os
+
+    real_scandir = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refused)

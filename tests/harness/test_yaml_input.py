@@ -70,13 +70,19 @@ def test_a_config_file_value_its_tag_cannot_build_is_one_line_and_nothing_is_wri
     """`--config` with `!!bool maybe` printed a KeyError traceback."""
     config = tmp_path / "cfg.yaml"
     config.write_text("settings:\n  temperature: 0\n  extra: {k: !!bool maybe}\n")
+    assert run_with_config(tmp_path, config) == f"{config}:3: invalid YAML: cannot read 'maybe' as !!bool"
+
+
+def run_with_config(tmp_path: Path, config: Path) -> str:
+    """The one-line error of a `mseval run` given `--config config`, which must write nothing."""
     store, runs = tmp_path / "s.db", tmp_path / "runs"
     result = mseval(
         "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--config", str(config),
         "--store", f"sqlite:///{store}", "--runs-dir", str(runs),
     )  # fmt: skip
-    assert one_line_error(result) == f"{config}:3: invalid YAML: cannot read 'maybe' as !!bool"
+    line = one_line_error(result)
     assert not store.exists() and not runs.exists()
+    return line
 
 
 def test_nesting_too_deep_is_one_problem(tmp_path: Path) -> None:
@@ -105,13 +111,7 @@ def test_bytes_that_are_not_utf8_are_named_at_the_line_of_the_first(tmp_path: Pa
     assert line == f"{task}:3: not UTF-8 text (byte 0xe9 at column 9)"
     config = tmp_path / "cfg.yaml"
     config.write_bytes(b"settings:\n  temperature: 0\n  extra: {k: caf\xe9}\n")
-    store, runs = tmp_path / "s.db", tmp_path / "runs"
-    result = mseval(
-        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", "--config", str(config),
-        "--store", f"sqlite:///{store}", "--runs-dir", str(runs),
-    )  # fmt: skip
-    assert one_line_error(result) == f"{config}:3: not UTF-8 text (byte 0xe9 at column 17)"
-    assert not store.exists() and not runs.exists()
+    assert run_with_config(tmp_path, config) == f"{config}:3: not UTF-8 text (byte 0xe9 at column 17)"
 
 
 def test_a_file_of_too_many_values_is_refused_at_the_line_that_passes_the_bound(tmp_path: Path) -> None:
