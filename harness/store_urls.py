@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from sqlalchemy import URL, create_engine, inspect
 
@@ -17,6 +17,7 @@ from harness.store import EpisodeRow, StoreModel
 # How long a pre-flight connection to a database server may take before it is reported.
 CONNECT_TIMEOUT_S = 5
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_SQLITE_URI_MODES = ("ro", "rw", "rwc", "memory")
 
 
 def url_problems(
@@ -171,10 +172,35 @@ def _served_sqlite_problem(parsed: URL, url: str) -> str | None:
                     continue
                 return f"{key}={value!r} in {url!r} is not a value the SQLite driver takes ({exc})"
         return f"{url!r}: {exc}"
-    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
+    if (parsed.database or "").startswith("file:"):
+        return _sqlite_uri_problem(parsed, url)
+    if parsed.database and parsed.database != ":memory:":
         folder = Path(parsed.database).parent
         if not lookup_problem(folder) and not folder.exists():
             return f"cannot create {parsed.database}: no folder {folder}"
+    return None
+
+
+def _sqlite_uri_problem(parsed: URL, url: str) -> str | None:
+    """What SQLite itself refuses in a `file:` URI's parameters (`mode=bogus`, `cache=x`,
+    `vfs=none`), found by opening an in-memory database with the same parameters, so that
+    nothing is created. Only the URI's own parameters: whether its file exists is the server's."""
+    import sqlite3
+
+    with warnings.catch_warnings():  # the check before this one has warned already
+        warnings.simplefilter("ignore")
+        args, options = parsed.get_dialect()().create_connect_args(parsed)
+    if not options.get("uri"):
+        return None  # without uri=true the whole name is a file name
+    params = dict(parse_qsl(urlsplit(str(args[0])).query, keep_blank_values=True))
+    if params.get("mode", "rwc") not in _SQLITE_URI_MODES:
+        modes = ", ".join(_SQLITE_URI_MODES)
+        return f"mode={params['mode']!r} in {url!r} is not an access mode SQLite knows ({modes})"
+    probe = urlencode({**params, "mode": "memory"})
+    try:
+        sqlite3.connect(f"file:mseval-url-check?{probe}", uri=True).close()
+    except sqlite3.Error as exc:
+        return f"{url!r}: SQLite refuses it: {exc}"
     return None
 
 

@@ -152,10 +152,36 @@ def test_servers_serve_db_in_a_missing_folder_is_one_line(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("mode=bogus", "mode='bogus' in '{url}' is not an access mode SQLite knows (ro, rw, rwc, memory)"),
+        ("mode=ro&cache=zz", "'{url}': SQLite refuses it: no such cache mode: zz"),
+        ("vfs=nope", "'{url}': SQLite refuses it: no such vfs: nope"),
+    ],
+)
+def test_servers_serve_db_uri_sqlite_refuses_is_told_before_the_workspace(
+    tmp_path: Path, query: str, said: str
+) -> None:
+    """Review: a SQLite URI parameter SQLite itself refuses was told by the server once it
+    opened the database (its usage text, exit 2), after the workspace was made."""
+    ws = tmp_path / "ws"
+    url = f"sqlite:///file:{tmp_path / 'w.db'}?{query}&uri=true"
+    line = one_line_error(mseval("servers", "serve", "lms", "--workspace", str(ws), "--db", url))
+    assert line == "--db: " + said.format(url=url), line
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_servers_serve_db_still_takes_memory_and_uri_databases() -> None:
     from harness.store_urls import url_problems
 
-    for url in ("sqlite://", "sqlite:///:memory:?timeout=2", "sqlite:///file:w?mode=memory&uri=true"):
+    for url in (
+        "sqlite://",
+        "sqlite:///:memory:?timeout=2",
+        "sqlite:///file:w?mode=memory&uri=true",
+        "sqlite:///file:w?mode=memory&cache=shared&uri=true",
+        "sqlite:///file:w.db?mode=ro&immutable=1&uri=true",  # its file is the server's to find
+    ):
         assert url_problems(url, "--db", store=False) == [], url
 
 
