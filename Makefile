@@ -23,8 +23,9 @@ typecheck: $(STAMP)
 
 # Two workers (pytest-xdist) on a machine with two or more cores; a module with an expensive
 # module fixture keeps its tests on one worker (xdist_group). `pytest -n 0` runs serially.
+# The ten slowest tests are listed at the end, to keep an eye on the suite's time.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -n auto --maxprocesses 2 --dist loadgroup
+	$(BIN)/python -m pytest -n auto --maxprocesses 2 --dist loadgroup --durations=10
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "# $$b"; $(BIN)/python $$b || exit 1; done
