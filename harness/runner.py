@@ -51,7 +51,7 @@ from harness.store import (
     StoreError,
     episode_key,
 )
-from harness.world import EpisodeWorld, create_world
+from harness.world import EpisodeWorld, create_world_in_thread
 
 
 @dataclass(frozen=True)
@@ -349,8 +349,8 @@ class Runner:
         world: EpisodeWorld | None = None
         check_finished = True
         try:
-            world = await asyncio.to_thread(
-                create_world, task, episode_id, plan.runs_dir / "episodes" / run_id, plan.db_base
+            world = await create_world_in_thread(
+                task, episode_id, plan.runs_dir / "episodes" / run_id, plan.db_base
             )
             variant = plan.profiles.variant(job.variant)
             budgets = plan.budgets.merged(task.spec.budgets.as_dict() if task.spec.budgets else None)

@@ -21,7 +21,7 @@ from harness.mcp_client import ServerPool
 from harness.profiles import ProfileSet, label_types
 from harness.runner import bounded_check
 from harness.tools import ToolInfo, allowlist
-from harness.world import create_world
+from harness.world import create_world_in_thread
 
 
 @dataclass
@@ -49,7 +49,7 @@ async def replay(
     task: Task, root: Path, *, gold: bool
 ) -> tuple[list[Criterion], list[CallFailure], list[ToolInfo]]:
     """Run the gold calls (or none) on a fresh world; return the check, call failures, and the tool catalog."""
-    world = await asyncio.to_thread(create_world, task, f"{task.id}-{'gold' if gold else 'empty'}", root)
+    world = await create_world_in_thread(task, f"{task.id}-{'gold' if gold else 'empty'}", root)
     failures: list[CallFailure] = []
     finished = True
     try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +22,8 @@ from harness.checks import World
 from harness.mcp_client import WorldAccess
 from mcp_servers.common import registry, worldstate
 from mcp_servers.common.db import make_engine
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -68,6 +73,28 @@ def create_world(
             exc.add_note(f"and its world database could not be dropped: {type(cleanup).__name__}: {cleanup}")
         raise
     return world
+
+
+async def create_world_in_thread(
+    task: Task, episode_id: str, root: Path, db_base: str = "sqlite"
+) -> EpisodeWorld:
+    """`create_world` in a worker thread, off the event loop. A thread cannot be stopped: when
+    the caller is cancelled (Ctrl-C, SIGTERM) while it runs, the cancellation waits for it and
+    closes the world it made before going on. Left to itself, the thread finished unseen and its
+    world's database (a SQLite file, a PostgreSQL schema and login role) stayed behind."""
+    making = asyncio.ensure_future(asyncio.to_thread(create_world, task, episode_id, root, db_base))
+    try:
+        return await asyncio.shield(making)
+    except asyncio.CancelledError:
+        while not making.done():  # another cancellation must not leave the world behind either
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait([making])
+        if not making.cancelled() and making.exception() is None:  # failed: it dropped its own
+            try:
+                making.result().close()
+            except Exception as exc:  # the cancellation stays what goes on; this is told
+                _log.warning("world %s could not be dropped: %s: %s", episode_id, type(exc).__name__, exc)
+        raise
 
 
 def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:

@@ -1,12 +1,16 @@
-"""An episode's world (harness/world.py): what is left of it when its task's setup fails."""
+"""An episode's world (harness/world.py): what is left of it when its task's setup fails, or
+when the run is cancelled while the world is being made."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import os
+import threading
 import uuid
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -95,3 +99,93 @@ def test_a_failed_setup_keeps_its_reason_when_the_world_cannot_be_dropped(
         world_module.create_world(_refused_setup_task(), f"e-{uuid.uuid4().hex[:6]}", tmp_path)
     assert "setup step 1 cannot be applied" in str(caught.value)
     assert any("connection lost" in note for note in getattr(caught.value, "__notes__", []))
+
+
+class _HeldSetup:
+    """`apply_setup` held on an event: the world's database is made, `create_world` has not
+    returned. Its thread goes on when `release` is set (or after 60 s, never to hang a test)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from harness import world as world_module
+
+        self.started, self.release = threading.Event(), threading.Event()
+        self.workspaces: list[Path] = []
+        self.sqlite_file_made = False
+        real = world_module.apply_setup
+
+        def held(task: Task, engine: Any, workspace: Path) -> None:
+            self.workspaces.append(workspace)
+            self.started.set()
+            self.release.wait(60)
+            real(task, engine, workspace)
+
+        monkeypatch.setattr(world_module, "apply_setup", held)
+
+    async def cancel_while_held(self, work: Coroutine[Any, Any, Any]) -> Path:
+        """Run `work`, cancel it while its world is being made, then let the making finish; the
+        episode's folder. The cancellation must come out of `work` all the same."""
+        task = asyncio.create_task(work)
+        assert await asyncio.to_thread(self.started.wait, 60), "create_world was never called"
+        (folder,) = (w.parent for w in self.workspaces)
+        self.sqlite_file_made = (folder / "db" / "world.sqlite").is_file()
+        task.cancel()
+        self.release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return folder
+
+
+async def test_a_validation_cancelled_while_its_world_is_made_drops_the_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while `create_world` ran in its thread (`mseval tasks validate`): the thread went
+    on and made a world nobody closed, its database left behind. The cancellation now waits for
+    the world and drops it."""
+    from harness.validate import replay
+
+    (task,) = load_tasks("lms-due-reminder")
+    held = _HeldSetup(monkeypatch)
+    folder = await held.cancel_while_held(replay(task, tmp_path, gold=False))
+    assert folder == tmp_path / f"{task.id}-empty" and held.sqlite_file_made
+    assert not (folder / "db").exists()
+
+
+def _plan(tmp_path: Path, db_base: str) -> RunPlan:
+    (task,) = load_tasks("lms-due-reminder")
+    return RunPlan(
+        settings_matrix=[("sim:oracle", "sa")], tasks=[task], profiles=load_profiles(),
+        store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path / "runs", db_base=db_base,
+    )  # fmt: skip
+
+
+async def test_a_run_cancelled_while_its_world_is_made_drops_the_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same in `mseval run`: the episode's world file was left in its folder."""
+    held = _HeldSetup(monkeypatch)
+    folder = await held.cancel_while_held(Runner(_plan(tmp_path, "sqlite")).run())
+    assert folder.parent.parent == tmp_path / "runs" / "episodes" and held.sqlite_file_made
+    assert not (folder / "db").exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"no PostgreSQL: set {PG_URL_ENV}")
+async def test_a_run_cancelled_while_its_world_is_made_drops_its_postgresql_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL the episode's schema and its login role were left behind."""
+    base = os.environ[PG_URL_ENV]
+    held = _HeldSetup(monkeypatch)
+    folder = await held.cancel_while_held(Runner(_plan(tmp_path, base)).run())
+    schema = worldstate.pg_schema_name(folder.name)
+    admin = make_engine(base)
+    try:
+        with admin.connect() as conn:
+            left = conn.execute(
+                text("SELECT nspname FROM pg_namespace WHERE nspname = :s UNION ALL "
+                     "SELECT rolname FROM pg_roles WHERE rolname = :s"),
+                {"s": schema},
+            ).all()  # fmt: skip
+    finally:
+        admin.dispose()
+    assert left == []
