@@ -7,7 +7,8 @@ file on a disk every worker sees, for one machine. `--ray-address` joins a clust
 a local Ray instance starts with `--concurrency` CPUs, listening on 127.0.0.1 only (see
 `import_ray`). The driver holds the run's claim (renewed while it waits for the tasks), so a
 second process cannot run or resume it at the same time; a --resume of a run held that way is
-refused before Ray starts.
+refused before Ray starts, and a --resume of a run with no episode left to run ends without
+starting Ray, as a local one does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
-from harness.runner import Job, Runner, RunPlan, RunResult, refuse_busy_resume
+from harness.runner import Job, Runner, RunPlan, RunResult, finished_resume, refuse_busy_resume
 from harness.store import CLAIM_RENEW_S, EventStreamer, Owner
 
 # Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
@@ -64,9 +65,12 @@ def run_with_ray(
     plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None
 ) -> RunResult:
     plan = dataclasses.replace(plan, shared_limits=True)
-    # What can be refused by reading the store is refused before Ray starts (seconds, a dozen
-    # processes): a --resume of a run another process holds.
+    # What reading the store can tell is told before Ray starts (seconds, a dozen processes): a
+    # --resume of a run another process holds is refused, one with nothing left to run is done.
     refuse_busy_resume(plan)
+    finished = finished_resume(plan)
+    if finished is not None:
+        return finished
     ray = import_ray(address)
     # Ray before any write: an address it cannot join is told before the run is in the store
     with _ray_session(ray, address, plan.concurrency):

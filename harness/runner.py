@@ -215,6 +215,31 @@ def refuse_busy_resume(plan: RunPlan) -> None:
         store.close()
 
 
+def finished_resume(plan: RunPlan) -> RunResult | None:
+    """With --resume, the `RunResult` `Runner.run` would give when the run to be resumed has no
+    episode left to run (nothing run, its finished ones skipped), told now by reading the store;
+    else None. For a caller with costly work to do before it claims (the Ray driver starts Ray).
+    Writes nothing, and reads no store that is not there yet (nothing to resume)."""
+    if not plan.resume:
+        return None
+    store = Store.existing(plan.store_url)
+    if store is None:
+        return None
+    try:
+        run_id = store.latest_run(matrix_key(plan_identity(plan)))
+        done = store.finished_keys(run_id) if run_id is not None else set()
+    finally:
+        store.close()
+    if run_id is None or _pending(plan, run_id, done):
+        return None
+    return RunResult(run_id=run_id, records=[], skipped=len(done), resumed=True)
+
+
+def _pending(plan: RunPlan, run_id: str, done: set[str]) -> list[Job]:
+    """The plan's jobs whose episode in run `run_id` is not among the finished `done`."""
+    return [j for j in plan.jobs() if episode_key(run_id, j.task.id, j.model, j.variant, j.seed) not in done]
+
+
 class Runner:
     def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
@@ -247,12 +272,7 @@ class Runner:
                 except RunBusy as exc:
                     raise InputError.one("--resume", None, str(exc)) from None
         done = self.store.finished_keys(run_id)
-        jobs = [
-            j
-            for j in self.plan.jobs()
-            if episode_key(run_id, j.task.id, j.model, j.variant, j.seed) not in done
-        ]
-        return run_id, jobs, len(done)
+        return run_id, _pending(self.plan, run_id, done), len(done)
 
     @contextlib.contextmanager
     def claimed_run(self) -> Iterator[tuple[Owner, str, list[Job], int]]:

@@ -86,6 +86,37 @@ def test_a_busy_run_is_refused_before_ray_starts(tmp_path: Path, monkeypatch: py
     )
 
 
+def test_a_resume_with_nothing_left_to_run_does_not_start_ray(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--executor ray --resume` of a run whose episodes are all finished started Ray (seconds,
+    a dozen processes) to find nothing to do. It now ends as a local resume does, Ray not
+    imported and the store not written."""
+    import hashlib
+
+    import harness.ray_executor as ray_executor
+    from harness.runner import Runner
+    from tests.harness.test_reliability_runs import TASKS, _plan
+
+    def no_ray(address: str | None) -> None:
+        raise AssertionError("Ray was imported to be started")
+
+    monkeypatch.setattr(ray_executor, "import_ray", no_ray)
+    first = asyncio.run(Runner(_plan(tmp_path)).run())
+    local = asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    store = tmp_path / "s.db"
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    result = ray_executor.run_with_ray(_plan(tmp_path, resume=True), None)
+    assert (result.run_id, result.records, result.skipped, result.resumed) == (
+        first.run_id,
+        [],
+        len(TASKS),
+        True,
+    )
+    assert result == local
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+
+
 def test_a_crashed_ray_worker_leaves_its_episode_absent_and_the_run_goes_on(tmp_path: Path) -> None:
     """A worker that died (after Ray's retries) aborted the whole run with a traceback: the other
     pending episodes were abandoned and the dead one stayed `running` with no reason."""

@@ -98,6 +98,22 @@ def test_the_look_for_a_busy_resume_refuses_only_a_live_claim_and_writes_nothing
     refuse_busy_resume(_plan(tmp_path, resume=True))
 
 
+def test_the_look_for_a_finished_resume_finds_only_a_run_with_nothing_left(tmp_path: Path) -> None:
+    """`finished_resume` (told before Ray starts) gives a result only when every episode of the
+    run to be resumed is finished; a store not there stays so."""
+    from harness.runner import finished_resume
+
+    assert finished_resume(_plan(tmp_path, resume=True)) is None
+    assert not (tmp_path / "s.db").exists()
+    _start_run(tmp_path, Owner(pid=_exited_pid()))  # interrupted: its claim is left, abandoned
+    assert finished_resume(_plan(tmp_path, resume=True)) is None  # both episodes left to run
+    asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
+    assert finished_resume(_plan(tmp_path)) is None  # no --resume: a new run
+    assert finished_resume(_plan(tmp_path, resume=True, tasks=TASKS[:1])) is None  # another matrix
+    done = finished_resume(_plan(tmp_path, resume=True))
+    assert done is not None and (done.records, done.skipped, done.resumed) == ([], len(TASKS), True)
+
+
 def test_the_claim_of_a_process_that_died_is_taken_over_by_resume(tmp_path: Path) -> None:
     run_id = _start_run(tmp_path, Owner(pid=_exited_pid()))
     result = asyncio.run(Runner(_plan(tmp_path, resume=True)).run())
