@@ -221,3 +221,39 @@ async def test_a_server_still_starting_is_stopped_at_once_when_its_episode_is_ca
     finally:
         world.close()
     assert [p.returncode is not None for p in spawned] == [True, True]  # both children stopped
+
+
+def test_a_stdio_server_ends_at_once_when_its_input_closes_keeping_what_it_wrote(tmp_path: Path) -> None:
+    """A stdio server whose client closes its input ends with status 0 at once (`os._exit`,
+    skipping the interpreter's tear-down, 0.5-1.5 s that every stdio episode end waited for)
+    and loses nothing: a write it answered is in its database, its WAL folded in."""
+    import json
+    import sqlite3
+
+    from mcp_servers.lms.seed import COURSES
+
+    db = tmp_path / "w.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_servers.lms", "--workspace", str(tmp_path / "ws"), "--db", f"sqlite:///{db}"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "post_announcement", "arguments": {"course": COURSES[0][0], "title": "T", "body": "B"}}},
+    ]  # fmt: skip
+    for message in messages:
+        proc.stdin.write(json.dumps(message) + "\n")
+    proc.stdin.flush()
+    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    assert "Announcement" in answers[1]["result"]["content"][0]["text"], answers[1]
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0  # a hang guard, not a time limit
+    assert not (tmp_path / "w.db-wal").exists()  # its connections were closed before the exit
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT title, body FROM lms_announcement WHERE title = 'T'").fetchall() == [
+            ("T", "B")
+        ]
