@@ -2,13 +2,12 @@
 in the database: ingredients, their allergens, and each recipe's ingredients in grams.
 
 A `Catalog` is plain values, tied to no session. A server keeps one per instance
-(`CatalogCache`), read at its first use: no kitchen tool writes the catalog's tables (the seed
+(`ReadOnce(Catalog.load)`), read at its first use: no kitchen tool writes the catalog's tables (the seed
 and a task's setup fill them before a server starts; `tests/mcp_servers/test_kitchen.py` pins
 it), and the menus, orders and recipes around it are still read per call, so writes show."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -100,22 +99,6 @@ class Catalog:
              "allergens": sorted(self.allergens.get(i, frozenset()))}
             for i, g in self.items.get(r.id or 0, ())
         ]  # fmt: skip
-
-
-class CatalogCache:
-    """One server instance's `Catalog`, read in the session of its first use and kept (see the
-    module's docstring for why that is safe)."""
-
-    def __init__(self) -> None:
-        self._catalog: Catalog | None = None
-        self._lock = threading.Lock()  # tools may run in worker threads: one read, not several
-
-    def get(self, s: Session) -> Catalog:
-        if self._catalog is None:
-            with self._lock:
-                if self._catalog is None:
-                    self._catalog = Catalog.load(s)
-        return self._catalog
 
 
 def menu_summary(s: Session, cat: Catalog, menu_id: int) -> dict[str, Any]:

@@ -12,12 +12,13 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
+from mcp_servers.common.readonce import ReadOnce
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
 from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern, one_of
 from mcp_servers.kitchen import records as rec
 from mcp_servers.kitchen.catalog import ALLERGENS
-from mcp_servers.kitchen.nutrition import CatalogCache, menu_summary
+from mcp_servers.kitchen.nutrition import Catalog, menu_summary
 from mcp_servers.kitchen.schema import (
     TABLES,
     TODAY,
@@ -40,7 +41,7 @@ def build(ctx: ServerContext) -> MCPServer:
         instructions=f"A catering kitchen: recipes, nutrition, menus and catering orders. Today is {TODAY}.",
     )
 
-    catalog = CatalogCache()  # this instance's: its world's catalog, read once
+    catalog = ReadOnce(Catalog.load)  # this instance's: its world's catalog, read once
 
     def session() -> Session:
         return Session(ctx.engine)

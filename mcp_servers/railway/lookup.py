@@ -135,14 +135,12 @@ def station_names(s: Session) -> dict[int, RailStation]:
     return {st.id or 0: st for st in s.execute(select(RailStation)).scalars()}
 
 
-def timetable(s: Session) -> list[TrainRun]:
-    """Every train with its calls, in memory (a few hundred rows) for the connection search."""
-    runs = {
-        t.id or 0: TrainRun(t.id or 0, t.number, t.kind, t.runs_on)
-        for t in s.execute(select(RailTrain)).scalars()
-    }
+def timetable(s: Session) -> tuple[TrainRun, ...]:
+    """Every train with its calls, in memory (a few hundred rows) for the connection search. A
+    server reads it once (`ReadOnce(timetable)`): no railway tool writes trains or their stops."""
+    calls: dict[int, list[Call]] = {}
     for stop in s.execute(select(RailStop).order_by(col(RailStop.train_id), col(RailStop.seq))).scalars():
-        runs[stop.train_id].calls.append(
+        calls.setdefault(stop.train_id, []).append(
             Call(
                 stop.station_id,
                 stop.seq,
@@ -151,7 +149,10 @@ def timetable(s: Session) -> list[TrainRun]:
                 stop.km,
             )
         )
-    return list(runs.values())
+    return tuple(
+        TrainRun(t.id or 0, t.number, t.kind, t.runs_on, tuple(calls.get(t.id or 0, ())))
+        for t in s.execute(select(RailTrain)).scalars()
+    )
 
 
 def render_booking(s: Session, b: RailBooking) -> dict[str, Any]:

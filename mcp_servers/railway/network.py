@@ -3,7 +3,8 @@ references, and the connection search over an in-memory timetable."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 
 # A change of trains needs at least this long on the platform, as real journey planners assume.
@@ -47,13 +48,15 @@ class Call:
     km: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainRun:
+    """A train and its calls in order: plain values, so a server may keep its timetable."""
+
     id: int
     number: str
     kind: str
     runs_on: str
-    calls: list[Call] = field(default_factory=list)
+    calls: tuple[Call, ...] = ()
 
     def call_at(self, station_id: int) -> Call | None:
         return next((c for c in self.calls if c.station_id == station_id), None)
@@ -89,7 +92,7 @@ def leg(train: TrainRun, origin: int, destination: int) -> Leg | None:
 
 
 def connections(
-    trains: list[TrainRun], origin: int, destination: int, day: date, after: int, max_changes: int
+    trains: Sequence[TrainRun], origin: int, destination: int, day: date, after: int, max_changes: int
 ) -> list[list[Leg]]:
     """Journeys from `origin` to `destination` on `day` leaving at or after `after` (minutes):
     direct trains, and with `max_changes` = 1 also one change of trains. Sorted by arrival,

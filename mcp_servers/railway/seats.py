@@ -3,6 +3,7 @@ working out the legs of a booking from its trains, and the refund rule."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -11,7 +12,7 @@ from sqlmodel import Session, col
 
 from mcp_servers.common.tooling import ToolError
 from mcp_servers.railway import lookup as find
-from mcp_servers.railway.network import MIN_CHANGE_MINUTES, Leg, leg, runs_on
+from mcp_servers.railway.network import MIN_CHANGE_MINUTES, Leg, TrainRun, leg, runs_on
 from mcp_servers.railway.schema import TODAY, RailSeatInventory, RailStation
 
 
@@ -59,10 +60,16 @@ def release_seats(s: Session, train_id: int, day: str, seat_class: str, seats: i
 
 
 def journey_legs(
-    s: Session, trains: list[str], origin: RailStation, dest: RailStation, day: date, change_at: str | None
+    s: Session,
+    timetable: Sequence[TrainRun],
+    trains: list[str],
+    origin: RailStation,
+    dest: RailStation,
+    day: date,
+    change_at: str | None,
 ) -> list[Leg]:
-    """The legs of a journey on the given trains (one, or two with a change)."""
-    runs = {r.number: r for r in find.timetable(s)}
+    """The legs of a journey on the given trains (one, or two with a change) of `timetable`."""
+    runs = {r.number: r for r in timetable}
     chosen = [runs[find.train(s, t).number] for t in trains]
     for r in chosen:
         if not runs_on(r.runs_on, day):

@@ -17,6 +17,7 @@ from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from mcp_servers.common.paging import paginate
+from mcp_servers.common.readonce import ReadOnce
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
 from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, one_of
@@ -59,6 +60,8 @@ def build(ctx: ServerContext) -> MCPServer:
 
     def session() -> Session:
         return Session(ctx.engine)
+
+    timetable = ReadOnce(find.timetable)  # this instance's: its world's trains and stops, read once
 
     @reader(app, READ)
     def search_stations(query: str = "", region: str | None = None, line: str | None = None) -> str:
@@ -127,7 +130,7 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError("origin and destination are the same station")
             day, start = find.parse_date(travel_date), find.parse_time(depart_after)
             names, prices = find.station_names(s), find.fares(s)
-            found = connections(find.timetable(s), a.id or 0, b.id or 0, day, start, max_changes)
+            found = connections(timetable.get(s), a.id or 0, b.id or 0, day, start, max_changes)
             options = []
             for journey in found[:limit]:
                 left: dict[str, int | None] = {}
@@ -311,7 +314,7 @@ def build(ctx: ServerContext) -> MCPServer:
             p = find.passenger(s, passenger)
             a, b = find.station(s, origin), find.station(s, destination)
             day = find.parse_date(travel_date, future=True)
-            legs = seating.journey_legs(s, trains, a, b, day, change_at)
+            legs = seating.journey_legs(s, timetable.get(s), trains, a, b, day, change_at)
             prices, discount = find.fares(s), RAILCARDS[p.railcard]
             leg_fares = [round(fare(*prices[(lg.train.kind, cls)], lg.km, discount, seats), 2) for lg in legs]
             for lg in legs:

@@ -168,7 +168,7 @@ async def test_filters_dates_and_empty_menus_are_checked(world: World) -> None:
         )
 
 
-# What a kitchen server caches (mcp_servers/kitchen/nutrition.py: CatalogCache).
+# What a kitchen server keeps (mcp_servers/kitchen/server.py: ReadOnce(Catalog.load)).
 CATALOG_TABLES = (
     "kitchen_allergen",
     "kitchen_ingredient",

@@ -3,10 +3,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
+from mcp_servers.railway.network import TrainRun
 from mcp_servers.railway.schema import RailBooking, RailPassenger, RailSeatInventory, RailTicket, RailTrain
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
 
@@ -37,7 +40,8 @@ def _passenger(world: World, railcard: str) -> str:
         return p.passenger_number
 
 
-async def test_railway_contract(world: World) -> None:
+def _calls(world: World) -> dict[str, dict[str, Any]]:
+    """Valid arguments for every railway tool, writers after readers (they build on each other)."""
     with Session(world.engine) as s:
         future = s.execute(
             select(RailBooking).where(RailBooking.status == "confirmed", RailBooking.travel_date >= "2026-12-05")
@@ -45,7 +49,7 @@ async def test_railway_contract(world: World) -> None:
         ).scalars().all()  # fmt: skip
         owner = s.get(RailPassenger, future[0].passenger_id)
         assert owner is not None
-    calls = {
+    return {
         "search_stations": {"query": "aldermoor"},
         "station_departures": {"station": "ALC", "travel_date": MONDAY, "after": "12:00"},
         "find_connections": {"origin": "Northam", "destination": "Southport Harbour", "travel_date": MONDAY},
@@ -60,11 +64,15 @@ async def test_railway_contract(world: World) -> None:
         "cancel_booking": {"reference": future[0].reference},
         "change_seat_class": {"reference": future[1].reference, "seat_class": "first" if future[1].seat_class == "second" else "second"},
     }  # fmt: skip
+
+
+async def test_railway_contract(world: World) -> None:
+    calls = _calls(world)
     async with serve("railway", world) as client:
         await check_contract(client, world, calls)
+        cancelled = calls["cancel_booking"]["reference"]
         assert (
-            as_data(await client.call_tool("get_booking", {"reference": future[0].reference}))["status"]
-            == "cancelled"
+            as_data(await client.call_tool("get_booking", {"reference": cancelled}))["status"] == "cancelled"
         )
         made = as_data(
             await client.call_tool(
@@ -271,3 +279,71 @@ async def test_train_kinds_limits_addresses_and_statuses_are_checked(world: Worl
             assert result.is_error and expected in text(result), (tool, args, text(result))
         many = as_data(await client.call_tool("search_passengers", {"query": "@", "page_size": 50}))
         assert many["total"] > 50 and many["pages"] >= 2 and len(many["items"]) == 50, many["total"]
+
+
+# What a railway server keeps (mcp_servers/railway/server.py: ReadOnce(find.timetable)).
+TIMETABLE_TABLES = ("railway_train", "railway_stop")
+
+
+async def test_the_timetable_is_read_once_per_server_not_on_every_call(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find_connections` and `book_journey` read every train and stop as ORM objects again on
+    each call (~26 ms of a ~48 ms search here). A server instance now reads them once; another
+    instance (another episode's) reads its own."""
+    from mcp_servers.railway import lookup
+
+    loads: list[int] = []
+    read = lookup.timetable
+
+    def counted(s: Session) -> tuple[TrainRun, ...]:
+        loads.append(1)
+        return read(s)
+
+    monkeypatch.setattr(lookup, "timetable", counted)
+    calls = _calls(world)
+    async with serve("railway", world) as client:
+        first = as_data(await client.call_tool("find_connections", calls["find_connections"]))
+        assert not (await client.call_tool("book_journey", calls["book_journey"])).is_error
+        assert as_data(await client.call_tool("find_connections", calls["find_connections"]))["options"]
+        assert first["options"]
+    assert len(loads) == 1
+    async with serve("railway", world) as client:
+        as_data(await client.call_tool("find_connections", calls["find_connections"]))
+    assert len(loads) == 2
+
+
+async def test_no_railway_tool_writes_the_timetable_a_server_keeps(world: World) -> None:
+    """A server keeps its timetable for its lifetime: safe only while no tool writes trains or
+    stops. A new write tool is run here too (every tool not marked read-only)."""
+    calls = _calls(world)
+
+    def timetable() -> dict[str, list[tuple[Any, ...]]]:
+        return {t: rows for t, rows in world.dump("railway_").items() if t in TIMETABLE_TABLES}
+
+    before = timetable()
+    assert set(before) == set(TIMETABLE_TABLES) and all(before.values())
+    async with serve("railway", world) as client:
+        writers = [
+            t.name
+            for t in (await client.list_tools()).tools
+            if not (t.annotations and t.annotations.read_only_hint)
+        ]
+        assert writers and set(writers) <= set(calls)
+        for name in [n for n in calls if n in writers]:  # in the order they build on each other
+            result = await client.call_tool(name, calls[name])
+            assert not result.is_error, text(result)
+    assert timetable() == before
+
+
+def test_a_timetable_holds_plain_values_that_outlive_its_session(world: World) -> None:
+    """A kept timetable must not hold ORM objects (they belong to the session they were read
+    in), nor anything a caller could change for the next one."""
+    from mcp_servers.railway import lookup
+
+    with Session(world.engine) as s:
+        runs = lookup.timetable(s)
+    assert runs and all(type(r) is TrainRun and type(r.calls) is tuple for r in runs)
+    assert not any(isinstance(v, SQLModel) for r in runs for v in (r, *r.calls))
+    ic101 = next(r for r in runs if r.number == "IC 101")
+    assert [c.seq for c in ic101.calls] == sorted(c.seq for c in ic101.calls) and len(ic101.calls) >= 2
