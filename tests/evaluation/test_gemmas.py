@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from evaluation import tfidf
 from evaluation.gemmas import (
     answer_contribution,
     answers_match,
@@ -154,6 +155,19 @@ def test_ids_tokenises_cjk_characters_one_by_one() -> None:
     idf = math.log(1.5) + 1
     assert information_diversity(graph, None).value == pytest.approx(1 - 3 / (3 + idf**2))
     assert tokenize("Answer 5: 答案是五, café") == ["answer", "5", "答", "案", "是", "五", "café"]
+
+
+def test_ascii_texts_are_tokenised_as_the_pattern_tokenises_them() -> None:
+    """An ASCII text takes a byte table instead of the pattern: the same tokens for every ASCII
+    character between two letters, and for random ASCII strings."""
+    pattern = tfidf._TOKEN
+    for code in range(128):
+        text = f"aB{chr(code)}Zb 1_x{chr(code)}"
+        assert tokenize(text) == pattern.findall(text.lower()), code
+    rng = random.Random(0)
+    for _ in range(2000):
+        text = "".join(chr(rng.randrange(128)) for _ in range(rng.randint(0, 40)))
+        assert tokenize(text) == pattern.findall(text.lower()), text
 
 
 # --- UPR ----------------------------------------------------------------------------------
