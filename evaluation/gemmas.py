@@ -11,7 +11,9 @@ contribute is ≥ 0.5, i.e. when (contributing − not) ≥ 0. Paths are counted
 topological order each node keeps, per value d of (contributing − not), the number of paths
 ending at it, packed into one integer (`count_paths`); a node most earlier nodes lead to takes
 the sum of all earlier nodes less its non-predecessors'. A 60-node complete DAG (2^60 − 61
-paths) takes a millisecond, a 600-node one a fraction of a second. No path → undefined.
+paths) takes a millisecond, a 600-node one a fraction of a second. A graph of at most
+`SMALL_GRAPH` nodes on edges (an episode's, as a rule) is counted in one pass, its slots m + 1
+bits wide (no count of all paths needed first). No path → undefined.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from evaluation.graph import AgentGraph, Edge, Node
 from evaluation.tfidf import cosine, tfidf_of_tokens, tokenize
 
 DEFAULT_LAMBDA = 0.5
+# Up to this many nodes on spatial edges, UPR's count takes one pass with slots of a fixed width
+# (an episode's graph: a main chain with fans of sub-agents); past it, slots as narrow as can be.
+SMALL_GRAPH = 48
 ANSWER_TOLERANCE = Decimal("1e-6")
 
 Contribution = Callable[[Node], bool]
@@ -229,24 +234,46 @@ def count_paths(n: int, edges: list[Edge], contributes: list[bool], min_nodes: i
     for i, j in local_edges:
         predecessors[j].append(i)
     order = topological_order(m, local_edges)
-    plan = _addends(order, predecessors)
-    ending = _sum_along(order, plan, 1, lambda _v, paths: paths)  # paths ending anywhere
-    width = ending.bit_length() + 1  # every slot, and the sum of all, stays below 2^width − 1
     step = [1 if contributes[v] else -1 for v in on_edge]
-    offset = -_lowest_d(order, predecessors, step)  # slot 0 holds the least d of any path
+    if m <= SMALL_GRAPH:
+        ending, from_zero = _count_small(order, predecessors, step)
+    else:
+        plan = _addends(order, predecessors)
+        ending = _sum_along(order, plan, 1, lambda _v, paths: paths)  # paths ending anywhere
+        width = ending.bit_length() + 1  # every slot, and the sum of all, stays below 2^width − 1
+        offset = -_lowest_d(order, predecessors, step)  # slot 0 holds the least d of any path
 
-    def extend(v: int, into: int) -> int:  # v's own node moves every path's d by +1 or −1
-        return into << width if step[v] > 0 else into >> width
+        def extend(v: int, into: int) -> int:  # v's own node moves every path's d by +1 or −1
+            return into << width if step[v] > 0 else into >> width
 
-    packed = _sum_along(order, plan, 1 << (width * offset), extend)
-    # the slots from d = 0 up, summed: their sum is below 2^width − 1, so it is the remainder
-    # (2^width ≡ 1), as a number's digit sum is its remainder by 9
-    from_zero = (packed >> (width * offset)) % ((1 << width) - 1)
+        packed = _sum_along(order, plan, 1 << (width * offset), extend)
+        from_zero = _digit_sum(packed >> (width * offset), width)
     total, necessary = ending - m, from_zero - step.count(1)  # single nodes left out
     if min_nodes == 1:
         total += n
         necessary += sum(1 for c in contributes if c)
     return total, necessary
+
+
+def _digit_sum(packed: int, width: int) -> int:
+    """The sum of `packed`'s slots of `width` bits, given that the sum is below 2^width − 1: it is
+    the remainder by 2^width − 1 (2^width ≡ 1), as a number's digit sum is its remainder by 9."""
+    return packed % ((1 << width) - 1)
+
+
+def _count_small(order: list[int], predecessors: list[list[int]], step: list[int]) -> tuple[int, int]:
+    """(paths, paths with d ≥ 0), single nodes included, of a graph of m ≤ SMALL_GRAPH nodes, in
+    one pass: m + 1 bits hold any count (a path is a set of nodes: at most 2^m − 1 of them) and no
+    path goes below d = −m, so neither the count of all paths nor the least d is needed first."""
+    m = len(order)
+    width = m + 1
+    value = [0] * m
+    start = 1 << (width * m)
+    for v in order:
+        into = start + sum(map(value.__getitem__, predecessors[v]))
+        value[v] = into << width if step[v] > 0 else into >> width
+    packed = sum(value)
+    return _digit_sum(packed, width), _digit_sum(packed >> (width * m), width)
 
 
 def _addends(order: list[int], predecessors: list[list[int]]) -> list[tuple[bool, list[int]]]:

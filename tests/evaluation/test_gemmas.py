@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from evaluation import tfidf
+from evaluation import gemmas, tfidf
 from evaluation.gemmas import (
     answer_contribution,
     answers_match,
@@ -254,6 +254,27 @@ def test_exact_path_counts_equal_brute_force_on_random_dags_sparse_to_nearly_com
             assert count_paths(n, edges, contributes, min_nodes) == brute_force(
                 n, edges, contributes, min_nodes
             )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_graphs_one_pass_count_agrees_with_the_packed_count(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to SMALL_GRAPH nodes on edges, paths are counted in one pass with (m + 1)-bit slots;
+    past it, with slots as narrow as the count of all paths allows. On random DAGs up to that
+    size, sparse to dense, both give the same counts (the brute-force tests above reach 11 nodes)."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(40):
+        n = rng.randint(1, gemmas.SMALL_GRAPH)
+        order = list(range(n))
+        rng.shuffle(order)
+        density = rng.choice((0.05, 0.2, 0.6, 1.0))
+        edges = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n) if rng.random() < density]
+        cases.append((n, edges, [rng.random() < rng.random() for _ in range(n)]))
+    one_pass = [count_paths(n, e, c, min_nodes) for n, e, c in cases for min_nodes in (1, 2)]
+    monkeypatch.setattr(gemmas, "SMALL_GRAPH", 0)
+    assert [count_paths(n, e, c, min_nodes) for n, e, c in cases for min_nodes in (1, 2)] == one_pass
 
 
 def test_gemmas_path_count_is_not_cubic_in_graph_size() -> None:
