@@ -48,7 +48,7 @@ class IDSResult:
 
 
 def _undirected(edges: list[Edge]) -> set[tuple[int, int]]:
-    return {(min(i, j), max(i, j)) for i, j in edges if i != j}
+    return {(i, j) if i < j else (j, i) for i, j in edges if i != j}
 
 
 def information_diversity(

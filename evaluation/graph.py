@@ -13,6 +13,7 @@ is scored with the main agent as a single node (`fallback` says why).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Literal
 
@@ -60,7 +61,7 @@ def single_node_graph(record: EpisodeRecord, why: str) -> AgentGraph:
 
 def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     """Build the agent graph of an episode record."""
-    turns = sorted(record.main.turns or [], key=lambda t: t.step)
+    turns = sorted(record.main.turns or [], key=attrgetter("step"))
     if not turns:
         return single_node_graph(record, "no main.turns in the record")
     nodes: list[Node] = []
@@ -83,7 +84,7 @@ def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     steps = [t.step for t in turns]
 
     latest_run: dict[str, int] = {}  # agent id → node of its latest run, for resume edges
-    for wave in sorted(record.waves, key=lambda w: w.index):
+    for wave in sorted(record.waves, key=attrgetter("index")):
         if not wave.subagents:
             continue
         if wave.main_step is None or wave.main_step not in turn_node:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting loop
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from contracts import DelegationPrior, EpisodeRecord, SubagentRecord
 from evaluation.tagging import tag_subagent
@@ -47,6 +48,7 @@ def deterministic_labeler(tool_labels: Mapping[str, str] | None = None) -> Label
     return label
 
 
+@lru_cache(maxsize=65536)  # sub-tasks repeat across seeds and settings; the text work is the cost
 def normalize_subtask(text: str) -> str:
     """Case, punctuation, articles and spacing removed: what 'near-identical' ignores.
 
@@ -125,8 +127,14 @@ def prior_label_waves(prior: DelegationPrior) -> list[list[str]]:
 
 def multiset_overlap(gold: Sequence[str], run: Sequence[str | None]) -> int:
     """Σ over labels of min(count in gold, count in run); unlabelled units never match."""
-    common = Counter(gold) & Counter(label for label in run if label is not None)
-    return sum(common.values())
+    left: dict[str, int] = {}  # gold's counts, each run label taking one while any is left
+    _count_elements(left, gold)
+    common = 0
+    for label in run:
+        if label is not None and left.get(label, 0) > 0:
+            left[label] -= 1
+            common += 1
+    return common
 
 
 def wave_alignment_hits(gold: Sequence[Sequence[str]], run: Sequence[Sequence[str | None]]) -> int:
