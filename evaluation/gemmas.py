@@ -73,15 +73,16 @@ def information_diversity(
         )
     position = {node: k for k, node in enumerate(kept)}
     used = sorted({i for pair in weights for i in pair})
-    syntactic = tfidf_of_tokens([tokens[i] for i in kept], only={position[i] for i in used})
+    vectors = tfidf_of_tokens([tokens[i] for i in kept], only={position[i] for i in used})
+    syntactic = dict(zip(kept, vectors, strict=True))  # node → its TF-IDF vector
     semantic = None
     if embedder is not None:
-        vectors = embedder.embed([graph.nodes[i].response for i in used])
-        semantic = dict(zip(used, vectors, strict=True))
+        embedded = embedder.embed([graph.nodes[i].response for i in used])
+        semantic = dict(zip(used, embedded, strict=True))
     weighted = total = 0.0
     for (i, j), w in weights.items():
         # Clipped: rounding can put the cosine of equal texts a hair above 1.
-        ss = min(1.0, cosine(syntactic[position[i]], syntactic[position[j]]))
+        ss = min(1.0, cosine(syntactic[i], syntactic[j]))
         if semantic is not None:
             sem = min(1.0, max(0.0, float(semantic[i] @ semantic[j])))
             ss = lam * ss + (1.0 - lam) * sem

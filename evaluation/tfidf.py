@@ -16,8 +16,8 @@ import math
 import re
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting loop
 from collections.abc import Collection, Sequence
-from itertools import chain, repeat
-from operator import mul, truediv
+from itertools import chain
+from operator import mul
 
 # Han (CJK unified ideographs, extension A, compatibility ideographs, the supplementary planes)
 # and the Japanese kana: scripts written without spaces, tokenised as character unigrams.
@@ -27,6 +27,9 @@ _TOKEN = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 # ASCII bytes: word characters kept (A-Z lower-cased), every other byte a space.
 _ASCII_WORDS = bytes(ord(ch.lower()) if ch.isalnum() or ch == "_" else 32 for ch in map(chr, range(128)))
 _ASCII_WORDS += bytes(128)  # a translation table has 256 entries; an ASCII text uses the first 128
+
+# ln(1 + df) for the document frequencies of graphs up to 255 texts, looked up, not computed per term.
+_LOG_1P = [math.log(1 + d) for d in range(256)]
 
 SparseVector = dict[str, float]
 
@@ -65,15 +68,18 @@ def tfidf_of_tokens(
     df: dict[str, int] = {}
     _count_elements(df, chain.from_iterable(counts))  # iterating a dict yields its distinct terms
     base = math.log(1 + len(tokens)) + 1.0
-    idf = {term: base - math.log(1 + d) for term, d in df.items()}
+    if len(tokens) < len(_LOG_1P):
+        idf = {term: base - _LOG_1P[d] for term, d in df.items()}
+    else:
+        idf = {term: base - math.log(1 + d) for term, d in df.items()}  # not log1p: its last bit may differ
     vectors: list[SparseVector] = []
     for position, c in enumerate(counts):
         if only is not None and position not in only:
             vectors.append({})
             continue
-        weights = list(map(mul, c.values(), map(idf.__getitem__, c)))  # tf · idf, term by term
+        weights = [tf * idf[term] for term, tf in c.items()]
         norm = math.hypot(*weights)
-        vectors.append(dict(zip(c, map(truediv, weights, repeat(norm)), strict=True)) if norm else {})
+        vectors.append({term: w / norm for term, w in zip(c, weights, strict=True)} if norm else {})
     return vectors
 
 

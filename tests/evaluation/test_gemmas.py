@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -168,6 +169,25 @@ def test_ascii_texts_are_tokenised_as_the_pattern_tokenises_them() -> None:
     for _ in range(2000):
         text = "".join(chr(rng.randrange(128)) for _ in range(rng.randint(0, 40)))
         assert tokenize(text) == pattern.findall(text.lower()), text
+
+
+@pytest.mark.parametrize("texts", [40, 300])
+def test_tfidf_vectors_equal_the_formula_bit_for_bit(texts: int) -> None:
+    """Counts, idf and weights are taken by table and map (ln(1 + df) looked up for up to 255
+    texts, computed past them): every weight equals the formula's, bit for bit."""
+    rng = random.Random(texts)
+    words = "a b c d e f g h 1 2 3 x_y".split()
+    docs = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(texts)]
+    tokens = [tokenize(d) for d in docs]
+    df = Counter(term for t in tokens for term in set(t))
+    expected = []
+    for t in tokens:
+        weights = {
+            term: tf * (math.log(1 + texts) + 1.0 - math.log(1 + df[term])) for term, tf in Counter(t).items()
+        }
+        norm = math.hypot(*weights.values())
+        expected.append({term: w / norm for term, w in weights.items()})
+    assert tfidf.tfidf_vectors(docs) == expected
 
 
 # --- UPR ----------------------------------------------------------------------------------
