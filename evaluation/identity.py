@@ -26,8 +26,9 @@ from evaluation.records import prior_files
 # LLM-label fallback, token-less IDS nodes and CJK unigrams, foreign-trace verdicts, UPR main
 # turns without tools_ok, answer extraction (emphasis, thousands separators). 0.3.0: planned
 # episodes without a record count absent; \boxed{} answers keep their inner braces; the bootstrap
-# draws tasks in id order.
-SCORER_VERSION = "0.3.0"
+# draws tasks in id order. 0.3.1: the TF-IDF cosine is summed exactly, so IDS no longer moves in
+# its last digit with the process's string hashing.
+SCORER_VERSION = "0.3.1"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.

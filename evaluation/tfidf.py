@@ -84,6 +84,8 @@ def tfidf_of_tokens(
 
 
 def cosine(a: SparseVector, b: SparseVector) -> float:
-    """Cosine of two L2-normalised sparse vectors (0 when either is empty)."""
+    """Cosine of two L2-normalised sparse vectors (0 when either is empty). Summed exactly
+    (`math.fsum`): the shared terms come in a set's order, which changes with each process's
+    string hashing, and a plain sum in that order moved IDS in its last digit from run to run."""
     common = a.keys() & b.keys()
-    return sum(map(mul, map(a.__getitem__, common), map(b.__getitem__, common)))
+    return math.fsum(map(mul, map(a.__getitem__, common), map(b.__getitem__, common)))

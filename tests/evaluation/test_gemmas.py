@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -470,3 +471,27 @@ def test_answers_compare_as_decimals_within_tolerance() -> None:
     # a node that declares `contributes` is taken at its word (--answer overrode it silently)
     assert contributes(Node("agent", "a", response="the answer is 7", contributes=True))
     assert not contributes(Node("agent", "a", response="the answer is 5", contributes=False))
+
+
+def test_tfidf_cosine_is_the_same_whatever_the_process_s_string_hashing() -> None:
+    """The shared terms of two vectors come in a set's order, which follows each process's
+    string hashing (PYTHONHASHSEED); summed plainly in that order, the cosine (and so IDS)
+    moved in its last digit from one `mseval score` to the next (the bench's sim:oracle/sa IDS:
+    ...1644 vs ...1643). Here the old sum gave three different values over six seeds."""
+    import subprocess
+    import sys
+
+    program = (
+        "import random; from evaluation.tfidf import cosine, tfidf_vectors; "
+        "rng = random.Random(0); words = [f'w{i}' for i in range(300)]; "
+        "a, b = tfidf_vectors([' '.join(rng.choices(words, k=rng.randint(50, 400))) for _ in range(2)]); "
+        "print(repr(cosine(a, b)))"
+    )
+    values = {
+        subprocess.run(
+            [sys.executable, "-c", program], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for seed in range(6)
+    }  # fmt: skip
+    assert len(values) == 1, values
