@@ -53,6 +53,22 @@ def _assert_recorded_once_with_its_reason(record: EpisodeRecord, stored: list[Ep
     assert [r.episode_id for r in stored] == [record.episode_id]
 
 
+def _left_on_postgres(base: str, schema: str) -> list[Any]:
+    """The episode's schema and login role (both named `schema`) still on the server."""
+    admin = make_engine(base)
+    try:
+        with admin.connect() as conn:
+            return list(
+                conn.execute(
+                    text("SELECT nspname FROM pg_namespace WHERE nspname = :s UNION ALL "
+                         "SELECT rolname FROM pg_roles WHERE rolname = :s"),
+                    {"s": schema},
+                ).all()
+            )  # fmt: skip
+    finally:
+        admin.dispose()
+
+
 @pytest.mark.postgres
 @pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"no PostgreSQL: set {PG_URL_ENV}")
 def test_a_failed_setup_drops_its_postgresql_schema(tmp_path: Path) -> None:
@@ -62,17 +78,7 @@ def test_a_failed_setup_drops_its_postgresql_schema(tmp_path: Path) -> None:
     record, stored = _run(tmp_path, base)
     _assert_recorded_once_with_its_reason(record, stored)
     schema = worldstate.pg_schema_name(record.episode_id)
-    admin = make_engine(base)
-    try:
-        with admin.connect() as conn:
-            left = conn.execute(
-                text("SELECT nspname FROM pg_namespace WHERE nspname = :s UNION ALL "
-                     "SELECT rolname FROM pg_roles WHERE rolname = :s"),
-                {"s": schema},
-            ).all()  # fmt: skip
-    finally:
-        admin.dispose()
-    assert left == []
+    assert _left_on_postgres(base, schema) == []
 
 
 def test_a_failed_setup_removes_its_sqlite_world_file(tmp_path: Path) -> None:
@@ -178,14 +184,4 @@ async def test_a_run_cancelled_while_its_world_is_made_drops_its_postgresql_sche
     held = _HeldSetup(monkeypatch)
     folder = await held.cancel_while_held(Runner(_plan(tmp_path, base)).run())
     schema = worldstate.pg_schema_name(folder.name)
-    admin = make_engine(base)
-    try:
-        with admin.connect() as conn:
-            left = conn.execute(
-                text("SELECT nspname FROM pg_namespace WHERE nspname = :s UNION ALL "
-                     "SELECT rolname FROM pg_roles WHERE rolname = :s"),
-                {"s": schema},
-            ).all()  # fmt: skip
-    finally:
-        admin.dispose()
-    assert left == []
+    assert _left_on_postgres(base, schema) == []

@@ -61,6 +61,31 @@ def as_data(result: Any) -> Any:
     return json.loads(text(result))
 
 
+async def check_no_tool_writes(
+    name: str, world: World, calls: Mapping[str, dict[str, Any]], tables: tuple[str, ...]
+) -> None:
+    """Server `name`'s every write tool (any not marked read-only, a new one too), run on `calls`
+    in their order (they build on each other), leaves `tables` as they were: what a server may
+    keep for its lifetime (`mcp_servers.common.readonce`)."""
+
+    def kept() -> dict[str, list[tuple[Any, ...]]]:
+        return {t: rows for t, rows in world.dump(f"{name}_").items() if t in tables}
+
+    before = kept()
+    assert set(before) == set(tables) and all(before.values())
+    async with serve(name, world) as client:
+        writers = [
+            t.name
+            for t in (await client.list_tools()).tools
+            if not (t.annotations and t.annotations.read_only_hint)
+        ]
+        assert writers and set(writers) <= set(calls)
+        for tool in [n for n in calls if n in writers]:
+            result = await client.call_tool(tool, calls[tool])
+            assert not result.is_error, text(result)
+    assert kept() == before
+
+
 async def check_contract(client: Client, world: World, calls: Mapping[str, dict[str, Any]]) -> None:
     """Every tool: annotated, labelled, documented, covered by `calls`, succeeds on them; every
     read-only tool leaves the database exactly as it was."""

@@ -7,7 +7,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from mcp_servers.kitchen.nutrition import Catalog
 from mcp_servers.kitchen.schema import KitchenCateringOrder, KitchenMenu, KitchenMenuItem
-from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+from tests.mcp_servers.support import World, as_data, check_contract, check_no_tool_writes, serve, text
 
 
 def _order(world: World, status: str, after: str = "2026-11-24") -> str:
@@ -214,24 +214,7 @@ async def test_the_catalog_is_read_once_per_server_not_on_every_call(
 async def test_no_kitchen_tool_writes_the_catalog_a_server_keeps(world: World) -> None:
     """A server keeps its catalog for its lifetime: safe only while no tool writes those tables.
     A new write tool is run here too (every tool not marked read-only)."""
-    calls = _calls(world)
-
-    def catalog() -> dict[str, list[tuple[Any, ...]]]:
-        return {t: rows for t, rows in world.dump("kitchen_").items() if t in CATALOG_TABLES}
-
-    before = catalog()
-    assert set(before) == set(CATALOG_TABLES) and all(before.values())
-    async with serve("kitchen", world) as client:
-        writers = [
-            t.name
-            for t in (await client.list_tools()).tools
-            if not (t.annotations and t.annotations.read_only_hint)
-        ]
-        assert writers and set(writers) <= set(calls)
-        for name in [n for n in calls if n in writers]:  # in the order they build on each other
-            result = await client.call_tool(name, calls[name])
-            assert not result.is_error, text(result)
-    assert catalog() == before
+    await check_no_tool_writes("kitchen", world, _calls(world), CATALOG_TABLES)
 
 
 def test_a_catalog_holds_plain_values_that_outlive_its_session(world: World) -> None:

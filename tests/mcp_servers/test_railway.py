@@ -11,7 +11,7 @@ from sqlmodel import Session, SQLModel, col, select
 
 from mcp_servers.railway.network import TrainRun
 from mcp_servers.railway.schema import RailBooking, RailPassenger, RailSeatInventory, RailTicket, RailTrain
-from tests.mcp_servers.support import World, as_data, check_contract, serve, text
+from tests.mcp_servers.support import World, as_data, check_contract, check_no_tool_writes, serve, text
 
 REPO = Path(__file__).resolve().parents[2]
 FRIDAY = "2026-11-27"  # Friday-evening InterCity trains are sold out in second class
@@ -316,24 +316,7 @@ async def test_the_timetable_is_read_once_per_server_not_on_every_call(
 async def test_no_railway_tool_writes_the_timetable_a_server_keeps(world: World) -> None:
     """A server keeps its timetable for its lifetime: safe only while no tool writes trains or
     stops. A new write tool is run here too (every tool not marked read-only)."""
-    calls = _calls(world)
-
-    def timetable() -> dict[str, list[tuple[Any, ...]]]:
-        return {t: rows for t, rows in world.dump("railway_").items() if t in TIMETABLE_TABLES}
-
-    before = timetable()
-    assert set(before) == set(TIMETABLE_TABLES) and all(before.values())
-    async with serve("railway", world) as client:
-        writers = [
-            t.name
-            for t in (await client.list_tools()).tools
-            if not (t.annotations and t.annotations.read_only_hint)
-        ]
-        assert writers and set(writers) <= set(calls)
-        for name in [n for n in calls if n in writers]:  # in the order they build on each other
-            result = await client.call_tool(name, calls[name])
-            assert not result.is_error, text(result)
-    assert timetable() == before
+    await check_no_tool_writes("railway", world, _calls(world), TIMETABLE_TABLES)
 
 
 def test_a_timetable_holds_plain_values_that_outlive_its_session(world: World) -> None:
