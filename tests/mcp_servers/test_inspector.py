@@ -58,13 +58,12 @@ READ_CALLS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 _tools = (os.environ.get(NODE_ENV, ""), os.environ.get(INSPECTOR_ENV, ""))
-pytestmark = [
-    pytest.mark.skipif(
-        not all(_tools) or not all(Path(p).is_file() for p in _tools),
-        reason=f"no MCP Inspector: run .ci/setup.d/node22.sh and export {NODE_ENV} and {INSPECTOR_ENV}",
-    ),
-    pytest.mark.xdist_group("inspector"),  # one worker runs the module's fixture (every server)
-]
+# One worker runs the module's fixture (every server): this file runs on one worker (`make test`:
+# --dist loadfile).
+pytestmark = pytest.mark.skipif(
+    not all(_tools) or not all(Path(p).is_file() for p in _tools),
+    reason=f"no MCP Inspector: run .ci/setup.d/node22.sh and export {NODE_ENV} and {INSPECTOR_ENV}",
+)
 
 
 @dataclass
