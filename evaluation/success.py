@@ -29,11 +29,7 @@ def termination_of(record: EpisodeRecord) -> str | None:
 
 def is_completed(record: EpisodeRecord) -> bool:
     """The episode ran to a verdict: status completed and not ended by a fault of the harness."""
-    if record.status != "completed":
-        return False
-    # termination_of, inlined: scoring asks this of every record a dozen times
-    termination = record.termination
-    return (termination if termination is not None else record.main.termination) != HARNESS_ERROR
+    return record.status == "completed" and termination_of(record) != HARNESS_ERROR
 
 
 def ended_normally(record: EpisodeRecord) -> bool:

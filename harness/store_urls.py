@@ -162,7 +162,7 @@ def _served_sqlite_problem(parsed: URL, url: str) -> str | None:
         if not isinstance(value, str):
             return f"{key} is given {len(value)} times in {url!r}; give it once"
     try:
-        dialect().create_connect_args(parsed)
+        args, options = dialect().create_connect_args(parsed)
     except (ValueError, TypeError) as exc:
         with warnings.catch_warnings():  # each option alone, to name the one refused
             warnings.simplefilter("ignore")
@@ -173,7 +173,7 @@ def _served_sqlite_problem(parsed: URL, url: str) -> str | None:
                 return f"{key}={value!r} in {url!r} is not a value the SQLite driver takes ({exc})"
         return f"{url!r}: {exc}"
     if (parsed.database or "").startswith("file:"):
-        return _sqlite_uri_problem(parsed, url)
+        return _sqlite_uri_problem(str(args[0]), url) if options.get("uri") else None
     if parsed.database and parsed.database != ":memory:":
         folder = Path(parsed.database).parent
         if not lookup_problem(folder) and not folder.exists():
@@ -181,18 +181,14 @@ def _served_sqlite_problem(parsed: URL, url: str) -> str | None:
     return None
 
 
-def _sqlite_uri_problem(parsed: URL, url: str) -> str | None:
-    """What SQLite itself refuses in a `file:` URI's parameters (`mode=bogus`, `cache=x`,
-    `vfs=none`), found by opening an in-memory database with the same parameters, so that
-    nothing is created. Only the URI's own parameters: whether its file exists is the server's."""
+def _sqlite_uri_problem(uri: str, url: str) -> str | None:
+    """What SQLite itself refuses in the parameters of `uri`, the `file:` URI the driver is given
+    for `url` (`mode=bogus`, `cache=x`, `vfs=none`), found by opening an in-memory database with
+    the same parameters, so that nothing is created. Only the URI's own parameters: whether its
+    file exists is the server's. (Without uri=true the whole name is a file name: not called.)"""
     import sqlite3
 
-    with warnings.catch_warnings():  # the check before this one has warned already
-        warnings.simplefilter("ignore")
-        args, options = parsed.get_dialect()().create_connect_args(parsed)
-    if not options.get("uri"):
-        return None  # without uri=true the whole name is a file name
-    params = dict(parse_qsl(urlsplit(str(args[0])).query, keep_blank_values=True))
+    params = dict(parse_qsl(urlsplit(uri).query, keep_blank_values=True))
     if params.get("mode", "rwc") not in _SQLITE_URI_MODES:
         modes = ", ".join(_SQLITE_URI_MODES)
         return f"mode={params['mode']!r} in {url!r} is not an access mode SQLite knows ({modes})"
