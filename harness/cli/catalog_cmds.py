@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, path_option
 
 tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True, rich_markup_mode=None)
 priors_app = typer.Typer(
@@ -16,9 +16,11 @@ priors_app = typer.Typer(
 )
 
 
-@tasks_app.command("list")
+@tasks_app.command("list", cls=MetavarCommand)
 def tasks_list(
-    selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
+    selector: Annotated[
+        str, typer.Argument(metavar="SEL", help="all, a scenario, a task id, or a glob")
+    ] = "all",
 ) -> None:
     """One line per task: id, scenario, split, servers, title."""
     from harness.catalog import load_tasks
@@ -28,10 +30,12 @@ def tasks_list(
         print(f"{t.id:40} {t.spec.scenario:4} {split:10} {','.join(t.servers):28} {t.spec.title}")
 
 
-@tasks_app.command("validate")
+@tasks_app.command("validate", cls=MetavarCommand)
 def tasks_validate(
-    selector: Annotated[str, typer.Argument(help="all, a scenario, a task id, or a glob")] = "all",
-    concurrency: Annotated[int, typer.Option(min=1, help="tasks validated at once")] = 4,
+    selector: Annotated[
+        str, typer.Argument(metavar="SEL", help="all, a scenario, a task id, or a glob")
+    ] = "all",
+    concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="tasks validated at once")] = 4,
 ) -> None:
     """Gold solution passes each check, doing nothing fails it, priors fit solutions; with `all`, splits are populated.
 
@@ -81,10 +85,10 @@ def tasks_validate(
         raise typer.Exit(1)
 
 
-@tasks_app.command("new")
+@tasks_app.command("new", cls=MetavarCommand)
 def tasks_new(
-    name: Annotated[str, typer.Argument(help="the task id, e.g. lms-late-report")],
-    scenario: Annotated[str, typer.Option(help="lms, edw, ec, sm, vp, rs, ar or fc")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="the task id, e.g. lms-late-report")],
+    scenario: Annotated[str, typer.Option(metavar="SCENARIO", help="lms, edw, ec, sm, vp, rs, ar or fc")],
 ) -> None:
     """Create a task skeleton (task.yaml, check.py, solution.yaml, prior) that validates."""
     from harness.authoring import new_task
@@ -116,15 +120,18 @@ def priors_validate() -> None:
     print(f"{with_prior} priors valid; {len(tasks) - with_prior} tasks have none")
 
 
-@priors_app.command("draft")
+@priors_app.command("draft", cls=MetavarCommand)
 def priors_draft(
-    task: Annotated[str, typer.Argument(help="the task id")],
+    task: Annotated[str, typer.Argument(metavar="TASK", help="the task id")],
     from_episode: Annotated[
-        str, typer.Option("--from-episode", help="episode id (see `mseval export`) whose waves to copy")
+        str,
+        typer.Option(
+            "--from-episode", metavar="ID", help="episode id (see `mseval export`) whose waves to copy"
+        ),
     ],
-    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     out: Annotated[
-        Path | None, path_option(help="write here instead of delegation_priors/<task>.yaml")
+        Path | None, path_option(metavar="FILE", help="write here instead of delegation_priors/TASK.yaml")
     ] = None,
     force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
 ) -> None:

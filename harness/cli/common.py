@@ -1,4 +1,9 @@
-"""Shared pieces of the command line: options, the progress bar, the settings table."""
+"""Shared pieces of the command line: options, the help of commands with arguments, the
+progress bar, the settings table.
+
+Every option and argument that takes a value has a metavar saying what to type (N, URL, FILE,
+DIR, NAME, `local|ray`), never typer's label of its Python type (`<int range>`, `<path>`).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,38 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from typer.core import TyperCommand
+
 if TYPE_CHECKING:
+    from typer._click import Context, HelpFormatter
+
     from contracts.episode import EpisodeRecord
     from contracts.errors import Problem
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
 STORE_HELP = "SQLAlchemy URL of the run store: sqlite:///PATH (a file) or postgresql+psycopg://…"
+
+
+class MetavarCommand(TyperCommand):
+    """A typer command whose help names an argument by its metavar alone, as it names an option:
+    typer follows an argument's metavar with its Python type (`RUN_ID <list[str]>`). The class
+    (`cls=`) of every command that takes arguments."""
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments: list[tuple[str, str]] = []
+        options: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                arguments.append((param.metavar, record[1]) if param.metavar else record)
+            else:
+                options.append(record)
+        for title, records in (("Arguments", arguments), ("Options", options)):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
 
 
 def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem]]:
@@ -50,8 +81,8 @@ def path_value(value: str | Path) -> Path:
     return Path(value)
 
 
-def path_option(*names: str, metavar: str = "<path>", **options: Any) -> Any:
-    """`typer.Option` for a path: read by `path_value`, shown as `<path>` as typer shows paths."""
+def path_option(*names: str, metavar: str, **options: Any) -> Any:
+    """`typer.Option` for a path, read by `path_value`; `metavar` is FILE or DIR (or FILE.jsonl)."""
     import typer
 
     return typer.Option(*names, parser=path_value, metavar=metavar, **options)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from contracts.errors import InputError
-from harness.cli.common import path_argument, path_option
+from harness.cli.common import MetavarCommand, path_argument, path_option
 from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 
 if TYPE_CHECKING:
@@ -27,33 +27,40 @@ if TYPE_CHECKING:
 
 StoreOpt = Annotated[
     str | None,
-    typer.Option("--store", help="Store URL to read episodes from (default: sqlite:///runs/mseval.db)."),
+    typer.Option(
+        "--store", metavar="URL", help="Store URL to read episodes from (default: sqlite:///runs/mseval.db)."
+    ),
 ]
 EpisodesOpt = Annotated[
     Path | None,
     path_option(
-        "--episodes", help="Episode records (.jsonl, mseval.episode/1); FILE.runs.json beside it is read too."
+        "--episodes",
+        metavar="FILE.jsonl",
+        help="Episode records (.jsonl, mseval.episode/1); FILE.runs.json beside it is read too.",
     ),
 ]
 PriorsOpt = Annotated[
     Path | None,
     path_option(
         "--priors",
-        help="Folder of delegation priors (<task-id>.yaml); default $MSEVAL_PRIORS, else the project's.",
+        metavar="DIR",
+        help="Folder of delegation priors (a TASK.yaml per task); default $MSEVAL_PRIORS, else the project's.",
     ),
 ]
 BaselineOpt = Annotated[
-    str, typer.Option("--baseline", help="Variant that every other variant is compared with.")
+    str, typer.Option("--baseline", metavar="V", help="Variant that every other variant is compared with.")
 ]
 EmbedderOpt = Annotated[
     str,
     typer.Option(
         "--embedder",
-        help="IDS embedder: minilm (offline all-MiniLM-L6-v2 int8), tfidf, st:<name-or-path>, or none.",
+        metavar="minilm|tfidf|st:MODEL|none",
+        help="IDS embedder: minilm (offline all-MiniLM-L6-v2 int8), tfidf, st:MODEL (a sentence-transformers "
+        "model name or folder), or none.",
     ),
 ]
 ResamplesOpt = Annotated[
-    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for the 95% intervals.")
+    int, typer.Option("--resamples", min=1, metavar="N", help="Bootstrap resamples for the 95% intervals.")
 ]
 
 
@@ -94,15 +101,16 @@ TaggerOpt = Annotated[
     str | None,
     typer.Option(
         "--llm-tagger",
+        metavar="M",
         help="Also tag sub-agents with this model (provider:model-id) and report its agreement "
         "with the deterministic tagger; labels from the records still win in scoring.",
     ),
 ]
 BaseUrlOpt = Annotated[
-    str | None, typer.Option("--base-url", help="Base URL for an openai-compatible tagger.")
+    str | None, typer.Option("--base-url", metavar="URL", help="Base URL for an openai-compatible tagger.")
 ]
 KeyEnvOpt = Annotated[
-    str | None, typer.Option("--api-key-env", help="Variable holding the tagger's API key.")
+    str | None, typer.Option("--api-key-env", metavar="NAME", help="Variable holding the tagger's API key.")
 ]
 
 
@@ -318,7 +326,10 @@ def score(
 
 def report(
     out: Annotated[
-        Path, path_option("--out", help="Folder for report.md, index.html, score.json and the PNG plots.")
+        Path,
+        path_option(
+            "--out", metavar="DIR", help="Folder for report.md, index.html, score.json and the PNG plots."
+        ),
     ],
     store: StoreOpt = None,
     episodes: EpisodesOpt = None,
@@ -375,15 +386,21 @@ def gemmas(
         path_argument(metavar="GRAPH.json", help="Nodes with prompt and response; S and T as 0/1 matrices."),
     ],
     answer: Annotated[
-        str | None, typer.Option("--answer", help="Gold answer: a node contributes when its answer matches.")
+        str | None,
+        typer.Option(
+            "--answer", metavar="TEXT", help="Gold answer: a node contributes when its answer matches."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     embedder: EmbedderOpt = "minilm",
     lam: Annotated[
-        float, typer.Option("--lambda", min=0.0, max=1.0, help="Weight of TF-IDF in the IDS similarity.")
+        float,
+        typer.Option(
+            "--lambda", min=0.0, max=1.0, metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity."
+        ),
     ] = 0.5,
     min_path_nodes: Annotated[
-        int, typer.Option("--min-path-nodes", min=1, max=2, help="Shortest path UPR counts.")
+        int, typer.Option("--min-path-nodes", min=1, max=2, metavar="N", help="Shortest path UPR counts.")
     ] = 2,
 ) -> None:
     """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
@@ -468,4 +485,4 @@ def register(app: typer.Typer) -> None:
     """Add the evaluation commands to `app`."""
     app.command("score")(score)
     app.command("report")(report)
-    app.command("gemmas")(gemmas)
+    app.command("gemmas", cls=MetavarCommand)(gemmas)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from harness.cli.common import path_option
+from harness.cli.common import MetavarCommand, path_option
 
 profiles_app = typer.Typer(
     help="List, validate and create sub-agent profiles and variants.", no_args_is_help=True
@@ -40,13 +40,16 @@ def profiles_validate(dirs: DirOption = []) -> None:  # noqa: B006
     print(f"{len(ps.profiles)} profiles valid ({len(ps.variants)} variants)")
 
 
-@profiles_app.command("new")
+@profiles_app.command("new", cls=MetavarCommand)
 def profiles_new(
-    name: Annotated[str, typer.Argument(help="profile name (lower-case, dashes)")],
-    folder: Annotated[Path, path_option("--dir", help="where to write it")] = Path("profiles"),
+    name: Annotated[str, typer.Argument(metavar="NAME", help="profile name (lower-case, dashes)")],
+    folder: Annotated[Path, path_option("--dir", metavar="DIR", help="where to write it")] = Path("profiles"),
     mode: Annotated[
         str | None,
-        typer.Option(help="read-only or writable (default: read-only; a variant keeps its own)"),
+        typer.Option(
+            metavar="read-only|writable",
+            help="read-only or writable (default: read-only; a variant keeps its own)",
+        ),
     ] = None,
     override: Annotated[
         bool,

@@ -151,28 +151,46 @@ def register(app: typer.Typer) -> None:
                 metavar="SEL", help="all, a scenario, a task id, or a glob (repeatable, or comma-separated)"
             ),
         ] = ["all"],  # noqa: B006 - typer reads the default, never mutates it
-        seeds: Annotated[int, typer.Option(min=1, help="seeds per task")] = 1,
-        concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
-        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
-        executor: Annotated[str, typer.Option(help="local (asyncio) or ray")] = "local",
+        seeds: Annotated[int, typer.Option(min=1, metavar="N", help="seeds per task")] = 1,
+        concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="episodes at once")] = 4,
+        store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
+        executor: Annotated[
+            str,
+            typer.Option(
+                metavar="local|ray",
+                help="local (asyncio, in this process) or ray (each episode a Ray task)",
+            ),
+        ] = "local",
         ray_address: Annotated[
-            str | None, typer.Option(help="Ray cluster address for --executor ray")
+            str | None,
+            typer.Option(
+                metavar="ADDRESS",
+                help="Ray cluster to join, for --executor ray (default: start a local Ray instance)",
+            ),
         ] = None,
         resume: Annotated[
             bool,
             typer.Option(help="complete the latest run of this same matrix (its finished episodes are kept)"),
         ] = False,
         base_url: Annotated[
-            str | None, typer.Option(help="base URL for openai-compatible (or a proxy)")
+            str | None, typer.Option(metavar="URL", help="base URL for openai-compatible (or a proxy)")
         ] = None,
         api_key_env: Annotated[
-            str | None, typer.Option(help="name of the environment variable holding the API key")
+            str | None,
+            typer.Option(metavar="NAME", help="name of the environment variable holding the API key"),
         ] = None,
-        server_transport: Annotated[str, typer.Option(help="inprocess, stdio or http")] = "inprocess",
+        server_transport: Annotated[
+            str,
+            typer.Option(
+                metavar="inprocess|stdio|http",
+                help="how our MCP servers run: inprocess (in this process), or a child process each over stdio or http",
+            ),
+        ] = "inprocess",
         db: Annotated[
             str,
             typer.Option(
-                help="world databases: 'sqlite' (a file per episode) or a PostgreSQL URL (a schema per episode)"
+                metavar="sqlite|POSTGRES_URL",
+                help="world databases: 'sqlite' (a file per episode) or a PostgreSQL URL (a schema per episode)",
             ),
         ] = "sqlite",
         budget: Annotated[
@@ -184,31 +202,43 @@ def register(app: typer.Typer) -> None:
                 "tool_result_bytes",
             ),
         ] = [],  # noqa: B006
-        config: Annotated[Path | None, path_option(help="model settings file (YAML)")] = None,
+        config: Annotated[Path | None, path_option(metavar="FILE", help="model settings file (YAML)")] = None,
         temperature: Annotated[
             str | None,
             typer.Option(
+                metavar="NUMBER|none",
                 help="sampling temperature (default 0), or `none` to send none (models that accept only "
-                "their own, such as Kimi K2.5)"
+                "their own, such as Kimi K2.5)",
             ),
         ] = None,
         max_output_tokens: Annotated[
-            int | None, typer.Option(help=f"max output tokens per call (default {DEFAULT_MAX_OUTPUT_TOKENS})")
+            int | None,
+            typer.Option(
+                metavar="N", help=f"max output tokens per call (default {DEFAULT_MAX_OUTPUT_TOKENS})"
+            ),
         ] = None,
         reasoning_effort: Annotated[
-            str | None, typer.Option(help="reasoning effort, where the provider has it")
+            str | None,
+            typer.Option(
+                metavar="LEVEL",
+                help="reasoning effort, where the provider has it, in the provider's words (e.g. low, medium, high)",
+            ),
         ] = None,
         profiles: Annotated[
             list[Path], path_option(metavar="DIR", help="extra profile folder (repeatable)")
         ] = [],  # noqa: B006
-        prices: Annotated[Path | None, path_option(help="price table (YAML)")] = None,
+        prices: Annotated[Path | None, path_option(metavar="FILE", help="price table (YAML)")] = None,
         rpm: Annotated[
-            int | None, typer.Option(min=1, help="requests per minute per provider, across the run")
+            int | None,
+            typer.Option(min=1, metavar="N", help="requests per minute per provider, across the run"),
         ] = None,
         tpm: Annotated[
-            int | None, typer.Option(min=1, help="tokens per minute per provider, across the run")
+            int | None,
+            typer.Option(min=1, metavar="N", help="tokens per minute per provider, across the run"),
         ] = None,
-        runs_dir: Annotated[Path, path_option(help="where episode workspaces are kept")] = Path("runs"),
+        runs_dir: Annotated[
+            Path, path_option(metavar="DIR", help="where episode workspaces are kept")
+        ] = Path("runs"),
     ) -> None:
         """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
         from harness.cli.common import print_table, settings_table
@@ -251,12 +281,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def demo(
-        store: Annotated[str, typer.Option(help=STORE_HELP)] = "sqlite:///runs/demo.db",
+        store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = "sqlite:///runs/demo.db",
         report: Annotated[
-            Path | None, path_option(help="also write the report (report.md, index.html, plots) here")
+            Path | None,
+            path_option(metavar="DIR", help="also write the report (report.md, index.html, plots) here"),
         ] = None,
-        tasks: Annotated[str, typer.Option(help="all, a scenario, a task id, or a glob")] = "all",
-        concurrency: Annotated[int, typer.Option(min=1, help="episodes at once")] = 4,
+        tasks: Annotated[
+            str, typer.Option(metavar="SEL", help="all, a scenario, a task id, or a glob")
+        ] = "all",
+        concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="episodes at once")] = 4,
     ) -> None:
         """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
         run's table and its scores, writes the store."""
@@ -281,8 +314,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def view(
-        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
-        port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8765,
+        store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
+        port: Annotated[int, typer.Option(metavar="PORT", help="port on 127.0.0.1")] = 8765,
     ) -> None:
         """Browse the recorded episodes: outcomes, checks, waves timelines, event streams (1,000 events a page).
 
@@ -305,9 +338,12 @@ def register(app: typer.Typer) -> None:
     def export(
         out: Annotated[
             Path,
-            path_option(help="the .jsonl file to write (run identities go beside it as FILE.runs.json)"),
+            path_option(
+                metavar="FILE.jsonl",
+                help="the .jsonl file to write (run identities go beside it as FILE.runs.json)",
+            ),
         ],
-        store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+        store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     ) -> None:
         """Write the finished episodes as `mseval.episode/1` records, one JSON per line: per (task, model, variant, seed) the newest run's."""
         import json

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, path_option
 
 if TYPE_CHECKING:
     from harness.store import RunSummary, Store
@@ -89,7 +89,7 @@ def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
 
 @runs_app.command("list")
 def runs_list(
-    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON document")] = False,
 ) -> None:
     """Every run of the store, oldest first: its matrix, its episodes (completed, absent,
@@ -125,7 +125,7 @@ def runs_list(
         )
 
 
-@runs_app.command("delete")
+@runs_app.command("delete", cls=MetavarCommand)
 def runs_delete(
     run_ids: Annotated[
         list[str] | None,
@@ -134,14 +134,17 @@ def runs_delete(
     superseded: Annotated[
         bool, typer.Option("--superseded", help="also delete every run `mseval runs list` marks superseded")
     ] = False,
-    store: Annotated[str, typer.Option(help=STORE_HELP)] = DEFAULT_STORE,
+    store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     runs_dir: Annotated[
-        Path, path_option(help="where the runs' episode workspaces are kept (as given to `mseval run`)")
+        Path,
+        path_option(
+            metavar="DIR", help="where the runs' episode workspaces are kept (as given to `mseval run`)"
+        ),
     ] = Path("runs"),
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
 ) -> None:
     """Delete whole runs: their episodes, events and claim (one transaction), then their
-    workspaces `<--runs-dir>/episodes/<run_id>/`. A SQLite store is vacuumed so the file shrinks.
+    workspaces `DIR/episodes/RUN_ID/` (DIR is --runs-dir). A SQLite store is vacuumed so the file shrinks.
     Refused, with nothing deleted, for an unknown run or one a live process holds."""
     from contracts.errors import InputError, Problem
     from harness.store import RunBusy, StoreError

@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 
 from contracts.errors import Problem
-from harness.cli.common import path_option
+from harness.cli.common import MetavarCommand, path_option
 
 servers_app = typer.Typer(
     help="The MCP servers: list them, or serve one.", no_args_is_help=True, rich_markup_mode=None
 )
 
 
-@servers_app.command("list")
+@servers_app.command("list", cls=MetavarCommand)
 def servers_list(
     names: Annotated[
         list[str] | None,
@@ -51,18 +51,24 @@ def _list_tools(names: list[str]) -> None:
         print(f"{t.name:{width}}  {'read ' if t.read_only else 'write'}  {t.label or '-'}")
 
 
-@servers_app.command("serve")
+@servers_app.command("serve", cls=MetavarCommand)
 def servers_serve(
-    name: Annotated[str, typer.Argument(help="server name (see `mseval servers list`)")],
-    workspace: Annotated[Path, path_option(help="workspace folder")] = Path("runs/serve/workspace"),
+    name: Annotated[str, typer.Argument(metavar="NAME", help="server name (see `mseval servers list`)")],
+    workspace: Annotated[Path, path_option(metavar="DIR", help="workspace folder")] = Path(
+        "runs/serve/workspace"
+    ),
     db: Annotated[
         str | None,
         typer.Option(
-            help="database URL (default: $MSEVAL_SERVER_DB, else WORKSPACE.world.sqlite beside the workspace; seeded when its tables are missing)"
+            metavar="URL",
+            help="database URL (default: $MSEVAL_SERVER_DB, else DIR.world.sqlite beside the --workspace DIR; seeded when its tables are missing)",
         ),
     ] = None,
     http: Annotated[
-        int | None, typer.Option(help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio")
+        int | None,
+        typer.Option(
+            metavar="PORT", help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio"
+        ),
     ] = None,
 ) -> None:
     """Run one server over stdio (or HTTP), for any MCP client."""
