@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness.cli  # noqa: F401  (the `mseval` process's settings, numpy's one BLAS thread among them)
 from contracts import DelegationPrior, EpisodeRecord
 from evaluation.gemmas import count_paths
 from evaluation.process import GraphOptions
