@@ -131,7 +131,11 @@ def priors_draft(
     ],
     store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     out: Annotated[
-        Path | None, path_option(metavar="FILE", help="write here instead of delegation_priors/TASK.yaml")
+        Path | None,
+        path_option(
+            metavar="FILE",
+            help="write here instead of TASK.yaml in the priors folder ($MSEVAL_PRIORS, else delegation_priors/)",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
 ) -> None:

@@ -68,7 +68,7 @@ def profiles_new(
     ] = None,
 ) -> None:
     """Write a sub-agent role skeleton to edit; with --like a new variant copied from a built-in
-    one; with --override a copy of a built-in variant that replaces it."""
+    one; with --override a replacement for the built-in profile NAME (for a variant, a copy of it)."""
     from harness.authoring import new_profile
     from harness.cli.common import check_out_path
 
