@@ -10,7 +10,9 @@ import typer
 from harness.cli.common import MetavarCommand, path_option
 
 profiles_app = typer.Typer(
-    help="List, validate and create sub-agent profiles and variants.", no_args_is_help=True
+    help="List, validate and create sub-agent profiles and variants.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 DirOption = Annotated[
     list[Path], path_option("--dir", metavar="DIR", help="an extra profile folder (repeatable)")

@@ -287,7 +287,8 @@ def register(app: typer.Typer) -> None:
             path_option(metavar="DIR", help="also write the report (report.md, index.html, plots) here"),
         ] = None,
         tasks: Annotated[
-            str, typer.Option(metavar="SEL", help="all, a scenario, a task id, or a glob")
+            str,
+            typer.Option(metavar="SEL", help="all, a scenario, a task id, or a glob (or comma-separated)"),
         ] = "all",
         concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="episodes at once")] = 4,
     ) -> None:

@@ -36,3 +36,13 @@ def test_no_help_shows_a_type_label() -> None:
     assert {"mseval run", "mseval tasks new", "mseval servers list", "mseval runs delete"} <= set(pages)
     labels = {name: TYPE_LABEL.findall(text) for name, text in pages.items()}
     assert {name: found for name, found in labels.items() if found} == {}
+
+
+def test_tasks_new_names_every_scenario() -> None:
+    """Its --help lists the scenario codes by hand; they come from contracts/scenarios.yaml."""
+    from contracts.scenarios import SCENARIOS
+
+    text = CliRunner().invoke(app, ["tasks", "new", "--help"], prog_name="mseval").stdout
+    listed = re.search(r"--scenario SCENARIO\s+(.+?)\s+\[required\]", text, re.S)
+    assert listed is not None, text
+    assert re.findall(r"\b[a-z]+\b", listed.group(1).replace(" or ", " ")) == list(SCENARIOS)
