@@ -1,4 +1,6 @@
-"""The command line caps glibc's malloc arenas: threads share two instead of one each."""
+"""The command line's process: glibc's malloc arenas capped (threads share two instead of one
+each), and numpy's BLAS on one thread (scoring's matrix products are small, and a BLAS worker
+spun on another core after each one). The user's own settings stand."""
 
 from __future__ import annotations
 
@@ -33,15 +35,16 @@ ctypes.CDLL(None).malloc_stats()
 """
 
 
+def _python(
+    script: str, unset: tuple[str, ...], env: dict[str, str] | None
+) -> subprocess.CompletedProcess[str]:
+    """`script` in a new interpreter, the variables `unset` removed from its environment, `env` added."""
+    env = {k: v for k, v in os.environ.items() if k not in unset} | (env or {})
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+
+
 def _arenas(cap: str, env: dict[str, str] | None = None) -> int:
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"} | (env or {})
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT.replace("CAP", cap)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    done = _python(SCRIPT.replace("CAP", cap), ("MALLOC_ARENA_MAX",), env)
     return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))
 
 
@@ -68,3 +71,28 @@ def test_the_command_line_caps_them() -> None:
         "try:\n    main()\nexcept SystemExit:\n    pass"
     )
     assert _arenas(script) == 2
+
+
+# A matrix product big enough for OpenBLAS to use its worker threads; then the process's threads.
+BLAS = """
+IMPORT
+import os, numpy
+a = numpy.ones((400, 400))
+a @ a
+print(len(os.listdir("/proc/self/task")))
+"""
+BLAS_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _threads(first: str, env: dict[str, str] | None = None) -> int:
+    return int(_python(BLAS.replace("IMPORT", first), BLAS_SETTINGS, env).stdout)
+
+
+def test_the_command_lines_numpy_starts_no_blas_threads() -> None:
+    assert _threads("import harness.cli") == 1
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="BLAS threads need two cores")
+def test_without_the_command_line_or_with_the_users_setting_blas_has_its_threads() -> None:
+    assert _threads("pass") > 1  # the default this guards against: a thread per core
+    assert _threads("import harness.cli", {"OPENBLAS_NUM_THREADS": "2"}) == 2
