@@ -18,6 +18,7 @@ says so) and are kept apart only by their search_path.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
 import logging
 import os
@@ -79,7 +80,14 @@ _TOUCH_AFTER_S = 24 * 3600
 
 
 def sqlite_template(cache_dir: Path | None = None) -> Path:
-    """The cached template file, built on first use (atomically, so concurrent builders agree).
+    """The cached template file, built on first use by one builder at a time.
+
+    Concurrent episodes (threads of one run, or other processes on the machine) that find no
+    template wait on a lock file for the one that builds it, then use its file: seeding is
+    Python work, so four builders at once on one core each took four times as long (a cold
+    `--concurrency 4` run waited 4-5 s for its first episodes, and so did a Ctrl-C, which lets
+    world creation finish). The file still appears atomically (`os.replace`), so a reader never
+    sees half a template.
 
     Templates of other server code are removed when a new one is built only once unused for a
     week (their files' times, refreshed at use once a day): two checkouts of different server
@@ -87,12 +95,27 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
     cache_dir = cache_dir or default_cache_dir()
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / f"world-{template_key()}.sqlite"
+    if _in_use(path):
+        return path
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if _in_use(path):  # built while this one waited
+            return path
+        _build_template(path, cache_dir)
+    return path
+
+
+def _in_use(path: Path) -> bool:
+    """Whether the template exists; its time is refreshed once a day of use."""
     try:
         if time.time() - path.stat().st_mtime > _TOUCH_AFTER_S:
             path.touch()
-        return path
+        return True
     except FileNotFoundError:
-        pass
+        return False
+
+
+def _build_template(path: Path, cache_dir: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".sqlite.tmp")
     os.close(fd)
     try:
@@ -104,8 +127,9 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
             conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
         engine.dispose()
         os.replace(tmp, path)
-        # Episodes copy a template at their start, so one unused for a week is not needed; a
-        # build's files left by a killed builder are not needed after a day.
+        # Episodes copy a template at their start, so one unused for a week is not needed (its
+        # lock file goes with it); a build's files left by a killed builder are not needed after
+        # a day.
         for stale, age in [
             *((f, STALE_TEMPLATE_S) for f in cache_dir.glob("world-*.sqlite")),
             *((f, _TOUCH_AFTER_S) for f in cache_dir.glob("*.sqlite.tmp*")),
@@ -113,13 +137,14 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
             try:
                 if stale != path and time.time() - stale.stat().st_mtime > age:
                     stale.unlink()
+                    if stale.suffix == ".sqlite":
+                        stale.with_suffix(".lock").unlink(missing_ok=True)
             except FileNotFoundError:
                 pass
     finally:
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
-    return path
 
 
 _SCHEMA_SAFE = re.compile(r"[^a-z0-9_]")

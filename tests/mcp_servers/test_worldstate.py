@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from sqlalchemy import insert
 
 from harness.catalog import SetupStep, load_tasks
@@ -80,12 +83,53 @@ def test_a_new_template_removes_only_templates_unused_for_a_week(tmp_path: Path)
     sharing the cache rebuilt theirs by turns."""
     other, old = tmp_path / "world-other.sqlite", tmp_path / "world-old.sqlite"
     killed = tmp_path / "tmpabc.sqlite.tmp-wal"  # a build's file, its builder killed a week ago
-    for f in (other, old, killed):
+    other_lock, old_lock = tmp_path / "world-other.lock", tmp_path / "world-old.lock"
+    for f in (other, old, killed, other_lock, old_lock):
         f.write_bytes(b"")
     week_ago = time.time() - worldstate.STALE_TEMPLATE_S - 60
-    os.utime(old, (week_ago, week_ago))
-    os.utime(killed, (week_ago, week_ago))
+    for f in (old, killed, other_lock, old_lock):
+        os.utime(f, (week_ago, week_ago))
     path = worldstate.sqlite_template(tmp_path)
     assert path.exists() and other.exists() and not old.exists() and not killed.exists()
+    assert other_lock.exists() and not old_lock.exists()  # a lock file goes with its template
     os.utime(path, (week_ago, week_ago))  # a use refreshes an old template's time
     assert worldstate.sqlite_template(tmp_path) == path and time.time() - path.stat().st_mtime < 60
+
+
+def test_concurrent_episodes_build_the_template_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each episode that found no template built it: four at once on a cold cache seeded four
+    copies on one core (4-5 s before the first episodes began, and before a Ctrl-C took effect).
+    Here the first builder holds its seeding until all four have come to the lock."""
+    builders, arrived, all_arrived = [], [], threading.Event()
+    lock, seed = worldstate.fcntl.flock, worldstate.seed_into
+
+    def counted_flock(fd: Any, op: int) -> None:
+        arrived.append(op)
+        if len(arrived) == 4:
+            all_arrived.set()
+        lock(fd, op)
+
+    def held_seed(conn: Any, specs: Any) -> None:
+        builders.append(threading.current_thread().name)
+        all_arrived.wait(timeout=20)  # a safety limit only: on the old code no one came
+        seed(conn, specs)
+
+    monkeypatch.setattr(worldstate.fcntl, "flock", counted_flock)
+    monkeypatch.setattr(worldstate, "seed_into", held_seed)
+    start, paths = threading.Barrier(4), list[Path]()
+
+    def episode() -> None:
+        start.wait()
+        paths.append(worldstate.sqlite_template(tmp_path))
+
+    threads = [threading.Thread(target=episode) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(builders) == 1 and len(paths) == 4 and len(set(paths)) == 1
+    with sqlite3.connect(paths[0]) as db:
+        assert db.execute("SELECT COUNT(*) FROM lms_grade").fetchone()[0] > 0
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted(
+        [paths[0].name, paths[0].with_suffix(".lock").name]
+    )
