@@ -27,6 +27,21 @@ DEMO_INTERRUPTED = (
 )
 
 
+NOT_STARTED = "interrupted before the run started: nothing was recorded"
+
+
+def _plan(**settings: Any) -> Any:
+    """`build_plan(**settings)`; a Ctrl-C while it checks the settings (typer would end the
+    process with 130 and not a word) says that nothing was recorded: the run does not exist yet."""
+    from harness.cli.plan import build_plan
+
+    try:
+        return build_plan(**settings)
+    except KeyboardInterrupt:
+        print(f"\n{NOT_STARTED}", file=sys.stderr)
+        raise typer.Exit(130) from None
+
+
 class Terminated(Exception):
     """SIGTERM arrived: the run was stopped as Ctrl-C stops it."""
 
@@ -242,9 +257,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run every (model, variant) on the selected tasks and seeds; record every episode in the store."""
         from harness.cli.common import print_table, settings_table
-        from harness.cli.plan import build_plan
 
-        plan = build_plan(
+        plan = _plan(
             matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, concurrency=concurrency, store=store,
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
             budgets=budget, config=config, temperature=temperature,
@@ -295,11 +309,10 @@ def register(app: typer.Typer) -> None:
         """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
         run's table and its scores, writes the store."""
         from harness.cli.common import check_out_path, print_table, settings_table
-        from harness.cli.plan import build_plan
 
         if report is not None:
             check_out_path(report, "--report", folder=True)
-        plan = build_plan(
+        plan = _plan(
             matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
         )
         result = _execute(plan, "local", None, DEMO_INTERRUPTED)

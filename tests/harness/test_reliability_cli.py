@@ -105,6 +105,29 @@ def test_a_signal_mid_episode_stops_cleanly_and_says_how_to_resume(
     assert _rows(store, "SELECT * FROM mseval_claim") == []  # released: a resume may start at once
 
 
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_a_ctrl_c_before_the_run_starts_says_nothing_was_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """A Ctrl-C while the settings were checked (the catalog, profiles, servers) ended the
+    process with 130 and not a word: typer turns KeyboardInterrupt into a silent exit."""
+    from typer.testing import CliRunner
+
+    from harness.cli import plan
+    from harness.cli.main import app
+
+    def interrupted(**_settings: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(plan, "build_plan", interrupted)
+    store = tmp_path / "s.db"
+    args = ["-m", "sim:oracle", "-v", "sa"] if command == "run" else []
+    result = CliRunner().invoke(app, [command, *args, "--store", f"sqlite:///{store}"], prog_name="mseval")
+    assert result.exit_code == 130
+    assert result.stderr.strip() == "interrupted before the run started: nothing was recorded"
+    assert not store.exists()
+
+
 def test_a_resume_beside_a_live_run_is_refused_and_a_crashed_run_is_taken_over(tmp_path: Path) -> None:
     """A `--resume` started beside the process still running that run ran the same episodes
     again, in the same world folders, and one of the two died with a traceback."""
