@@ -96,7 +96,8 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
     file = str(path)
     if text is None:
         text = read_text(path)
-    m = _FRONT.match(text.removeprefix("\ufeff"))  # a byte-order mark, as some editors write
+    # A byte-order mark and Windows line ends (CRLF), as some editors write; lines keep their numbers.
+    m = _FRONT.match(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     if m is None:
         raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")
     try:

@@ -163,3 +163,14 @@ def test_a_variant_that_lists_a_sub_agent_twice_is_refused_at_the_duplicate(tmp_
             f"{variant}:9: sub-agent 'explorer' is listed twice in 'subagents'; list it once"
         ), args[0]
     assert sorted(tmp_path.iterdir()) == [variant]
+
+
+def test_a_profile_with_windows_line_ends_loads(tmp_path: Path) -> None:
+    """A profile saved with CRLF line ends was told it did not start with YAML front matter."""
+    (tmp_path / "helper.md").write_bytes(ROLE.replace("\n", "\r\n").encode())
+    result = mseval("profiles", "validate", "--dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    broken = ROLE.replace("mode: read-only", "mode: rw").replace("\n", "\r\n")
+    (tmp_path / "helper.md").write_bytes(broken.encode())
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line.startswith(f"{tmp_path / 'helper.md'}:5: mode:"), line
