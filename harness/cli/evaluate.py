@@ -59,8 +59,18 @@ EmbedderOpt = Annotated[
         "model name or folder), or none.",
     ),
 ]
+# The bootstrap holds a resamples × tasks matrix at once: 10^5 × 500 tasks is 400 MB. Past this
+# the command died on numpy's allocation with a traceback.
+MAX_RESAMPLES = 100_000
 ResamplesOpt = Annotated[
-    int, typer.Option("--resamples", min=1, metavar="N", help="Bootstrap resamples for the 95% intervals.")
+    int,
+    typer.Option(
+        "--resamples",
+        min=1,
+        max=MAX_RESAMPLES,
+        metavar="N",
+        help="Bootstrap resamples for the 95% intervals.",
+    ),
 ]
 
 

@@ -513,6 +513,22 @@ def test_a_usage_error_is_one_line(args: tuple[str, ...], line: str) -> None:
     assert one_line_error(mseval(*args)) == line
 
 
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_resamples_past_what_memory_holds_is_bad_input(tmp_path: Path, command: str) -> None:
+    """`--resamples 99999999999999999999` ended in a traceback from numpy's allocation."""
+    from tests.evaluation import fixtures
+
+    episodes = tmp_path / "e.jsonl"  # records of both variants: scoring reaches the bootstrap
+    episodes.write_text("".join(r.to_json() + "\n" for r in fixtures.records()))
+    out = ("--out", str(tmp_path / "report")) if command == "report" else ()
+    args = (command, "--episodes", str(episodes), "--embedder", "none", *out)
+    assert one_line_error(mseval(*args, "--resamples", "99999999999999999999")) == (
+        f"mseval {command}: Invalid value for '--resamples': Input should be less than or equal to 100000 "
+        f"(see mseval {command} --help)"
+    )
+    assert not (tmp_path / "report").exists()
+
+
 def test_no_arguments_still_show_the_help() -> None:
     result = mseval()
     assert result.returncode == 2 and result.stderr.startswith("Usage: mseval [OPTIONS] COMMAND")
