@@ -13,10 +13,15 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        # One line per problem, whatever the message quotes (a key with a newline in it).
-        message = self.message.replace("\r", "\\r").replace("\n", "\\n")
-        return f"{where}: {message}"
+        # One line per problem, whatever the file name or message holds (a newline in a path or a
+        # key); an empty name (`mseval tasks new ''`) is shown as '' so the line still names it.
+        file = _one_line(self.file) or "''"
+        where = f"{file}:{self.line}" if self.line else file
+        return f"{where}: {_one_line(self.message)}"
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 class InputError(Exception):

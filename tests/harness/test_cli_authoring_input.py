@@ -60,3 +60,13 @@ def test_a_profile_name_too_long_for_a_file_is_refused(tmp_path: Path) -> None:
     line = one_line_error(mseval("profiles", "new", name, "--dir", str(tmp_path / "profiles")))
     assert line == f"{name}: a profile name is at most 100 characters"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_name_is_named_as_empty(tmp_path: Path) -> None:
+    """`tasks new ''` printed ': a task id is …', a line that named nothing."""
+    *_, env = catalog_copy(tmp_path)
+    line = one_line_error(mseval("tasks", "new", "", "--scenario", "lms", env=env))
+    assert line == "'': a task id is lower-case letters, digits and dashes"
+    line = one_line_error(mseval("profiles", "new", "", "--dir", str(tmp_path / "profiles")))
+    assert line == "'': a profile name is lower-case letters, digits and dashes"
+    assert not (tmp_path / "profiles").exists()

@@ -174,3 +174,11 @@ def test_a_profile_with_windows_line_ends_loads(tmp_path: Path) -> None:
     (tmp_path / "helper.md").write_bytes(broken.encode())
     line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
     assert line.startswith(f"{tmp_path / 'helper.md'}:5: mode:"), line
+
+
+def test_a_path_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
+    """A file name with a newline in it split the problem over two lines."""
+    graph = tmp_path / "a\nb.json"
+    assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
+        f"{tmp_path}/a\\nb.json: cannot read: No such file or directory"
+    )
