@@ -182,3 +182,17 @@ def test_a_path_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
     assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
         f"{tmp_path}/a\\nb.json: cannot read: No such file or directory"
     )
+
+
+def test_an_episodes_file_that_is_not_utf8_names_the_line(tmp_path: Path) -> None:
+    """`score --episodes` said `FILE: not UTF-8 text`, no line, where every other file read names it."""
+    from tests.evaluation import fixtures
+
+    first, second, *_ = fixtures.records()
+    episodes = tmp_path / "e.jsonl"
+    text = second.to_json().replace('"task_id":', '"note":"caf\xe9","task_id":', 1)
+    episodes.write_bytes((first.to_json() + "\n").encode() + text.encode("latin-1") + b"\n")
+    column = text.index("\xe9") + 1
+    assert one_line_error(mseval("score", "--episodes", str(episodes), "--embedder", "none")) == (
+        f"{episodes}:2: not UTF-8 text (byte 0xe9 at column {column})"
+    )
