@@ -242,7 +242,7 @@ def incomplete_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
         p
         for p in tasks_dir.glob("*/*")
         if p.is_dir()
-        and not (p / "task.yaml").is_file()
+        and not (p / "task.yaml").exists()  # a task.yaml that is a folder is read, and told
         and any((p / n).exists() for n in ("check.py", "solution.yaml"))
     )
 

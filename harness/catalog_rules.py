@@ -158,14 +158,16 @@ def _prior_refs(
 
 def check_file_problems(path: Path) -> list[Problem]:
     """check.py compiles and defines `check` at the top level (read, never imported, at load)."""
-    if not path.is_file():
+    if not path.exists():
         return [Problem(str(path), None, "missing file")]
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))
         compile(tree, str(path), "exec")
     except SyntaxError as exc:
         return [Problem(str(path), exc.lineno, f"syntax error: {exc.msg}")]
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # a folder of that name, say: in the words solution.yaml's problem has
+        return [Problem(str(path), None, f"cannot read: {exc.strerror or exc}")]
+    except ValueError as exc:
         return [Problem(str(path), None, f"cannot read check.py: {exc}")]
     except (RecursionError, MemoryError) as exc:  # e.g. one expression of 200,000 terms
         return [Problem(str(path), None, f"cannot compile check.py: {str(exc) or 'out of memory'}")]

@@ -402,3 +402,14 @@ def refuse_listing(monkeypatch: Any, folder: Path) -> None:
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", refused)
+
+
+@pytest.mark.parametrize("name", ["task.yaml", "check.py"])
+def test_a_task_file_that_is_a_folder_is_one_problem_saying_so(tmp_path: Path, name: str) -> None:
+    """A task.yaml that was a folder was two problems ('a task folder without task.yaml' and
+    'cannot read: Is a directory'); a check.py that was a folder was 'missing file'."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    path = tasks / "lms" / "lms-due-reminder" / name
+    path.unlink()
+    path.mkdir()
+    assert _run(tmp_path, env) == f"{path}: cannot read: Is a directory"
