@@ -73,11 +73,16 @@ def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem
 def path_value(value: str | Path) -> Path:
     """A path given on the command line (the `parser` of every path option and argument). An
     empty one is refused, naming the option (exit 2): `Path("")` is `.`, so `--runs-dir ""` (an
-    unset shell variable, say) silently meant the current folder."""
-    if isinstance(value, str) and not value:
-        import typer
+    unset shell variable, say) silently meant the current folder. So is `-`, which no command
+    reads as standard input or output."""
+    import typer
 
+    if isinstance(value, str) and not value:
         raise typer.BadParameter("an empty path names no file or folder (give . for the current folder)")
+    if value == "-":  # taken as a file named '-': `export --out -` wrote ./- and ./-.runs.json
+        raise typer.BadParameter(
+            "'-' does not mean standard input or output here; give a path (./- for a file named -)"
+        )
     return Path(value)
 
 

@@ -658,3 +658,28 @@ def test_an_empty_path_option_is_refused_not_taken_as_the_current_folder(
         f"(give . for the current folder) (see {where} --help)"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("export", *STORE_IN, "--out", "-"), "--out"),
+        (("report", *STORE_IN, "--out", "-"), "--out"),
+        (("run", "-m", "sim:oracle", "-v", "sa", "--tasks", "lms-due-reminder", *STORE_IN, "--runs-dir", "-"),
+         "--runs-dir"),
+        (("score", "--episodes", "-"), "--episodes"),
+        (("gemmas", "-"), "GRAPH.json"),
+    ],
+    ids=["export", "report", "run", "score", "gemmas"],
+)  # fmt: skip
+def test_a_dash_path_is_refused_not_taken_as_a_file_named_dash(
+    tmp_path: Path, args: tuple[str, ...], option: str
+) -> None:
+    """`export --out -` wrote the files ./- and ./-.runs.json (a user meant standard output);
+    `--episodes -` and `gemmas -` said '-: cannot read: No such file or directory'."""
+    where = f"mseval {args[0]}"
+    assert one_line_error(mseval(*args, cwd=tmp_path)) == (
+        f"{where}: Invalid value for '{option}': '-' does not mean standard input or output here; "
+        f"give a path (./- for a file named -) (see {where} --help)"
+    )
+    assert list(tmp_path.iterdir()) == []
