@@ -45,6 +45,8 @@ def folder_problem(folder: Path, kind: str) -> str | None:
     it can be read."""
     if reason := lookup_problem(folder):
         return f"cannot read this folder: {reason}"
+    if folder.exists() and not folder.is_dir():
+        return f"a file, not a folder of {kind}"
     if not folder.is_dir():
         return f"no such folder of {kind}"
     try:

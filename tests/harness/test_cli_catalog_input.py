@@ -219,6 +219,17 @@ def test_missing_catalog_folders_are_named(tmp_path: Path) -> None:
     assert line == f"{missing}: no such folder of profiles"
 
 
+def test_a_file_given_as_a_folder_is_named_a_file(tmp_path: Path) -> None:
+    """`--dir FILE` and `--priors FILE` said 'no such folder', though the path was there."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for command in (("profiles", "validate"), ("profiles", "list")):
+        line = one_line_error(mseval(*command, "--dir", str(afile)))
+        assert line == f"{afile}: a file, not a folder of profiles"
+    line = one_line_error(mseval("score", "--episodes", str(afile), "--priors", str(afile)))
+    assert line == f"{afile}: a file, not a folder of delegation priors (--priors)"
+
+
 def test_an_unreadable_profile_folder_is_named_not_read_as_empty(tmp_path: Path, monkeypatch: Any) -> None:
     """A profile folder that could not be listed (its permissions) was globbed as empty: its
     profiles were missing without a word."""
