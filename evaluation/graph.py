@@ -12,6 +12,7 @@ is scored with the main agent as a single node (`fallback` says why).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from contracts import EpisodeRecord, InputError, Problem
-from contracts.jsonio import read_json
+from contracts.jsonio import JsonPath, read_json
 
 Edge = tuple[int, int]
 
@@ -162,19 +163,20 @@ def is_acyclic(n: int, edges: list[Edge]) -> bool:
     return seen == n
 
 
-def graph_from_file_data(data: GraphFile, file: str) -> AgentGraph:
-    """Check shapes and acyclicity of a parsed graph file and build the graph."""
+def graph_from_file_data(data: GraphFile, file: str, line_of: Callable[[JsonPath], int | None]) -> AgentGraph:
+    """Check shapes and acyclicity of a parsed graph file and build the graph; `line_of` gives
+    the line of a value by its path in the file."""
     n = len(data.nodes)
     problems = [
-        Problem(file, None, f"{name} must be a {n}×{n} matrix (one row and column per node)")
+        Problem(file, line_of(where), f"{name} must be a {n}×{n} matrix (one row and column per node)")
         for name, matrix in (("S", data.S), ("T", data.T))
-        if len(matrix) != n or any(len(row) != n for row in matrix)
+        if (where := _misshapen(name, matrix, n)) is not None
     ]
     if problems:
         raise InputError(problems)
     spatial = _edges(data.S)
     if not is_acyclic(n, spatial):
-        raise InputError.one(file, None, "S has a cycle: the spatial graph must be acyclic")
+        raise InputError.one(file, line_of(("S",)), "S has a cycle: the spatial graph must be acyclic")
     nodes = [
         Node(
             "agent",
@@ -188,12 +190,19 @@ def graph_from_file_data(data: GraphFile, file: str) -> AgentGraph:
     return AgentGraph(nodes, spatial, _edges(data.T))
 
 
+def _misshapen(name: str, matrix: list[list[int]], n: int) -> JsonPath | None:
+    """Where `matrix` stops being n×n (its first row of another length, or itself), or None."""
+    if len(matrix) != n:
+        return (name,)
+    return next(((name, i) for i, row in enumerate(matrix) if len(row) != n), None)
+
+
 def load_graph_file(path: Path) -> AgentGraph:
     """Read a graph JSON file for `mseval gemmas`; problems name the file (and line)."""
     file = str(path)
-    raw = read_json(path)
+    document = read_json(path)
     try:
-        data = GraphFile.model_validate(raw)
+        data = GraphFile.model_validate(document.data)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -205,6 +214,7 @@ def load_graph_file(path: Path) -> AgentGraph:
                 msg = "missing field"
             if not err["loc"]:  # the document itself, not one of its keys
                 msg = "expected a JSON object with nodes, S and T"
-            problems.append(Problem(file, None, f"{where}: {msg}" if where else msg))
+            line = document.line_of(err["loc"])
+            problems.append(Problem(file, line, f"{where}: {msg}" if where else msg))
         raise InputError(problems) from None
-    return graph_from_file_data(data, file)
+    return graph_from_file_data(data, file, document.line_of)

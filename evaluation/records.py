@@ -125,19 +125,6 @@ def _identity_problem(run: dict[str, Any]) -> str | None:
     return None
 
 
-def _item_lines(text: str) -> list[int]:
-    """The line each item of a JSON list starts on."""
-    decoder, lines = json.JSONDecoder(), list[int]()
-    at = text.index("[") + 1
-    while True:
-        while text[at] in " \t\r\n,":
-            at += 1
-        if text[at] == "]":
-            return lines
-        lines.append(text.count("\n", 0, at) + 1)
-        at = decoder.raw_decode(text, at)[1]
-
-
 NOT_RUN = (
     "not run: its run stopped before this planned episode finished "
     "(mseval run --resume with the same settings runs it)"
@@ -188,14 +175,17 @@ def unfinished(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any
 def load_run_identities(path: Path) -> list[dict[str, Any]]:
     """Read a JSON list of run-identity objects; the keys scoring reads must have values of
     their kind (a string, a list of strings), each wrong one a problem naming its line."""
-    data = read_json(path)
+    document = read_json(path)
+    data = document.data
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise InputError.one(path, 1, "expected a JSON list of run-identity objects")
     found = [(n, problem) for n, run in enumerate(data) if (problem := _identity_problem(run))]
     if found:
-        lines = _item_lines(path.read_text(encoding="utf-8-sig"))
         raise InputError(
-            [Problem(str(path), lines[n], f"run identity {n + 1}: {problem}") for n, problem in found]
+            [
+                Problem(str(path), document.line_of((n,)), f"run identity {n + 1}: {problem}")
+                for n, problem in found
+            ]
         )
     return data
 

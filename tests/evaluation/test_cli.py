@@ -278,6 +278,37 @@ def test_gemmas_on_a_graph_file(tmp_path: Path) -> None:
     assert "UPR — (no --answer given" in text.stdout
 
 
+def test_a_graph_files_problems_name_their_lines(tmp_path: Path) -> None:
+    """Every problem of a graph file named the file alone (`graph.json: S.1.2: entries must be 0
+    or 1`), and a key given twice was read as its last value without a word."""
+    path = tmp_path / "graph.json"
+
+    def problems(text: str) -> list[str]:
+        path.write_text(text)
+        result = mseval("gemmas", str(path), "--embedder", "tfidf")
+        assert result.returncode == 2, result.stderr
+        return result.stderr.splitlines()
+
+    nodes = (
+        '"nodes": [\n  {"prompt": "a", "response": "b"},\n  {"prompt": "c", "response": "d", "colour": 1}\n ]'
+    )
+    assert problems("{" + nodes + ',\n "S": [[0, 1],\n       [0, 2]],\n "T": [[0, 0], [0, 0]]}') == [
+        f"{path}:3: nodes.1.colour: unknown key",
+        f"{path}:5: S: entries must be 0 or 1",
+    ]
+    assert problems(
+        "{" + nodes.replace(', "colour": 1', "") + ',\n "S": [[0, 1],\n       [0]],\n "T": [[0, 0], [0, 0]]}'
+    ) == [f"{path}:6: S must be a 2×2 matrix (one row and column per node)"]
+    assert problems('{"nodes": [],\n "S": [],\n "T": [],\n "S": []}') == [
+        f"{path}:4: key 'S' given twice in one object (first at line 2)"
+    ]
+    assert problems('{\n "nodes": [{"prompt": "a"}],\n "S": [[0]], "T": [[0]]}') == [
+        f"{path}:2: nodes.0.response: missing field"
+    ]
+    cyclic = '{"nodes": [{"prompt": "a", "response": "b"}, {"prompt": "c", "response": "d"}],\n "S": [[0, 1], [1, 0]],\n "T": [[0, 0], [0, 0]]}'
+    assert problems(cyclic) == [f"{path}:2: S has a cycle: the spatial graph must be acyclic"]
+
+
 def test_gemmas_rejects_a_cyclic_or_malformed_graph(tmp_path: Path) -> None:
     cyclic = graph_file(tmp_path, S=[[0, 1, 0], [0, 0, 1], [1, 0, 0]])
     result = mseval("gemmas", str(cyclic), "--embedder", "tfidf")

@@ -167,6 +167,38 @@ def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_pat
     assert load_run_identities(path)[0]["models"] == "m"
 
 
+def test_a_key_given_twice_in_a_runs_file_is_a_problem_on_its_line(tmp_path: Path) -> None:
+    """`{"seeds": 1, "seeds": 900}` was read as 900 without a word (JSON parsers keep the last)."""
+    path = tmp_path / "e.runs.json"
+    path.write_text('[\n  {"run_id": "a", "seeds": 1,\n   "seeds": 900}\n]')
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:3: key 'seeds' given twice in one object (first at line 2)"
+    ]
+
+
+def test_json_values_are_found_on_their_lines(tmp_path: Path) -> None:
+    """The walk that finds each value's line reads strings holding brackets, braces, quotes and
+    escapes, empty containers, and rows of scalars (told at the row's line)."""
+    from contracts.jsonio import read_json
+
+    path = tmp_path / "d.json"
+    path.write_text(
+        '{"a": "x]}\\"{[",\n "b": [{}, [],\n  {"c": [1,\n   2]}, "]"],\n "d": {"e": null, "f": [true, "[", {"g": 1.5e3}]}\n}'
+    )
+    doc = read_json(path)
+    assert doc.data["a"] == 'x]}"{[' and doc.data["b"][3] == "]"
+    assert doc.lines == {
+        (): 1, ("a",): 1, ("b",): 2, ("b", 0): 2, ("b", 1): 2, ("b", 2): 3, ("b", 2, "c"): 3, ("b", 3): 4,
+        ("d",): 5, ("d", "e"): 5, ("d", "f"): 5, ("d", "f", 0): 5, ("d", "f", 1): 5, ("d", "f", 2): 5,
+        ("d", "f", 2, "g"): 5,
+    }  # fmt: skip
+    assert doc.line_of(("b", 2, "c", 1)) == 3 and doc.line_of(("d", "nope")) == 5 and doc.line_of(()) == 1
+    path.write_text("[1, 2]")
+    assert read_json(path).lines == {(): 1}
+
+
 def test_a_run_identity_may_plan_at_most_a_million_episodes(tmp_path: Path) -> None:
     """len(matrix) × len(tasks) × seeds, which `unfinished` enumerates, was never bounded."""
     path = tmp_path / "e.runs.json"
