@@ -49,6 +49,12 @@ def _validation_message(exc: ValidationError) -> list[str]:
     return messages
 
 
+ONE_PER_LINE = (
+    "a JSON document over several lines: an episodes file holds one mseval.episode/1 object per "
+    "line, as `mseval export` writes it (FILE.runs.json beside it holds the run identities)"
+)
+
+
 def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
     """Validate `mseval.episode/1` JSON lines; blank lines are skipped."""
     records: list[EpisodeRecord] = []
@@ -59,6 +65,10 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
                 line = line.removeprefix("\ufeff")  # a byte-order mark, as some editors write
             if not line.strip():
                 continue
+            if not records and not problems and line.strip() in ("[", "{"):
+                # A JSON document laid over lines (a FILE.runs.json, a pretty-printed record):
+                # one problem, not one per line of it.
+                raise InputError.one(file, number, ONE_PER_LINE)
             try:
                 records.append(EpisodeRecord.model_validate_json(line))
             except ValidationError as exc:

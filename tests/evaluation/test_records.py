@@ -199,6 +199,20 @@ def test_json_values_are_found_on_their_lines(tmp_path: Path) -> None:
     assert read_json(path).lines == {(): 1}
 
 
+@pytest.mark.parametrize(
+    ("text", "line"), [('[\n  {"run_id": "a",\n   "seeds": 1}\n]\n', 1), ('\n{\n  "task_id": "t1"\n}\n', 2)]
+)
+def test_a_json_document_given_as_episodes_is_one_problem(tmp_path: Path, text: str, line: int) -> None:
+    """`score --episodes out.runs.json` (or a pretty-printed record) printed a problem for every
+    line of it: 96 lines for the demo's runs file."""
+    path = tmp_path / "e.jsonl"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_episodes(path)
+    (problem,) = caught.value.problems
+    assert problem.line == line and "one mseval.episode/1 object per line" in problem.message
+
+
 def test_a_run_identity_may_plan_at_most_a_million_episodes(tmp_path: Path) -> None:
     """len(matrix) × len(tasks) × seeds, which `unfinished` enumerates, was never bounded."""
     path = tmp_path / "e.runs.json"
