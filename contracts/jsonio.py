@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
@@ -14,9 +13,7 @@ from typing import Any
 
 from contracts.errors import InputError, Problem
 from contracts.textio import read_text
-
-JsonPath = tuple[str | int, ...]
-"""Where a value stands in a document: its keys and list indexes from the top."""
+from contracts.yamlio import KeyPath
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -24,16 +21,9 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 @dataclass(frozen=True)
 class JsonDocument:
     data: Any
-    lines: dict[JsonPath, int]
-    """The line each value starts on, by its path."""
-
-    def line_of(self, path: Sequence[str | int]) -> int | None:
-        """The line of the value at `path`, else of the nearest value that holds it (a missing
-        key is told at its object)."""
-        at = tuple(path)
-        while at not in self.lines and at:
-            at = at[:-1]
-        return self.lines.get(at)
+    lines: dict[KeyPath, int]
+    """The line each value starts on, by its path of keys and indexes (`yamlio.line_of` finds
+    the line of a problem's path in it, as for YAML files)."""
 
 
 def read_json(path: Path) -> JsonDocument:
@@ -65,10 +55,10 @@ class _Locator:
     def __init__(self, text: str) -> None:
         self.text = text
         self.counted, self.counted_line = 0, 1  # the walk only moves forward: count as it goes
-        self.lines: dict[JsonPath, int] = {}
+        self.lines: dict[KeyPath, int] = {}
         self.repeated: list[tuple[int, str]] = []
 
-    def document(self) -> tuple[dict[JsonPath, int], list[tuple[int, str]]]:
+    def document(self) -> tuple[dict[KeyPath, int], list[tuple[int, str]]]:
         self.value(0, ())
         return self.lines, self.repeated
 
@@ -80,7 +70,7 @@ class _Locator:
     def skip(self, at: int) -> int:
         return _SPACE.match(self.text, at).end()  # type: ignore[union-attr]
 
-    def value(self, at: int, path: JsonPath) -> int:
+    def value(self, at: int, path: KeyPath) -> int:
         """Note the value starting at (or after spaces from) `at`; the index just past it."""
         text, at = self.text, self.skip(at)
         self.lines[path] = self.line(at)
@@ -98,16 +88,14 @@ class _Locator:
             return at + 1
         return _DECODER.raw_decode(text, at)[1]
 
-    def members(self, at: int, path: JsonPath) -> int:
+    def members(self, at: int, path: KeyPath) -> int:
         text, seen = self.text, dict[str, int]()
         at = self.skip(at)
         while text[at] != "}":
             line = self.line(at)
             key, at = scanstring(text, at + 1)
             if key in seen:
-                self.repeated.append(
-                    (line, f"key {key!r} given twice in one object (first at line {seen[key]})")
-                )
+                self.repeated.append((line, f"duplicate key {key!r} (first at line {seen[key]})"))
             seen[key] = line
             at = self.skip(self.value(self.skip(at) + 1, (*path, key)))  # past the ':'
             at = self.skip(at + 1) if text[at] == "," else at

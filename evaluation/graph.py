@@ -12,7 +12,6 @@ is scored with the main agent as a single node (`fallback` says why).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from contracts import EpisodeRecord, InputError, Problem
-from contracts.jsonio import JsonPath, read_json
+from contracts.jsonio import read_json
+from contracts.yamlio import KeyPath, line_of, validation_problems
 
 Edge = tuple[int, int]
 
@@ -163,12 +163,12 @@ def is_acyclic(n: int, edges: list[Edge]) -> bool:
     return seen == n
 
 
-def graph_from_file_data(data: GraphFile, file: str, line_of: Callable[[JsonPath], int | None]) -> AgentGraph:
-    """Check shapes and acyclicity of a parsed graph file and build the graph; `line_of` gives
-    the line of a value by its path in the file."""
+def graph_from_file_data(data: GraphFile, file: str, lines: dict[KeyPath, int]) -> AgentGraph:
+    """Check shapes and acyclicity of a parsed graph file and build the graph; `lines`: the line
+    of each value of the file, by its path."""
     n = len(data.nodes)
     problems = [
-        Problem(file, line_of(where), f"{name} must be a {n}×{n} matrix (one row and column per node)")
+        Problem(file, line_of(lines, where), f"{name} must be a {n}×{n} matrix (one row and column per node)")
         for name, matrix in (("S", data.S), ("T", data.T))
         if (where := _misshapen(name, matrix, n)) is not None
     ]
@@ -176,7 +176,7 @@ def graph_from_file_data(data: GraphFile, file: str, line_of: Callable[[JsonPath
         raise InputError(problems)
     spatial = _edges(data.S)
     if not is_acyclic(n, spatial):
-        raise InputError.one(file, line_of(("S",)), "S has a cycle: the spatial graph must be acyclic")
+        raise InputError.one(file, line_of(lines, ("S",)), "S has a cycle: the spatial graph must be acyclic")
     nodes = [
         Node(
             "agent",
@@ -190,7 +190,7 @@ def graph_from_file_data(data: GraphFile, file: str, line_of: Callable[[JsonPath
     return AgentGraph(nodes, spatial, _edges(data.T))
 
 
-def _misshapen(name: str, matrix: list[list[int]], n: int) -> JsonPath | None:
+def _misshapen(name: str, matrix: list[list[int]], n: int) -> KeyPath | None:
     """Where `matrix` stops being n×n (its first row of another length, or itself), or None."""
     if len(matrix) != n:
         return (name,)
@@ -198,23 +198,13 @@ def _misshapen(name: str, matrix: list[list[int]], n: int) -> JsonPath | None:
 
 
 def load_graph_file(path: Path) -> AgentGraph:
-    """Read a graph JSON file for `mseval gemmas`; problems name the file (and line)."""
+    """Read a graph JSON file for `mseval gemmas`; each problem names the file and its line."""
     file = str(path)
     document = read_json(path)
+    if not isinstance(document.data, dict):
+        raise InputError.one(file, 1, "expected a JSON object with nodes, S and T")
     try:
         data = GraphFile.model_validate(document.data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
-                msg = "unknown key"
-            elif err["type"] == "missing":
-                msg = "missing field"
-            if not err["loc"]:  # the document itself, not one of its keys
-                msg = "expected a JSON object with nodes, S and T"
-            line = document.line_of(err["loc"])
-            problems.append(Problem(file, line, f"{where}: {msg}" if where else msg))
-        raise InputError(problems) from None
-    return graph_from_file_data(data, file, document.line_of)
+        raise InputError(validation_problems(file, exc, document.lines)) from None
+    return graph_from_file_data(data, file, document.lines)

@@ -193,7 +193,7 @@ def load_run_identities(path: Path) -> list[dict[str, Any]]:
     if found:
         raise InputError(
             [
-                Problem(str(path), document.line_of((n,)), f"run identity {n + 1}: {problem}")
+                Problem(str(path), line_of(document.lines, (n,)), f"run identity {n + 1}: {problem}")
                 for n, problem in found
             ]
         )

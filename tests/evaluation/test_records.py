@@ -174,7 +174,7 @@ def test_a_key_given_twice_in_a_runs_file_is_a_problem_on_its_line(tmp_path: Pat
     with pytest.raises(InputError) as caught:
         load_run_identities(path)
     assert [str(p) for p in caught.value.problems] == [
-        f"{path}:3: key 'seeds' given twice in one object (first at line 2)"
+        f"{path}:3: duplicate key 'seeds' (first at line 2)"
     ]
 
 
@@ -182,6 +182,7 @@ def test_json_values_are_found_on_their_lines(tmp_path: Path) -> None:
     """The walk that finds each value's line reads strings holding brackets, braces, quotes and
     escapes, empty containers, and rows of scalars (told at the row's line)."""
     from contracts.jsonio import read_json
+    from contracts.yamlio import line_of
 
     path = tmp_path / "d.json"
     path.write_text(
@@ -194,7 +195,7 @@ def test_json_values_are_found_on_their_lines(tmp_path: Path) -> None:
         ("d",): 5, ("d", "e"): 5, ("d", "f"): 5, ("d", "f", 0): 5, ("d", "f", 1): 5, ("d", "f", 2): 5,
         ("d", "f", 2, "g"): 5,
     }  # fmt: skip
-    assert doc.line_of(("b", 2, "c", 1)) == 3 and doc.line_of(("d", "nope")) == 5 and doc.line_of(()) == 1
+    assert line_of(doc.lines, ("b", 2, "c", 1)) == 3 and line_of(doc.lines, ("d", "nope")) == 5
     path.write_text("[1, 2]")
     assert read_json(path).lines == {(): 1}
 
