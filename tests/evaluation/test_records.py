@@ -173,9 +173,7 @@ def test_a_key_given_twice_in_a_runs_file_is_a_problem_on_its_line(tmp_path: Pat
     path.write_text('[\n  {"run_id": "a", "seeds": 1,\n   "seeds": 900}\n]')
     with pytest.raises(InputError) as caught:
         load_run_identities(path)
-    assert [str(p) for p in caught.value.problems] == [
-        f"{path}:3: duplicate key 'seeds' (first at line 2)"
-    ]
+    assert [str(p) for p in caught.value.problems] == [f"{path}:3: duplicate key 'seeds' (first at line 2)"]
 
 
 def test_json_values_are_found_on_their_lines(tmp_path: Path) -> None:
