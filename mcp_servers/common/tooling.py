@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 import threading
 import weakref
 from collections.abc import Callable
@@ -77,7 +78,7 @@ def tool(
         annotations = ToolAnnotations(
             readOnlyHint=read_only, destructiveHint=None if read_only else destructive, openWorldHint=False
         )
-        wrapped = _ints_in_range(fn)
+        wrapped = _ints_in_range(_text_results(fn))
         if not read_only and not bookkeeping and not inspect.iscoroutinefunction(fn):
             wrapped = _one_writer_at_a_time(app, wrapped)
         _register(app, fn, wrapped, name, annotations, meta)
@@ -180,6 +181,37 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise _search_too_long(exc) from None
 
     return guarded
+
+
+# A lone surrogate: how Python names a byte of a file name that is not UTF-8 (os.listdir of a
+# file the agent's code made). No JSON or UTF-8 can carry one: a child server could not send such
+# a result (the call never answered), and an in-process one ended the episode as harness_error.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: Any) -> Any:
+    """`text` with each lone surrogate shown as U+FFFD, as a terminal shows a byte it cannot decode
+    (every tool returns text; anything else as it is)."""
+    if not isinstance(text, str) or text.isascii():
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _text_results(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, its text result made valid UTF-8 (`_valid_text`)."""
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def valid_async(*args: Any, **kwargs: Any) -> Any:
+            return _valid_text(await fn(*args, **kwargs))
+
+        return valid_async
+
+    @functools.wraps(fn)
+    def valid_sync(*args: Any, **kwargs: Any) -> Any:
+        return _valid_text(fn(*args, **kwargs))
+
+    return valid_sync
 
 
 def _search_too_long(exc: OperationalError) -> Exception:

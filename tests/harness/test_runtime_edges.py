@@ -596,3 +596,22 @@ async def test_a_cap_below_the_entries_fixed_fields_cuts_the_result_as_any_tool_
     (content,) = results_of(out.seen[-1])
     kept, marker = content.split("\n[... truncated by the harness: ")
     assert len(kept.encode()) <= 256 and marker.endswith("256 shown; ask for less]")
+
+
+async def test_a_file_name_that_is_not_utf8_does_not_end_the_episode(tmp_path: Path) -> None:
+    """Regression: a file the agent's code named with a byte that is not UTF-8, then listed by the
+    terminal, ended the episode as harness_error (the result could not be measured as UTF-8)."""
+    make = "open(b'bad\\xffname.txt', 'wb').write(b'1')"
+
+    def main(v: View) -> AssistantMessage:
+        if v.step == 0:
+            return say("", call("mcp__local__python_execute", code=make))
+        if v.step == 1:
+            return say("", call("mcp__terminal__ls", path="."))
+        return say("done")
+
+    out = await run_scripted(tmp_path, main, variant="sa", task="ar-digest-fact-check")
+    assert out.rt.termination == "text_only"
+    listed = out.seen[-1].messages[-1]
+    assert isinstance(listed, ToolMessage) and not listed.is_error
+    assert "bad\ufffdname.txt" in listed.content

@@ -373,3 +373,19 @@ async def test_a_tree_copy_leaves_out_files_being_written(world: World) -> None:
     async with serve("terminal", world) as client:
         await _run(client, "cp", src="d", dst="e", recursive=True)
     assert sorted(p.name for p in (ws / "e").iterdir()) == [".write-notes.tmp", "report.docx"]
+
+
+async def test_a_file_name_that_is_not_utf8_is_listed_as_valid_text(world: World) -> None:
+    """Regression: a name with a byte that is not UTF-8 (one the agent's code made) came back
+    from ls, find and grep as a lone surrogate, which no JSON can carry: an in-process call ended
+    the episode as harness_error, a child server's call never answered. It is shown as U+FFFD."""
+    (world.workspace / os.fsdecode(b"bad\xffname.txt")).write_text("hit\n")
+    async with serve("terminal", world) as client:
+        for tool, args in [
+            ("ls", {"path": ".", "long": True}),
+            ("find", {"path": "."}),
+            ("grep", {"pattern": "hit", "path": ".", "recursive": True}),
+        ]:
+            shown = await _run(client, tool, **args)
+            assert "bad\ufffdname.txt" in shown, (tool, shown)
+            shown.encode("utf-8")  # no lone surrogate left
