@@ -160,6 +160,7 @@ class _Connection:
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._process: asyncio.subprocess.Process | None = None
+        self.starts = 0  # starts that came up: a call's failure is news only to the start it was made to
 
     def _server_args(self) -> list[str]:
         # The database URL (on PostgreSQL it holds the episode role's password) goes in the
@@ -213,6 +214,7 @@ class _Connection:
         self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
         async with asyncio.timeout(SERVER_START_TIMEOUT_S):
             await ready
+        self.starts += 1  # once up: a call made while it was (re)starting failed on the old one
 
     async def close(self) -> None:
         task, self._task = self._task, None
@@ -298,6 +300,7 @@ class ServerPool:
     ) -> CallOutcome:
         """Call `tool` on `server`; `caller` (the agent's id) goes in the request's `_meta`."""
         conn = self._conns[server]
+        start = conn.starts
         limit = asyncio.timeout(self.timeout_s)
         try:
             if conn.client is None:
@@ -311,7 +314,7 @@ class ServerPool:
                 raise
             return CallOutcome(f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s", True)
         except Exception as exc:
-            await self._restart(server, exc)
+            await self._restart(server, exc, start)
             return CallOutcome(
                 f"server {server} failed ({type(exc).__name__}) and was restarted; try again", True
             )
@@ -319,12 +322,17 @@ class ServerPool:
         text, truncated = cap_text(text, self.result_bytes)
         return CallOutcome(text, bool(result.is_error), truncated)
 
-    async def _restart(self, server: str, cause: BaseException) -> None:
+    async def _restart(self, server: str, cause: BaseException, start: int) -> None:
+        """Restart `server`, which failed a call made to its `start`-th start; `ServerFailure`
+        when it fails after its restart. Calls that saw the same death at once (one message's,
+        a wave's) fail once: the first restarts it, the others find it restarted."""
         async with self._restart_lock:
+            conn = self._conns[server]
+            if conn.starts != start:
+                return
             if server in self._restarted:
                 raise ServerFailure(f"server {server} failed again after a restart: {cause!r}") from cause
             self._restarted.add(server)
-            conn = self._conns[server]
             await conn.close()
             assert self._tg is not None
             await conn.start(self._tg)

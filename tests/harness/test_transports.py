@@ -257,3 +257,26 @@ def test_a_stdio_server_ends_at_once_when_its_input_closes_keeping_what_it_wrote
         assert conn.execute("SELECT title, body FROM lms_announcement WHERE title = 'T'").fetchall() == [
             ("T", "B")
         ]
+
+
+async def test_one_crash_seen_by_several_calls_at_once_is_one_failure_regression(tmp_path: Path) -> None:
+    """A server that died under calls of one message (or of a wave's sub-agents) failed once:
+    every call it failed got a tool error and the server was restarted once. The second call to
+    see the same death was taken for a failure after the restart, and ended the episode."""
+    seen: list[list[str]] = []
+
+    def main(v: View) -> AssistantMessage:
+        results = [m.content for m in v.messages if m.role == "tool"]
+        if len(results) == 1:  # after a good call: kill the server before the next three
+            kill_server("lms")
+        if len(results) >= 4:
+            seen.append(results[1:])
+            return say("done")
+        terms = ("2026-fall", "2026-spring", "2025-fall") if results else ("2026-fall",)
+        return say("", *(call("mcp__lms__list_courses", term=t) for t in terms))
+
+    out = await run_scripted(tmp_path, main, variant="sa", task="lms-due-reminder", transport="stdio")
+    assert out.rt.termination == "text_only"
+    (results,) = seen
+    assert all("failed" in r and "restarted" in r for r in results), results
+    assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]
