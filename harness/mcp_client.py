@@ -282,7 +282,13 @@ class ServerPool:
             await asyncio.gather(*(c.start(self._tg) for c in self._conns.values()))
             for name, conn in self._conns.items():
                 assert conn.client is not None
-                listed = await conn.client.list_tools()
+                try:  # part of its start, bounded like it: the episode's time budget starts later
+                    async with asyncio.timeout(SERVER_START_TIMEOUT_S):
+                        listed = await conn.client.list_tools()
+                except TimeoutError:
+                    raise ServerFailure(
+                        f"server {name} did not list its tools within {SERVER_START_TIMEOUT_S:g} s"
+                    ) from None
                 self.catalog.extend(_tool_info(name, t) for t in listed.tools)
         except BaseException:
             await self.__aexit__(None, None, None)

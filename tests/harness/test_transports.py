@@ -280,3 +280,30 @@ async def test_one_crash_seen_by_several_calls_at_once_is_one_failure_regression
     (results,) = seen
     assert all("failed" in r and "restarted" in r for r in results), results
     assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]
+
+
+async def test_a_server_that_never_lists_its_tools_fails_its_start_regression(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing a server's tools was the one MCP call with no timeout, and it came before the
+    episode's time budget: a server that answered the handshake but never its tool list held
+    the episode, and the run, for ever."""
+    import mcp
+
+    import harness.mcp_client as mcp_client
+    from harness.world import create_world
+
+    async def never_lists(_client: object, *_args: object, **_kwargs: object) -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(mcp.Client, "list_tools", never_lists)
+    monkeypatch.setattr(mcp_client, "SERVER_START_TIMEOUT_S", 0.5)
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+    try:
+        async with asyncio.timeout(60):  # a guard against the hang this test pins, not a measure
+            with pytest.raises(ServerFailure, match="lms"):
+                async with mcp_client.ServerPool(["lms", "local"], world.access()):
+                    raise AssertionError("the servers cannot be up")
+    finally:
+        world.close()
