@@ -29,6 +29,7 @@ import os
 import secrets
 import socket
 import sys
+import weakref
 from collections.abc import AsyncIterator, Coroutine, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,10 @@ Transport = Literal["inprocess", "stdio", "http"]
 
 # How long a child server may take to start answering (a stdio child costs ~1 s to import).
 SERVER_START_TIMEOUT_S = 30.0
+# Child servers a process starts at once; the others wait their turn before their start is
+# timed. Each costs ~1 s of CPU to import: 150 at once on 2 cores took over
+# SERVER_START_TIMEOUT_S each, and 46 of 48 episodes of a `--concurrency 48` run were absent.
+CHILD_STARTS_AT_ONCE = 2 * (os.cpu_count() or 1)
 # Bounded shutdown: a connection that does not close in this time is abandoned.
 SERVER_CLOSE_TIMEOUT_S = 5.0
 # Environment variables a child server may inherit; nothing else (no API keys).
@@ -211,9 +216,10 @@ class _Connection:
     async def start(self, tg: asyncio.TaskGroup) -> None:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
-        self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
-        async with asyncio.timeout(SERVER_START_TIMEOUT_S):
-            await ready
+        async with _start_turn(self.transport):
+            self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
+            async with asyncio.timeout(SERVER_START_TIMEOUT_S):
+                await ready
         self.starts += 1  # once up: a call made while it was (re)starting failed on the old one
 
     async def close(self) -> None:
@@ -243,6 +249,23 @@ class _Connection:
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
+
+
+_child_starts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _start_turn(transport: Transport) -> contextlib.AbstractAsyncContextManager[Any]:
+    """A turn to start a server: one of the event loop's `CHILD_STARTS_AT_ONCE` for a child
+    process (every episode of a run shares them), none needed in-process."""
+    if transport == "inprocess":
+        return contextlib.nullcontext()
+    loop = asyncio.get_running_loop()
+    turns = _child_starts.get(loop)
+    if turns is None:
+        turns = _child_starts[loop] = asyncio.Semaphore(CHILD_STARTS_AT_ONCE)
+    return turns
 
 
 async def _wait_for_port(port: int, proc: asyncio.subprocess.Process) -> None:

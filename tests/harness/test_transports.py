@@ -307,3 +307,42 @@ async def test_a_server_that_never_lists_its_tools_fails_its_start_regression(
                     raise AssertionError("the servers cannot be up")
     finally:
         world.close()
+
+
+async def test_child_servers_of_concurrent_episodes_start_a_few_at_a_time_regression(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every episode started its child servers at once: 150 of them on 2 cores each took more
+    than the 30 s start timeout to import, and 46 of 48 episodes of a `--server-transport stdio
+    --concurrency 48` run were absent (harness_error, TimeoutError)."""
+    import harness.mcp_client as mcp_client
+    from harness.world import create_world
+
+    starting: list[int] = []
+    most = 0
+    wait_for_port = mcp_client._wait_for_port
+
+    async def counted(port: int, proc: asyncio.subprocess.Process) -> None:
+        nonlocal most
+        starting.append(port)
+        most = max(most, len(starting))
+        try:
+            await wait_for_port(port, proc)
+        finally:
+            starting.remove(port)
+
+    monkeypatch.setattr(mcp_client, "_wait_for_port", counted)
+    monkeypatch.setattr(mcp_client, "CHILD_STARTS_AT_ONCE", 2, raising=False)  # not there before the fix
+    (task,) = load_tasks("lms-due-reminder")
+    worlds = [create_world(task, f"e{i}", tmp_path) for i in range(2)]
+
+    async def episode(world: object) -> int:
+        async with mcp_client.ServerPool(["lms", "local"], world.access(), "http") as pool:  # type: ignore[attr-defined]
+            return len(pool.catalog)
+
+    try:
+        listed = await asyncio.gather(*(episode(w) for w in worlds))
+    finally:
+        for world in worlds:
+            world.close()
+    assert all(listed) and most == 2  # four children, two starting at a time
