@@ -95,7 +95,7 @@ class _Uninterrupted:
 
 
 class ServerFailure(Exception):
-    """A server failed twice in one episode; the episode ends as harness_error."""
+    """A server failed to start, or failed again after its restart; the episode ends as harness_error."""
 
 
 @dataclass(frozen=True)
@@ -218,8 +218,16 @@ class _Connection:
         self._stop = asyncio.Event()
         async with _start_turn(self.transport):
             self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
-            async with asyncio.timeout(SERVER_START_TIMEOUT_S):
-                await ready
+            limit = asyncio.timeout(SERVER_START_TIMEOUT_S)
+            try:
+                async with limit:
+                    await ready
+            except TimeoutError:
+                if not limit.expired():
+                    raise
+                raise ServerFailure(
+                    f"server {self.name} did not start within {SERVER_START_TIMEOUT_S:g} s"
+                ) from None
         self.starts += 1  # once up: a call made while it was (re)starting failed on the old one
 
     async def close(self) -> None:

@@ -346,3 +346,26 @@ async def test_child_servers_of_concurrent_episodes_start_a_few_at_a_time_regres
         for world in worlds:
             world.close()
     assert all(listed) and most == 2  # four children, two starting at a time
+
+
+async def test_a_server_that_does_not_start_in_time_is_named_regression(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child server's start that timed out was recorded as the reason 'TimeoutError: ', which
+    named neither the server nor what it did not do."""
+    import harness.mcp_client as mcp_client
+    from harness.world import create_world
+
+    async def never_ready(_port: int, _proc: asyncio.subprocess.Process) -> None:
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(mcp_client, "_wait_for_port", never_ready)
+    monkeypatch.setattr(mcp_client, "SERVER_START_TIMEOUT_S", 0.5)
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+    try:
+        with pytest.raises(ServerFailure, match=r"server lms did not start within 0\.5 s"):
+            async with mcp_client.ServerPool(["lms"], world.access(), "http"):
+                raise AssertionError("the server cannot be up")
+    finally:
+        world.close()
