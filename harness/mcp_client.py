@@ -138,6 +138,7 @@ async def _with_token(url: str, token: str) -> AsyncIterator[Any]:
 
 
 def _free_port() -> int:
+    """A port free now (for tests and tools: it may be taken before it is listened on)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -189,12 +190,16 @@ class _Connection:
         if self.transport == "stdio":
             return StdioServerParameters(command=sys.executable, args=self._server_args(), env=self._env())
         # A fresh token per child: another local user or process cannot drive this episode's server.
-        port, token = _free_port(), secrets.token_urlsafe(32)
-        self._process = await asyncio.create_subprocess_exec(
-            sys.executable, *self._server_args(), "--http", str(port), "--exit-with-parent", str(os.getpid()),
-            env=self._env(token), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-        )  # fmt: skip
+        # It serves on a socket listening here already: a port chosen here and bound by the child
+        # a second later could be taken meanwhile, and the client spoke to whatever took it.
+        token = secrets.token_urlsafe(32)
+        with socket.create_server(("127.0.0.1", 0)) as listener:
+            port, fd = listener.getsockname()[1], listener.fileno()
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable, *self._server_args(), "--http", str(port), "--http-fd", str(fd),
+                "--exit-with-parent", str(os.getpid()), env=self._env(token), pass_fds=(fd,),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+            )  # fmt: skip
         await _wait_for_port(port, self._process)
         return _with_token(f"http://127.0.0.1:{port}/mcp", token)
 

@@ -49,6 +49,13 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT (/mcp)"
     )
+    parser.add_argument(
+        "--http-fd",
+        type=int,
+        metavar="FD",
+        help="with --http and a token: serve on this inherited socket, already listening on PORT "
+        "(mseval starts its HTTP servers so: a port bound only once this one is up could be taken meanwhile)",
+    )
     parser.add_argument("--no-seed", action="store_true", help="do not create and seed missing tables")
     parser.add_argument(
         "--exit-with-parent",
@@ -65,7 +72,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
 
     logging.basicConfig(level=logging.WARNING)
     workspace: Path = args.workspace
-    if args.http is not None:
+    if args.http is not None and args.http_fd is None:
         _check_port(parser, args.http)
     try:
         workspace.mkdir(parents=True, exist_ok=True)
@@ -83,7 +90,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     app = spec.build(ServerContext(engine=engine, workspace=workspace))
     token = os.environ.pop(TOKEN_ENV, None)  # not left where the server's own code could read it
     if args.http is not None and token:
-        _serve_http_with_token(app, args.http, token)
+        _serve_http_with_token(app, args.http, token, args.http_fd)
     elif args.http is not None:
         app.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
@@ -98,8 +105,12 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         os._exit(0)
 
 
-def _serve_http_with_token(app: Any, port: int, token: str) -> None:
-    """Streamable HTTP on 127.0.0.1:port that answers 401 to any request without the bearer token."""
+def _serve_http_with_token(app: Any, port: int, token: str, fd: int | None = None) -> None:
+    """Streamable HTTP on 127.0.0.1:port (on the listening socket `fd` when given) that answers
+    401 to any request without the bearer token."""
+    import functools
+    import socket
+
     import anyio
     import uvicorn
 
@@ -118,7 +129,8 @@ def _serve_http_with_token(app: Any, port: int, token: str) -> None:
         await inner(scope, receive, send)
 
     config = uvicorn.Config(guarded, host="127.0.0.1", port=port, log_level="warning")
-    anyio.run(uvicorn.Server(config).serve)
+    sockets = None if fd is None else [socket.socket(fileno=fd)]
+    anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=sockets))
 
 
 def default_db_url(workspace: Path) -> str:

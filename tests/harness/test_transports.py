@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -369,3 +370,38 @@ async def test_a_server_that_does_not_start_in_time_is_named_regression(
                 raise AssertionError("the server cannot be up")
     finally:
         world.close()
+
+
+async def test_an_http_server_s_port_taken_before_it_listens_does_not_fail_its_start_regression(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harness chose a free port and the child bound it once started, a second later; when
+    another process took the port meanwhile, the harness spoke to that process's server, which
+    refused it, and the episode was absent ('server sheets failed to start: … Server returned
+    an error response', seen in a kill -9 / --resume run beside another process's servers)."""
+    import threading
+
+    import harness.mcp_client as mcp_client
+    from harness.world import create_world
+
+    taken = socket.create_server(("127.0.0.1", 0))  # another process's server on the chosen port
+
+    def refuse() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = taken.accept()
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                conn.close()
+
+    threading.Thread(target=refuse, daemon=True).start()
+    monkeypatch.setattr(mcp_client, "_free_port", lambda: taken.getsockname()[1])
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+    try:
+        async with mcp_client.ServerPool(["lms"], world.access(), "http") as pool:
+            outcome = await pool.call("lms", "list_courses", {"term": "2026-fall"})
+    finally:
+        world.close()
+        taken.close()
+    assert not outcome.is_error and outcome.text.startswith("[")
