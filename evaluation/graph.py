@@ -202,7 +202,7 @@ def load_graph_file(path: Path) -> AgentGraph:
     file = str(path)
     document = read_json(path)
     if not isinstance(document.data, dict):
-        raise InputError.one(file, 1, "expected a JSON object with nodes, S and T")
+        raise InputError.one(file, line_of(document.lines, ()), "expected a JSON object with nodes, S and T")
     try:
         data = GraphFile.model_validate(document.data)
     except ValidationError as exc:

@@ -45,9 +45,9 @@ def test_a_graph_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
 
 def test_a_graph_file_that_is_not_an_object_says_so(tmp_path: Path) -> None:
     graph = tmp_path / "g.json"
-    graph.write_text("[1, 2]")
+    graph.write_text("\n[1, 2]")
     assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
-        f"{graph}: expected a JSON object with nodes, S and T"
+        f"{graph}:2: expected a JSON object with nodes, S and T"
     )
 
 
