@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.catalog import load_tasks
-from harness.mcp_client import ServerFailure
+from harness.mcp_client import ServerFailure, Transport
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 from harness.profiles import load_profiles
@@ -292,19 +292,26 @@ async def test_a_server_that_never_lists_its_tools_fails_its_start_regression(
     import mcp
 
     import harness.mcp_client as mcp_client
-    from harness.world import create_world
 
     async def never_lists(_client: object, *_args: object, **_kwargs: object) -> None:
         await asyncio.Event().wait()
 
     monkeypatch.setattr(mcp.Client, "list_tools", never_lists)
     monkeypatch.setattr(mcp_client, "SERVER_START_TIMEOUT_S", 0.5)
+    await _start_fails(tmp_path, ["lms", "local"], "inprocess", "lms")
+
+
+async def _start_fails(tmp_path: Path, servers: list[str], transport: Transport, match: str) -> None:
+    """Starting `servers` over a fresh world of lms-due-reminder raises ServerFailure matching `match`."""
+    from harness.mcp_client import ServerPool
+    from harness.world import create_world
+
     (task,) = load_tasks("lms-due-reminder")
     world = create_world(task, "e1", tmp_path)
     try:
-        async with asyncio.timeout(60):  # a guard against the hang this test pins, not a measure
-            with pytest.raises(ServerFailure, match="lms"):
-                async with mcp_client.ServerPool(["lms", "local"], world.access()):
+        async with asyncio.timeout(60):  # a guard against a hang these tests pin, not a measure
+            with pytest.raises(ServerFailure, match=match):
+                async with ServerPool(servers, world.access(), transport):
                     raise AssertionError("the servers cannot be up")
     finally:
         world.close()
@@ -355,21 +362,13 @@ async def test_a_server_that_does_not_start_in_time_is_named_regression(
     """A child server's start that timed out was recorded as the reason 'TimeoutError: ', which
     named neither the server nor what it did not do."""
     import harness.mcp_client as mcp_client
-    from harness.world import create_world
 
     async def never_ready(_port: int, _proc: asyncio.subprocess.Process) -> None:
         await asyncio.Event().wait()
 
     monkeypatch.setattr(mcp_client, "_wait_for_port", never_ready)
     monkeypatch.setattr(mcp_client, "SERVER_START_TIMEOUT_S", 0.5)
-    (task,) = load_tasks("lms-due-reminder")
-    world = create_world(task, "e1", tmp_path)
-    try:
-        with pytest.raises(ServerFailure, match=r"server lms did not start within 0\.5 s"):
-            async with mcp_client.ServerPool(["lms"], world.access(), "http"):
-                raise AssertionError("the server cannot be up")
-    finally:
-        world.close()
+    await _start_fails(tmp_path, ["lms"], "http", r"server lms did not start within 0\.5 s")
 
 
 async def test_an_http_server_s_port_taken_before_it_listens_does_not_fail_its_start_regression(
