@@ -7,7 +7,7 @@ all problems of a file at once, so `mseval score` exits 2 with one line each (SP
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
 from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
 from contracts.paths import unreadable_folder
+from contracts.textio import read_text
 from contracts.yamlio import line_of, read_yaml, validate_data
 
 EpisodeKey = tuple[str, str, str, int]
@@ -81,22 +82,13 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
 def load_episodes(path: Path) -> list[EpisodeRecord]:
     """Read a `.jsonl` file of episode records (what `mseval export` writes)."""
     try:
-        with path.open("rb") as handle:
-            return parse_episode_lines(_decoded(handle, str(path)), str(path))
+        with path.open(encoding="utf-8") as handle:
+            return parse_episode_lines(handle, str(path))
     except OSError as exc:
         raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None
-
-
-def _decoded(lines: Iterable[bytes], file: str) -> Iterator[str]:
-    """Each line as UTF-8 text; bytes that are not UTF-8 are a problem at their line, as in the
-    YAML and JSON files mseval reads (an editor finds them there)."""
-    for number, line in enumerate(lines, start=1):
-        try:
-            yield line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError.one(
-                file, number, f"not UTF-8 text (byte 0x{line[exc.start]:02x} at column {exc.start + 1})"
-            ) from None
+    except UnicodeDecodeError:
+        read_text(path)  # names the line and column of the first byte that is not UTF-8
+        raise
 
 
 # The run-identity keys scoring reads, by the kind of value each must have when given (null is
