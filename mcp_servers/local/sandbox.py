@@ -45,6 +45,7 @@ and this Python bind-mounted read-only at its own paths.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import functools
 import io
@@ -103,10 +104,11 @@ class RunResult:
 
 def _cap(data: bytes, total: int | None = None) -> str:
     total = len(data) if total is None else total
-    text = data[:OUTPUT_CAP_BYTES].decode("utf-8", errors="replace")
-    if total > OUTPUT_CAP_BYTES:
-        return text + f"\n[... output truncated: {total} bytes in all]"
-    return text
+    if total <= OUTPUT_CAP_BYTES:
+        return data.decode("utf-8", errors="replace")
+    # A cut may fall inside a character: its first bytes are dropped, not shown as U+FFFD.
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data[:OUTPUT_CAP_BYTES])
+    return text + f"\n[... output truncated: {total} bytes in all]"
 
 
 async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, int]:

@@ -219,6 +219,15 @@ async def test_python_execute_output_is_capped_as_it_is_read(world: World) -> No
     assert nan.is_error and "timeout_s must be a positive number of seconds" in text(nan)
 
 
+async def test_python_execute_cap_inside_a_character_drops_its_first_bytes(world: World) -> None:
+    """The 16,000-byte cut fell inside a two-byte 'é' and showed its first byte as U+FFFD."""
+    code = "import sys; sys.stdout.write('a' + 'é' * 9_000)"
+    async with serve("local", world, sandbox="process") as client:
+        out = text(await client.call_tool("python_execute", {"code": code}))
+    assert "stdout:\na" + "é" * 7_999 + "\n[... output truncated: 18001 bytes in all]" in out, out[-200:]
+    assert "\ufffd" not in out
+
+
 async def test_each_build_describes_its_own_limit(world: World) -> None:
     """Review: tools are built once per process and copied for later builds, and the copy kept
     the first build's description: a server given max_timeout_s=10 still said 'at most 55'."""
