@@ -247,22 +247,27 @@ def incomplete_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
     )
 
 
-def select(selector: str, tasks_dir: Path = TASKS_DIR) -> list[Path]:
-    """`all`, a scenario, a task id, or a glob over task ids (SPEC §10)."""
+def select(selector: str, tasks_dir: Path = TASKS_DIR, *, option: str | None = None) -> list[Path]:
+    """`all`, a scenario, a task id, or a glob over task ids (SPEC §10). A selector that matches
+    nothing is told as a problem of `option` (`--tasks`), or of the selector itself."""
     if not tasks_dir.is_dir():
         raise InputError.one(tasks_dir, None, f"no such folder of tasks{_from_env('MSEVAL_TASKS')}")
     chosen = [f for f in task_folders(tasks_dir) if _selects(selector, f)]
     if not chosen:
         raise InputError.one(
-            selector, None, f"no task matches {selector!r} (all, a scenario, a task id or a glob)"
+            option or selector, None, f"no task matches {selector!r} (all, a scenario, a task id or a glob)"
         )
     return chosen
 
 
 def load_tasks(
-    selector: str = "all", tasks_dir: Path = TASKS_DIR, priors_dir: Path = PRIORS_DIR
+    selector: str = "all",
+    tasks_dir: Path = TASKS_DIR,
+    priors_dir: Path = PRIORS_DIR,
+    *,
+    option: str | None = None,
 ) -> list[Task]:
-    """Every selected task, validated; all problems of all files at once."""
+    """Every selected task, validated; all problems of all files at once (`option`: see `select`)."""
     if not priors_dir.is_dir():
         raise InputError.one(
             priors_dir, None, f"no such folder of delegation priors{_from_env('MSEVAL_PRIORS')}"
@@ -275,7 +280,7 @@ def load_tasks(
         if _selects(selector, f)
     ]
     try:
-        chosen = select(selector, tasks_dir)
+        chosen = select(selector, tasks_dir, option=option)
     except InputError:
         if problems:  # what was meant is there, but broken: say that
             raise InputError(problems) from None

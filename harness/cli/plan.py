@@ -174,7 +174,7 @@ def selected_tasks(selectors: str | Sequence[str]) -> list[Any]:
     problems: list[Problem] = []
     for selector in dict.fromkeys(w for w in wanted if w):
         try:
-            for task in load_tasks(selector):
+            for task in load_tasks(selector, option="--tasks"):
                 chosen.setdefault(task.id, task)
         except InputError as exc:
             problems += [p for p in exc.problems if p not in problems]

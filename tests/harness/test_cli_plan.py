@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.cli.plan import build_plan
 from harness.models.ratelimit import RateLimits
 
@@ -73,15 +75,24 @@ def test_tasks_may_be_selected_by_several_selectors(tmp_path: Path) -> None:
     )
 
 
-def test_every_unknown_selector_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run", "-m", "sim:oracle", "-v", "sa", "--tasks", "nope-1", "--tasks", "lms,nope-2"),
+        ("demo", "--tasks", "nope-1,lms,nope-2"),
+    ],
+    ids=["run", "demo"],
+)
+def test_every_unknown_selector_is_named_under_the_tasks_option(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A selector that matches nothing was told as `nope-1: no task matches 'nope-1' …`, naming
+    the value where every other option's problem names the option."""
     from tests.harness.cli_support import mseval
 
-    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
-    result = mseval(
-        "run", "-m", "sim:oracle", "-v", "sa", "--tasks", "nope-1", "--tasks", "lms,nope-2", *store
-    )
+    result = mseval(*command, "--store", f"sqlite:///{tmp_path / 's.db'}", cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.splitlines() == [
-        f"{name}: no task matches {name!r} (all, a scenario, a task id or a glob)"
+        f"--tasks: no task matches {name!r} (all, a scenario, a task id or a glob)"
         for name in ("nope-1", "nope-2")
     ]
-    assert not (tmp_path / "s.db").exists()
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
