@@ -405,9 +405,7 @@ def gemmas(
     embedder: EmbedderOpt = "minilm",
     lam: Annotated[
         float,
-        typer.Option(
-            "--lambda", min=0.0, max=1.0, metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity."
-        ),
+        typer.Option("--lambda", metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity, 0 to 1."),
     ] = 0.5,
     min_path_nodes: Annotated[
         int, typer.Option("--min-path-nodes", min=1, max=2, metavar="N", help="Shortest path UPR counts.")
@@ -415,6 +413,10 @@ def gemmas(
 ) -> None:
     """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
     import json
+    import math
+
+    if not (math.isfinite(lam) and 0 <= lam <= 1):  # typer's range check told nan as "should be <= 1"
+        raise _input_error("--lambda", f"must be a number between 0 and 1, got {lam:g}")
 
     from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
     from evaluation.graph import load_graph_file

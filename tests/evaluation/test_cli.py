@@ -316,3 +316,23 @@ def test_gemmas_rejects_a_cyclic_or_malformed_graph(tmp_path: Path) -> None:
     wrong = graph_file(tmp_path, S=[[0, 1], [0, 0]])
     result = mseval("gemmas", str(wrong), "--embedder", "tfidf")
     assert result.returncode == 2 and "S must be a 3×3 matrix" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"), [("nan", "nan"), ("inf", "inf"), ("1.5", "1.5"), ("-0.1", "-0.1")]
+)
+def test_a_lambda_outside_0_to_1_is_told_in_one_line(tmp_path: Path, given: str, shown: str) -> None:
+    """`--lambda nan` got typer's range message, 'Input should be less than or equal to 1', which
+    nan is not: the weight is named with its range and the value given."""
+    result = mseval("gemmas", str(graph_file(tmp_path)), "--lambda", given, "--embedder", "tfidf", "--json")
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.splitlines() == [f"--lambda: must be a number between 0 and 1, got {shown}"]
+
+
+def test_a_lambda_at_either_end_of_its_range_is_taken(tmp_path: Path) -> None:
+    for given in ("0", "1"):
+        result = mseval(
+            "gemmas", str(graph_file(tmp_path)), "--lambda", given, "--embedder", "tfidf", "--json"
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["ids"]["lambda"] == float(given)
