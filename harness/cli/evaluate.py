@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from contracts.errors import InputError
+from contracts.errors import InputError, Problem
 from harness.cli.common import MetavarCommand, path_argument, path_option
-from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
+from harness.cli.score_inputs import DEFAULT_STORE, baseline_problems, check_inputs, priors_folder
 
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
@@ -327,6 +327,8 @@ def score(
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
     priors_dir = check_inputs(store, episodes, priors, tagger=(llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
+    if problems := baseline_problems(records, runs, baseline):
+        raise InputError(problems)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
@@ -362,10 +364,15 @@ def report(
     """Write report.md, a self-contained index.html and PNG plots of the score."""
     priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
+    problems = baseline_problems(records, runs, baseline)
     known = {r.episode_id for r in records} | {r.task_id for r in records}
     if unknown := [name for name in dict.fromkeys(timeline or ()) if name not in known]:
         names = ", ".join(repr(name) for name in unknown)
-        raise _input_error("--timeline", f"no episode or task {names} among the episodes to report")
+        problems.append(
+            Problem("--timeline", None, f"no episode or task {names} among the episodes to report")
+        )
+    if problems:
+        raise InputError(problems)
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )

@@ -336,3 +336,56 @@ def test_a_lambda_at_either_end_of_its_range_is_taken(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["ids"]["lambda"] == float(given)
+
+
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_a_baseline_no_episode_has_is_bad_input(
+    exported: tuple[Path, Path], tmp_path: Path, command: str
+) -> None:
+    """`--baseline SA` (a typo of sa) scored every setting without its comparison and exited 0,
+    with a warning per model: a baseline that no episode has is told in one line, exit 2."""
+    episodes, priors = exported
+    out = tmp_path / "report"
+    where = ("--out", str(out)) if command == "report" else ("--json",)
+    result = mseval(
+        command, "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none",
+        "--baseline", "SA", *where,
+    )  # fmt: skip
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.splitlines() == [
+        "--baseline: no episode has the variant 'SA'; the variants are sa, spec (models sim:test)"
+    ]
+    assert not out.exists()
+
+
+def test_a_baseline_some_models_lack_is_a_warning_per_model(exported: tuple[Path, Path]) -> None:
+    """Mixed data (a model run under spec alone) is not a typo: scored, with a warning naming it."""
+    episodes, priors = exported
+    other = [r for r in fixtures.records("sim:other") if r.variant == "spec"]
+    episodes.write_text(episodes.read_text() + "".join(r.to_json() + "\n" for r in other))
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning: no sa baseline for model") == 1
+    assert (
+        "warning: no sa baseline for model sim:other: utilities, MSQ and taxonomy of sim:other/spec are null"
+        in (result.stderr)
+    )
+
+
+def test_a_baseline_planned_by_a_run_but_not_yet_recorded_is_not_a_typo(exported: tuple[Path, Path]) -> None:
+    """A run stopped before any sa episode finished still names sa in its matrix: its episodes
+    are absent baseline episodes, scored as such, not a mistyped --baseline."""
+    episodes, priors = exported
+    spec_only = [r for r in fixtures.records() if r.variant == "spec"]
+    episodes.write_text("".join(r.to_json() + "\n" for r in spec_only))
+    tasks = sorted({r.task_id for r in spec_only})
+    run = {"mseval": "0.1.0", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": tasks, "seeds": 1}
+    episodes.with_name("run.runs.json").write_text(json.dumps([run]))
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    sa = json.loads(result.stdout)["settings"][0]
+    assert sa["variant"] == "sa" and sa["absent"] == len(tasks)
