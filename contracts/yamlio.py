@@ -7,6 +7,7 @@ label. Duplicate keys (which PyYAML would silently overwrite) are reported too.
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -166,8 +167,17 @@ def validation_problems(file: str, exc: ValidationError, lines: dict[KeyPath, in
             msg = f"missing field {loc[-1]!r}"
         elif where:
             msg = f"{where}: {msg}"
+        if err["type"] == "string_type" and isinstance(err["input"], (date, datetime)):
+            msg += f" ({_as_date(err['input'])})"
         problems.append(Problem(file, line_of(lines, loc), msg))
     return problems
+
+
+def _as_date(value: date) -> str:
+    """The hint for text that YAML read as a date or a time (`title: 2024-01-02`): to quote it."""
+    shown = value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
+    kind = "a date and time" if isinstance(value, datetime) else "a date"
+    return f"YAML reads {shown} as {kind}; quote it for text: '{shown}'"
 
 
 def validate_data(model: type[M], data: Any, file: str, lines: dict[KeyPath, int]) -> M:

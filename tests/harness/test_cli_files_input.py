@@ -196,3 +196,12 @@ def test_an_episodes_file_that_is_not_utf8_names_the_line(tmp_path: Path) -> Non
     assert one_line_error(mseval("score", "--episodes", str(episodes), "--embedder", "none")) == (
         f"{episodes}:2: not UTF-8 text (byte 0xe9 at column {column})"
     )
+
+
+def test_a_date_in_a_profiles_text_field_is_told_to_be_quoted(tmp_path: Path) -> None:
+    (tmp_path / "helper.md").write_text(ROLE.replace("description: d", "description: 2026-11-20"))
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line == (
+        f"{tmp_path / 'helper.md'}:3: description: Input should be a valid string "
+        "(YAML reads 2026-11-20 as a date; quote it for text: '2026-11-20')"
+    )

@@ -134,3 +134,26 @@ def test_a_task_of_200000_setup_steps_is_one_line_at_a_step(tmp_path: Path) -> N
         f" invalid YAML: more than {MAX_EXPANDED_NODES:,} values, more than any input of mseval holds"
     )
     assert text.splitlines()[int(number) - 1] == "- {sql: x}" and int(number) < 40_000, number
+
+
+def test_a_date_given_as_a_title_is_told_to_be_quoted(tmp_path: Path) -> None:
+    """`title: 2024-01-02` said only 'title: Input should be a valid string': YAML had read a
+    date, which the author meant as text. Any text field read as a date or time says so."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = spec.read_text()
+    title = next(line for line in text.splitlines() if line.startswith("title:"))
+    line_no = text.splitlines().index(title) + 1
+    for given, said in (
+        ("2024-01-02", "YAML reads 2024-01-02 as a date; quote it for text: '2024-01-02'"),
+        (
+            "2024-01-02 10:30:00",
+            "YAML reads 2024-01-02 10:30:00 as a date and time; quote it for text: '2024-01-02 10:30:00'",
+        ),
+    ):
+        spec.write_text(text.replace(title, f"title: {given}"))
+        line = one_line_error(mseval("tasks", "list", env=env))
+        assert line == f"{spec}:{line_no}: title: Input should be a valid string ({said})"
+    spec.write_text(text.replace(title, "title: '2024-01-02'"))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 0 and "2024-01-02" in result.stdout, result.stderr
