@@ -17,9 +17,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.errors import InputError, Problem
+from contracts.numbers import Int
 from contracts.paths import folder_problem
 from contracts.textio import read_text
 from contracts.yamlio import read_yaml, validation_problems
+from harness.budgets import MAX_STEPS
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "subagent_profiles"
 Delegation = Literal["none", "autonomous", "plan-first", "oracle"]
@@ -36,7 +38,7 @@ class ProfileHeader(BaseModel):
     mode: Literal["read-only", "writable"] = "writable"
     tools: tuple[str, ...] = Field(min_length=1)
     disallowedTools: tuple[str, ...] = ()
-    maxSteps: int | None = Field(default=None, ge=1)
+    maxSteps: Int | None = Field(default=None, ge=1, le=MAX_STEPS)
     subagents: tuple[str, ...] | None = None
     delegation: Delegation | None = None
     override: bool = False

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from contracts.errors import InputError, Problem
 from contracts.jsonvalue import JsonObject
+from contracts.numbers import Float, Int
 from contracts.paths import lookup_problem
 from contracts.yamlio import read_yaml, validate_data
 from harness.models.base import ModelSettings
@@ -39,6 +40,9 @@ from harness.models.ratelimit import RateLimits
 BASE_URL = r"^https?://"
 ProviderName = Literal["anthropic", "openai", "openai-compatible"]
 _DEFAULTS = ModelSettings()
+# The most output tokens one call may ask for: far above any model's own limit (128K for the
+# largest today), so that a slip of the keyboard is refused before a run (docs/models.md).
+MAX_OUTPUT_TOKENS = 1_000_000
 
 
 class _Strict(BaseModel):
@@ -46,16 +50,16 @@ class _Strict(BaseModel):
 
 
 class SettingsSection(_Strict):
-    temperature: float | None = Field(default=_DEFAULTS.temperature, ge=0, le=2)
-    max_output_tokens: int = Field(default=_DEFAULTS.max_output_tokens, ge=1)
+    temperature: Float | None = Field(default=_DEFAULTS.temperature, ge=0, le=2)
+    max_output_tokens: Int = Field(default=_DEFAULTS.max_output_tokens, ge=1, le=MAX_OUTPUT_TOKENS)
     reasoning_effort: str | None = Field(default=_DEFAULTS.reasoning_effort, min_length=1)
     extra: JsonObject = Field(default_factory=dict)
 
 
 class ProviderSection(_Strict):
     extra: JsonObject = Field(default_factory=dict)
-    rpm: int | None = Field(default=None, ge=1, description="requests per minute, across the whole run")
-    tpm: int | None = Field(default=None, ge=1, description="tokens per minute, across the whole run")
+    rpm: Int | None = Field(default=None, ge=1, description="requests per minute, across the whole run")
+    tpm: Int | None = Field(default=None, ge=1, description="tokens per minute, across the whole run")
 
 
 class ModelConfig(_Strict):

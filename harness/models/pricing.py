@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from contracts.episode import Usage
+from contracts.numbers import Float, Int
 from contracts.yamlio import load_yaml_model
 
 DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
@@ -23,19 +24,19 @@ DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
 class _Prices(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    input: float = Field(ge=0)
-    cached_input: float = Field(ge=0)
-    output: float = Field(ge=0)
-    cache_write: float | None = Field(
+    input: Float = Field(ge=0)
+    cached_input: Float = Field(ge=0)
+    output: Float = Field(ge=0)
+    cache_write: Float | None = Field(
         default=None, ge=0, description="per cache-written input token; default: input"
     )
-    cache_write_1h: float | None = Field(
+    cache_write_1h: Float | None = Field(
         default=None, ge=0, description="per input token written to a 1-hour cache; default: cache_write"
     )
 
 
 class Tier(_Prices):
-    above_input_tokens: int = Field(gt=0)
+    above_input_tokens: Int = Field(gt=0)
 
 
 class ModelPrice(_Prices):
@@ -65,7 +66,7 @@ class PriceTable(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: str = Field(min_length=1)
-    currency_rates: dict[str, float]
+    currency_rates: dict[str, Float]
     models: tuple[ModelPrice, ...]
     _found: dict[str, ModelPrice | None] = PrivateAttr(default_factory=dict)
 

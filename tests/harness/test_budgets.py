@@ -5,8 +5,22 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from contracts.episode import Usage
-from harness.budgets import Budgets
+from harness.budgets import (
+    MAX_API_RETRIES,
+    MAX_CONTEXT_TOKENS,
+    MAX_LOOP_REPEATS,
+    MAX_STEPS,
+    MAX_TOOL_RESULT_BYTES,
+    MAX_TOOL_TIMEOUT_S,
+    MAX_WALL_TIME_S,
+    MAX_WAVE_CONCURRENCY,
+    BudgetOverrides,
+    Budgets,
+)
 from harness.models.base import AssistantMessage, ModelAPIError
 from harness.models.scripted import call, say
 from tests.harness.support import View, run_scripted
@@ -121,3 +135,42 @@ def test_usage_adds_up() -> None:
     assert Usage(input_tokens=3, output_tokens=1) + Usage(input_tokens=2, cached_input_tokens=1) == Usage(
         input_tokens=5, cached_input_tokens=1, output_tokens=1
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "too_much"),
+    [
+        ("max_steps", MAX_STEPS + 1),
+        ("wall_time_s", MAX_WALL_TIME_S + 1),
+        ("context_tokens", MAX_CONTEXT_TOKENS + 1),
+        ("loop_repeats", MAX_LOOP_REPEATS + 1),
+        ("api_retries", MAX_API_RETRIES + 1),
+        ("wave_concurrency", MAX_WAVE_CONCURRENCY + 1),
+        ("tool_timeout_s", MAX_TOOL_TIMEOUT_S + 1),
+        ("tool_result_bytes", MAX_TOOL_RESULT_BYTES + 1),
+    ],
+)
+def test_every_budget_has_a_maximum_and_reaches_it(key: str, too_much: float) -> None:
+    """No budget had an upper bound: `max_steps=10000000000` (a slip) was a run that never stops,
+    and `tool_timeout_s=1e300` an overflow in the event loop. The maximum itself is taken."""
+    limit = type(too_much)(too_much - 1)
+    assert getattr(Budgets().merged({key: limit}), key) == limit
+    assert getattr(BudgetOverrides.model_validate({key: limit}), key) == limit
+    for model in (Budgets, BudgetOverrides):
+        with pytest.raises(ValidationError, match="less than or equal to"):
+            model.model_validate({key: too_much})
+
+
+@pytest.mark.parametrize("key", list(Budgets.model_fields))
+def test_a_boolean_is_not_a_budget(key: str) -> None:
+    """pydantic's lax mode read `max_steps: true` as 1 step and `wall_time_s: false` as 0."""
+    for value in (True, False):
+        for model in (Budgets, BudgetOverrides):
+            with pytest.raises(ValidationError, match=f"give a number, not {str(value).lower()}"):
+                model.model_validate({key: value})
+
+
+def test_budgets_still_take_text_and_whole_numbers() -> None:
+    """`--budget max_steps=50` hands over text, and 7200 is a wall time as well as 7200.0."""
+    budgets = Budgets().merged({"max_steps": "50", "wall_time_s": 30, "tool_timeout_s": "1.5"})
+    assert (budgets.max_steps, budgets.wall_time_s, budgets.tool_timeout_s) == (50, 30.0, 1.5)

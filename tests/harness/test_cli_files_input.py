@@ -205,3 +205,16 @@ def test_a_date_in_a_profiles_text_field_is_told_to_be_quoted(tmp_path: Path) ->
         f"{tmp_path / 'helper.md'}:3: description: Input should be a valid string "
         "(YAML reads 2026-11-20 as a date; quote it for text: '2026-11-20')"
     )
+
+
+def test_a_boolean_or_huge_max_steps_in_a_profile_is_refused_at_its_line(tmp_path: Path) -> None:
+    """`maxSteps: true` was read as one step."""
+    for given, said in (
+        ("true", "give a number, not true"),
+        ("100001", "Input should be less than or equal to 100000"),
+    ):
+        (tmp_path / "helper.md").write_text(
+            ROLE.replace("mode: read-only", f"mode: read-only\nmaxSteps: {given}")
+        )
+        line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+        assert line == f"{tmp_path / 'helper.md'}:6: maxSteps: {said}"

@@ -274,6 +274,18 @@ def test_a_sim_option_given_twice_is_refused_not_last_wins(tmp_path: Path) -> No
         (("--temperature", "-1"), "--temperature: -1.0: input should be greater than or equal to 0"),
         (("--temperature", "warm"), "--temperature: 'warm': give a number or none"),
         (("--max-output-tokens", "0"), "--max-output-tokens: 0: input should be greater than or equal to 1"),
+        (
+            ("--max-output-tokens", "1000001"),
+            "--max-output-tokens: 1000001: input should be less than or equal to 1000000",
+        ),
+        (
+            ("--budget", "max_steps=100001"),
+            "--budget/--config: max_steps: Input should be less than or equal to 100000",
+        ),
+        (
+            ("--budget", "wall_time_s=604801"),
+            "--budget/--config: wall_time_s: Input should be less than or equal to 604800",
+        ),
     ],
 )
 def test_setting_options_are_held_to_the_config_files_rules(
@@ -683,3 +695,14 @@ def test_a_dash_path_is_refused_not_taken_as_a_file_named_dash(
         f"give a path (./- for a file named -) (see {where} --help)"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_boolean_price_is_refused_at_its_line(tmp_path: Path) -> None:
+    """`input: true` in a price table priced input tokens at 1 USD per million."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    prices = tmp_path / "prices.yaml"
+    source = (Path(__file__).parents[2] / "harness/models/prices.yaml").read_text()
+    prices.write_text(source.replace("    input: 5.0", "    input: true", 1))
+    line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
+    assert line == f"{prices}:25: models.1.input: give a number, not true"
+    assert not (tmp_path / "s.db").exists()

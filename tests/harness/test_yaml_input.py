@@ -157,3 +157,17 @@ def test_a_date_given_as_a_title_is_told_to_be_quoted(tmp_path: Path) -> None:
     spec.write_text(text.replace(title, "title: '2024-01-02'"))
     result = mseval("tasks", "list", env=env)
     assert result.returncode == 0 and "2024-01-02" in result.stdout, result.stderr
+
+
+def test_a_boolean_budget_in_a_task_is_refused_at_its_line(tmp_path: Path) -> None:
+    """`budgets: {max_steps: true}` ran the task with one step per agent, without a word."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: true\n  wall_time_s: 1e12\nservers:", 1))
+    line_no = text.splitlines().index("servers:") + 2
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and result.stderr.splitlines() == [
+        f"{spec}:{line_no}: budgets.max_steps: give a number, not true",
+        f"{spec}:{line_no + 1}: budgets.wall_time_s: Input should be less than or equal to 604800",
+    ]

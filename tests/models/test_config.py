@@ -70,6 +70,11 @@ def test_an_empty_mapping_gives_the_defaults(tmp_path: Path) -> None:
         ("settings: [1, 2\n", 2, "invalid YAML"),  # PyYAML reports where the stream ended
         ("providers:\n  openai:\n    extra:\n      top_k: .inf\n", 4, "top_k: inf is not a JSON value"),
         ("settings:\n  extra:\n    a:\n      b: 2026-01-01\n", 4, "a.b: 2026-01-01 is read as a date"),
+        # pydantic's lax mode read a boolean as 1 or 0 in a number field
+        ("settings:\n  temperature: false\n", 2, "settings.temperature: give a number, not false"),
+        ("settings:\n  max_output_tokens: true\n", 2, "settings.max_output_tokens: give a number, not true"),
+        ("providers:\n  openai:\n    tpm: true\n", 3, "providers.openai.tpm: give a number, not true"),
+        ("settings:\n  max_output_tokens: 1000001\n", 2, "less than or equal to 1000000"),
     ],
 )
 def test_bad_files_name_the_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -123,3 +128,9 @@ def test_mseval_run_names_the_config_line_of_a_missing_price_table(tmp_path: Pat
     )  # fmt: skip
     assert one_line_error(result) == f"{path}:1: prices: no file {tmp_path}/nope.yaml"
     assert [p.name for p in tmp_path.iterdir()] == ["models.yaml"]
+
+
+def test_numbers_in_a_config_file_keep_their_other_forms(tmp_path: Path) -> None:
+    """Refusing booleans keeps the rest of the lax reading: 1 for 1.0, the maximum itself."""
+    cfg = load_model_config(write(tmp_path, "settings:\n  temperature: 1\n  max_output_tokens: 1000000\n"))
+    assert cfg.settings.temperature == 1.0 and cfg.settings.max_output_tokens == 1_000_000
