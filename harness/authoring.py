@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
 import shutil
 import tempfile
@@ -69,6 +70,19 @@ def _refuse_a_used_task_id(name: str, tasks_dir: Path, prior_path: Path) -> None
             str(prior_path),
             None,
             f"exists already: the prior of a task {name!r}; remove it or choose another id",
+        )
+
+
+def check_priors_beside_tasks() -> None:
+    """`InputError` when `MSEVAL_TASKS` is set and `MSEVAL_PRIORS` is not: the tasks are the
+    user's collection, but a prior written now would go into the project's priors folder, where
+    no one looks for it beside those tasks (docs/authoring-tasks.md: point both at the collection)."""
+    if os.environ.get("MSEVAL_TASKS") and not os.environ.get("MSEVAL_PRIORS"):
+        raise InputError.one(
+            "MSEVAL_PRIORS",
+            None,
+            f"not set while MSEVAL_TASKS is: the prior would go into the project's {PRIORS_DIR}, "
+            "away from your tasks; point MSEVAL_PRIORS at your collection's priors folder too",
         )
 
 

@@ -90,9 +90,13 @@ def tasks_new(
     name: Annotated[str, typer.Argument(metavar="NAME", help="the task id, e.g. lms-late-report")],
     scenario: Annotated[str, typer.Option(metavar="SCENARIO", help="lms, edw, ec, sm, vp, rs, ar or fc")],
 ) -> None:
-    """Create a task skeleton (task.yaml, check.py, solution.yaml, prior) that validates."""
-    from harness.authoring import new_task
+    """Create a task skeleton (task.yaml, check.py, solution.yaml, prior) that validates.
 
+    The task goes into $MSEVAL_TASKS (else tasks/), its prior into $MSEVAL_PRIORS (else
+    delegation_priors/); with MSEVAL_TASKS set, MSEVAL_PRIORS must be set too."""
+    from harness.authoring import check_priors_beside_tasks, new_task
+
+    check_priors_beside_tasks()
     for path in new_task(name, scenario):
         print(f"created {path}")
 
@@ -140,12 +144,14 @@ def priors_draft(
     force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
 ) -> None:
     """Draft a prior from the waves of a recorded episode, for an annotator to edit."""
-    from harness.authoring import draft_prior
+    from harness.authoring import check_priors_beside_tasks, draft_prior
     from harness.cli.common import check_out_path
     from harness.store_urls import check_url
 
     if out is not None:
         check_out_path(out, "--out", folder=False)
+    else:
+        check_priors_beside_tasks()
     check_url(store, must_exist=True)
     path = draft_prior(task, from_episode, store, out, force)
     print(f"drafted {path}; edit it, then run `mseval priors validate`")

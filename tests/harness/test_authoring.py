@@ -317,3 +317,39 @@ def test_a_draft_that_would_not_load_is_not_written(tmp_path: Path, monkeypatch:
     with pytest.raises(InputError):
         authoring.draft_prior("lms-enrollment-overview", "e1", "sqlite:///unused.db", kept, force=True)
     assert kept.read_text() == "a valid prior\n"
+
+
+def test_a_task_collection_without_its_priors_folder_writes_nothing_into_the_project(tmp_path: Path) -> None:
+    """With MSEVAL_TASKS alone, `tasks new` wrote the task into the user's collection and its
+    prior into the project's delegation_priors/ (which `priors validate` there then refused as a
+    prior without its task); `priors draft` without --out did the same. Both are refused now,
+    naming what to set, and nothing is written."""
+    from harness.catalog import PROJECT_ROOT
+
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    env = {"MSEVAL_TASKS": str(tasks), "MSEVAL_PRIORS": ""}
+    project_prior = PROJECT_ROOT / "delegation_priors" / "lms-only-tasks-set.yaml"
+    assert not project_prior.exists()
+    said = (
+        f"MSEVAL_PRIORS: not set while MSEVAL_TASKS is: the prior would go into the project's "
+        f"{PROJECT_ROOT / 'delegation_priors'}, away from your tasks; point MSEVAL_PRIORS at your "
+        "collection's priors folder too"
+    )
+    try:
+        made = mseval("tasks", "new", "lms-only-tasks-set", "--scenario", "lms", env=env)
+        assert one_line_error(made) == said
+        assert not project_prior.exists() and list(tasks.iterdir()) == []
+        drafted = mseval(
+            "priors", "draft", "lms-only-tasks-set", "--from-episode", "e", "--store",
+            f"sqlite:///{tmp_path / 'none.db'}", env=env,
+        )  # fmt: skip
+        assert one_line_error(drafted) == said
+    finally:
+        project_prior.unlink(missing_ok=True)  # what the old code wrote into the project
+    priors = tmp_path / "priors"
+    made = mseval(
+        "tasks", "new", "lms-only-tasks-set", "--scenario", "lms", env={**env, "MSEVAL_PRIORS": str(priors)}
+    )
+    assert made.returncode == 0, made.stderr
+    assert (priors / "lms-only-tasks-set.yaml").exists() and not project_prior.exists()
