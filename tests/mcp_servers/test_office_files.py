@@ -9,6 +9,7 @@ import io
 import threading
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,70 @@ async def test_a_part_with_corrupt_data_is_a_file_that_will_not_open(world: Worl
         _corrupt_member(world.workspace / "bad.docx", "word/document.xml")
         result = await client.call_tool("read_document", {"path": "bad.docx"})
     assert result.is_error and "cannot open bad.docx as a Word document: Error -3" in text(result), text(
+        result
+    )
+
+
+def _workbook_with_part(path: Path, member: str, edit: Callable[[str], str]) -> None:
+    """A valid workbook (A1 'hi', A2 5) whose part `member` is rewritten by `edit`."""
+    wb = Workbook()
+    wb.active["A1"], wb.active["A2"] = "hi", 5
+    wb.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    parts[member] = edit(parts[member].decode()).encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+
+
+LAUGHS = "".join(f'<!ENTITY l{i} "{("&l" + str(i - 1) + ";") * 10 if i else "ha" * 5}">' for i in range(8))
+SHEET = "xl/worksheets/sheet1.xml"
+
+
+@pytest.mark.parametrize(
+    ("member", "dtd", "use"),
+    [
+        (SHEET, '<!DOCTYPE worksheet [<!ENTITY five "5">]>', "&five;"),  # expanded without a word
+        (SHEET, f"<!DOCTYPE worksheet [{LAUGHS}]>", "&l7;"),  # a bare 'Error executing tool'
+        (SHEET, '<!DOCTYPE worksheet [<!ENTITY f SYSTEM "file:///etc/passwd">]>', "&f;"),  # the same
+        ("xl/workbook.xml", '<!DOCTYPE workbook [<!ENTITY e "x">]>', None),  # read as if absent
+    ],
+    ids=["internal", "billion-laughs", "external", "workbook-part"],
+)
+async def test_a_workbook_declaring_xml_entities_is_refused_with_its_reason(
+    world: World, member: str, dtd: str, use: str | None
+) -> None:
+    """Regression: a sheet part with an entity declaration failed as 'Error executing tool
+    read_sheet' (expat's ParseError escaped the tool), or its entities were expanded. No Office
+    file has a DTD: every tool that opens the file says which part declares one, and refuses it."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    path = world.workspace / "e.xlsx"
+    _workbook_with_part(
+        path, member, lambda xml: dtd + (xml.replace("<v>5</v>", f"<v>{use}</v>") if use else xml)
+    )
+    async with serve("excel", world) as client:
+        for tool, arguments in (
+            ("read_sheet", {}),
+            ("list_sheets", {}),
+            ("append_rows", {"sheet": "Sheet", "rows": [[1]]}),
+        ):
+            result = await client.call_tool(tool, {"path": "e.xlsx", **arguments})
+            assert result.is_error and text(result).endswith(
+                f"cannot open e.xlsx as a workbook: its part {member} declares a DTD (<!DOCTYPE …>, "
+                "with XML entities); entity declarations are refused"
+            ), (tool, text(result))
+
+
+async def test_a_workbook_part_that_is_not_well_formed_is_a_file_that_will_not_open(world: World) -> None:
+    """expat's ParseError escaped the tool as 'Error executing tool read_sheet'."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    _workbook_with_part(world.workspace / "m.xlsx", SHEET, lambda xml: xml.replace("<v>5</v>", "<v>5</x>"))
+    async with serve("excel", world) as client:
+        result = await client.call_tool("read_sheet", {"path": "m.xlsx"})
+    assert result.is_error and "cannot open m.xlsx as a workbook: mismatched tag" in text(result), text(
         result
     )
 
