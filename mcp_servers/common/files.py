@@ -13,7 +13,8 @@ is a `HeldFile`, a path `/proc/self/fd/N` to that open file, which the office li
 save by name as they always do and which reaches only that file, wherever the agent moves it.
 A file to be created is created (empty) right then, and removed again if nothing was saved.
 Only regular files are opened, and a zip whose members unpack to more than
-MAX_UNZIPPED_BYTES, or too many members, or at a ratio of a zip bomb, is refused before parsing.
+MAX_UNZIPPED_BYTES, or too many members, or at a ratio of a zip bomb, is refused before parsing,
+as is one with an XML part that declares a DTD (`check_prologs`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PosixPath, PurePosixPath
-from typing import Any
+from typing import IO, Any
+from xml.parsers import expat
 
 from mcp_servers.common.tooling import ToolError
 from mcp_servers.common.workspace import READ_FLAGS, Found, locate, not_regular, replace_file, short, walk
@@ -44,9 +46,10 @@ XML_TEXT_ERROR = (
 
 # What the office libraries raise on a file that is not what its name says (zip containers),
 # or a damaged one: a part whose compressed data is corrupt (zlib) or cut short (EOFError, which
-# says nothing of its own).
+# says nothing of its own), or whose XML is not well-formed (SyntaxError: ElementTree's
+# ParseError, lxml's XMLSyntaxError).
 OPEN_ERRORS: tuple[type[BaseException], ...] = (
-    zipfile.BadZipFile, KeyError, ValueError, OSError, zlib.error, EOFError,
+    zipfile.BadZipFile, KeyError, ValueError, OSError, zlib.error, EOFError, SyntaxError,
 )  # fmt: skip
 # Parsing costs ~0.3 s and ~8 MB of memory per MB of XML (the audit's 4.4 MB workbook unpacked
 # to 103 MB and took 30 s and 854 MB): one call may cost at most ~12 s.
@@ -168,6 +171,52 @@ def check_zip(real: Path, shown: str) -> None:
         )
 
 
+class _Prolog(Exception):
+    """Stops `_declares_dtd`'s parser at the first thing it looked for."""
+
+    def __init__(self, dtd: bool) -> None:
+        self.dtd = dtd
+
+
+def _declares_dtd(part: IO[bytes]) -> bool:
+    """Whether the XML `part` has a document type declaration (`<!DOCTYPE …>`), where entities
+    are declared; read up to its root element only. What is not XML is the parser's to tell."""
+    parser = expat.ParserCreate()
+
+    def stop(dtd: bool) -> Callable[..., None]:
+        def handler(*_args: Any) -> None:
+            raise _Prolog(dtd)
+
+        return handler
+
+    parser.StartDoctypeDeclHandler = stop(True)
+    parser.StartElementHandler = stop(False)
+    try:
+        while chunk := part.read(4096):
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+    except _Prolog as found:
+        return found.dtd
+    except expat.ExpatError:
+        pass
+    return False
+
+
+def check_prologs(real: Path) -> None:
+    """A ValueError for a file with an XML part that declares a DTD. No Office file has one
+    (OPC forbids it), and the libraries' parsers expand the entities declared there (a "billion
+    laughs"), fail on them with a bare ParseError (the agent saw 'Error executing tool
+    read_sheet'), or skip the part (a docx read as empty). Run after `check_zip`."""
+    with zipfile.ZipFile(real) as z:
+        for info in z.infolist():  # every part: XML hides under other names too (.vml, .rels)
+            with z.open(info) as part:
+                if _declares_dtd(part):
+                    raise ValueError(
+                        f"its part {info.filename} declares a DTD (<!DOCTYPE …>, with XML "
+                        "entities); entity declarations are refused"
+                    )
+
+
 class OfficeFiles:
     def __init__(
         self, workspace: Path, suffix: str, kind: str, opener: Callable[[Path], Any], example: str,
@@ -212,6 +261,7 @@ class OfficeFiles:
         shown = getattr(real, "shown", real.name)
         try:
             check_zip(real, shown)
+            check_prologs(real)
             return self.opener(real)
         except BaseException as exc:
             if isinstance(real, HeldFile):

@@ -8,10 +8,7 @@ Formulas are stored as written; `read_sheet` computes them as a spreadsheet woul
 
 from __future__ import annotations
 
-import zipfile
-from pathlib import Path
-from typing import IO, Any, Literal
-from xml.parsers import expat
+from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from openpyxl import Workbook, load_workbook
@@ -100,64 +97,12 @@ def _fits(rows: list[list[Cell]], r0: int, c0: int) -> None:
                 )
 
 
-class _Prolog(Exception):
-    """Raised by the expat handlers of `_has_dtd` to stop reading: what it looked for is found."""
-
-    def __init__(self, dtd: bool) -> None:
-        self.dtd = dtd
-
-
-def _has_dtd(part: IO[bytes]) -> bool:
-    """Whether the XML `part` has a document type declaration (`<!DOCTYPE …>`), the one place
-    entities are declared; read only up to its root element. A part that is not XML is no
-    concern here (openpyxl says so if it reads it)."""
-    parser = expat.ParserCreate()
-
-    def found(dtd: bool) -> Any:
-        def handler(*_args: Any) -> None:
-            raise _Prolog(dtd)
-
-        return handler
-
-    parser.StartDoctypeDeclHandler = found(True)
-    parser.StartElementHandler = found(False)
-    try:
-        while chunk := part.read(1 << 16):
-            parser.Parse(chunk, False)
-        parser.Parse(b"", True)
-    except _Prolog as stop:
-        return stop.dtd
-    except expat.ExpatError:
-        pass
-    return False
-
-
-def open_workbook(path: Path) -> Any:
-    """openpyxl's `load_workbook`, after refusing a workbook whose XML declares a DTD: no Office
-    file has one (OPC forbids it), and the sheet parser expands the entities declared there (a
-    "billion laughs"), or fails on one it refuses with a bare ParseError, which the agent saw as
-    'Error executing tool read_sheet'. Told as `cannot open X as a workbook: …`."""
-    with zipfile.ZipFile(path) as archive:
-        for info in archive.infolist():
-            with archive.open(info) as part:
-                if _has_dtd(part):
-                    raise ValueError(
-                        f"its part {info.filename} declares a DTD (<!DOCTYPE …>, with XML entities); "
-                        "entity declarations are refused"
-                    )
-    return load_workbook(path)
-
-
 def build(ctx: ServerContext) -> MCPServer:
     app = MCPServer(
         "excel", instructions="Excel workbooks (.xlsx) in the task workspace; paths are relative to it."
     )
     ws_root = ctx.workspace
-    # SyntaxError: the XML parsers' errors (ElementTree's ParseError, lxml's XMLSyntaxError) on a
-    # part that is not well-formed.
-    files = OfficeFiles(
-        ws_root, ".xlsx", "a workbook", open_workbook, "Report.xlsx", (InvalidFileException, SyntaxError)
-    )
+    files = OfficeFiles(ws_root, ".xlsx", "a workbook", load_workbook, "Report.xlsx", (InvalidFileException,))
 
     @reader(app, "workspace-inspection")
     def list_workbooks() -> str:

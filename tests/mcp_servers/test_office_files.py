@@ -136,6 +136,53 @@ async def test_a_workbook_declaring_xml_entities_is_refused_with_its_reason(
             ), (tool, text(result))
 
 
+def _document_with_dtd(path: Path, suffix: str) -> str:
+    """A valid docx or pptx whose main part now starts with a DTD declaring an entity; the part."""
+    if suffix == ".docx":
+        import docx
+
+        document = docx.Document()
+        document.add_paragraph("hello")
+        document.save(str(path))
+        member = "word/document.xml"
+    else:
+        import pptx
+
+        pptx.Presentation().save(str(path))
+        member = "ppt/presentation.xml"
+    with zipfile.ZipFile(path) as z:
+        parts = {name: z.read(name) for name in z.namelist()}
+    xml = parts[member].decode()
+    declaration_end = xml.index("?>") + 2 if xml.startswith("<?xml") else 0
+    parts[member] = (
+        xml[:declaration_end] + '<!DOCTYPE x [<!ENTITY e "x">]>' + xml[declaration_end:]
+    ).encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    return member
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "tool", "kind"),
+    [("word", "d.docx", "read_document", "a Word document"), ("pptx", "d.pptx", "read_deck", "a slide deck")],
+)
+async def test_a_document_or_deck_declaring_xml_entities_is_refused(
+    world: World, server: str, name: str, tool: str, kind: str
+) -> None:
+    """Regression: a docx whose document part declared a DTD was read as an empty document
+    ('paragraphs: 0'); the check now sits where every office server opens its files."""
+    if world.base != "sqlite":
+        pytest.skip("file checks do not depend on the database")
+    member = _document_with_dtd(world.workspace / name, name[-5:])
+    async with serve(server, world) as client:
+        result = await client.call_tool(tool, {"path": name})
+    assert result.is_error and text(result).endswith(
+        f"cannot open {name} as {kind}: its part {member} declares a DTD (<!DOCTYPE …>, with XML "
+        "entities); entity declarations are refused"
+    ), text(result)
+
+
 async def test_a_workbook_part_that_is_not_well_formed_is_a_file_that_will_not_open(world: World) -> None:
     """expat's ParseError escaped the tool as 'Error executing tool read_sheet'."""
     if world.base != "sqlite":
