@@ -82,7 +82,7 @@ def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
         "absent": r.episodes.get("absent", 0),
         "running": r.episodes.get("running", 0),
         "in_use": r.in_use,
-        "events": r.events,
+        "event_rows": r.events,
         "state": "busy" if r.busy else "superseded" if r.run_id in superseded else "",
     }
 
@@ -92,9 +92,13 @@ def runs_list(
     store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON document")] = False,
 ) -> None:
-    """Every run of the store, oldest first: its matrix, its episodes (completed, absent,
-    running, and in use: those no newer run replaces), its events, and whether it is busy (a live
-    process holds it) or superseded (newer runs replace all its episodes; none is left to run)."""
+    """Every run of the store, oldest first: its matrix, its episodes (done: completed; absent;
+    running: started, not finished; in use: those no newer run replaces, which scoring and export
+    take), its event rows, and whether it is busy (a live process holds it) or superseded (newer
+    runs replace all its episodes; none is left to run).
+
+    Event rows count every attempt: an episode that `--resume` ran again keeps the rows of its
+    interrupted attempt, which `mseval view` does not show and `runs delete` removes."""
     from harness.store import StoreError
 
     s = _open(store)
@@ -114,14 +118,16 @@ def runs_list(
     if not rows:
         print(f"no runs in {s.shown}")
         return
-    print(f"{'run':12}  {'created':20} {'matrix':28} tasks seeds  done absent running in use  events  state")
+    print(
+        f"{'run':12}  {'created':20} {'matrix':28} tasks seeds  done absent running in use  event rows  state"
+    )
     for row in rows:
         matrix = row["matrix"]
         shown = (matrix[0] + (f" +{len(matrix) - 1}" if len(matrix) > 1 else "")) if matrix else "?"
         print(
             f"{row['run_id']:12}  {row['created_at'][:19]:20} {shown[:28]:28} {row['tasks'] or '?':>5} "
             f"{row['seeds'] if row['seeds'] is not None else '?':>5} {row['completed']:>5} {row['absent']:>6} "
-            f"{row['running']:>7} {row['in_use']:>6} {row['events']:>7}  {row['state']}"
+            f"{row['running']:>7} {row['in_use']:>6} {row['event_rows']:>10}  {row['state']}"
         )
 
 
