@@ -46,9 +46,7 @@ def _superseded(runs: list[RunSummary]) -> set[str]:
     newer run's in its place (scoring and export take that one), and every planned episode
     finished (none `running` or never started, waiting for `--resume`). A run with work left
     counts only when a newer run of the same matrix exists, which `--resume` would take instead."""
-    newest: dict[str, str] = {}
-    for r in runs:  # oldest first
-        newest[r.matrix_key] = r.run_id
+    newest = _newest(runs)
     return {
         r.run_id
         for r in runs
@@ -59,17 +57,43 @@ def _superseded(runs: list[RunSummary]) -> set[str]:
     }
 
 
+def _newest(runs: list[RunSummary]) -> dict[str, str]:
+    """The newest run of each matrix: the one `--resume` with those settings takes."""
+    newest: dict[str, str] = {}
+    for r in runs:  # oldest first
+        newest[r.matrix_key] = r.run_id
+    return newest
+
+
 def _complete(run: RunSummary) -> bool:
     """Whether every planned episode of the run has a record (episode rows are made only when an
     episode starts, so one never started leaves none: `--resume` would still run it)."""
+    planned = _planned(run)
+    return planned is not None and _finished(run) >= planned
+
+
+def _planned(run: RunSummary) -> int | None:
+    """How many episodes the run planned (matrix × tasks × seeds); None when its identity lacks them."""
     tasks, matrix, seeds = (run.identity.get(k) for k in ("tasks", "matrix", "seeds"))
     if not (isinstance(tasks, list) and isinstance(matrix, list) and isinstance(seeds, int)):
-        return False
-    finished = run.episodes.get("completed", 0) + run.episodes.get("absent", 0)
-    return finished >= len(tasks) * len(matrix) * seeds
+        return None
+    return len(tasks) * len(matrix) * seeds
 
 
-def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
+def _finished(run: RunSummary) -> int:
+    return run.episodes.get("completed", 0) + run.episodes.get("absent", 0)
+
+
+def _stopped(run: RunSummary, newest: dict[str, str]) -> bool:
+    """A run that `mseval run --resume` with its settings would complete: no live process holds
+    it, it is the newest of its matrix, and it has work left (an episode it started and never
+    finished, counted `running`, or a planned episode it never started)."""
+    planned = _planned(run)
+    left = bool(run.episodes.get("running")) or (planned is not None and _finished(run) < planned)
+    return not run.busy and newest[run.matrix_key] == run.run_id and left
+
+
+def _row(r: RunSummary, superseded: set[str], newest: dict[str, str]) -> dict[str, Any]:
     identity = r.identity
     tasks = identity.get("tasks")
     return {
@@ -83,8 +107,16 @@ def _row(r: RunSummary, superseded: set[str]) -> dict[str, Any]:
         "running": r.episodes.get("running", 0),
         "in_use": r.in_use,
         "event_rows": r.events,
-        "state": "busy" if r.busy else "superseded" if r.run_id in superseded else "",
+        "state": _state(r, superseded, newest),
     }
+
+
+def _state(r: RunSummary, superseded: set[str], newest: dict[str, str]) -> str:
+    if r.busy:
+        return "busy"
+    if r.run_id in superseded:
+        return "superseded"
+    return "stopped" if _stopped(r, newest) else ""
 
 
 @runs_app.command("list")
@@ -94,8 +126,9 @@ def runs_list(
 ) -> None:
     """Every run of the store, oldest first: its matrix, its episodes (done: completed; absent;
     running: started, not finished; in use: those no newer run replaces, which scoring and export
-    take), its event rows, and whether it is busy (a live process holds it) or superseded (newer
-    runs replace all its episodes; none is left to run).
+    take), its event rows, and its state: busy (a live process holds it), superseded (newer runs
+    replace all its episodes; none is left to run) or stopped (no process holds it and it has
+    episodes left: `mseval run --resume` with its settings completes it).
 
     Event rows count every attempt: an episode that `--resume` ran again keeps the rows of its
     interrupted attempt, which `mseval view` does not show and `runs delete` removes."""
@@ -110,8 +143,8 @@ def runs_list(
         raise InputError.one("--store", None, str(exc)) from None
     finally:
         s.close()
-    superseded = _superseded(runs)
-    rows = [_row(r, superseded) for r in runs]
+    superseded, newest = _superseded(runs), _newest(runs)
+    rows = [_row(r, superseded, newest) for r in runs]
     if as_json:
         print(json.dumps({"schema": "mseval.runs/1", "runs": rows}, indent=2))
         return

@@ -74,10 +74,45 @@ def test_the_list_counts_each_runs_episodes_and_what_is_in_use(tmp_path: Path) -
         (2, 1, 0, 3, 6),
         (0, 0, 1, 0, 1),
     ]
-    assert [r["state"] for r in runs.values()] == ["superseded", "", "", ""]
+    assert [r["state"] for r in runs.values()] == ["superseded", "", "", "stopped"]
     assert runs["old"]["tasks"] == 2 and runs["old"]["seeds"] == 1
     table = mseval("runs", "list", "--store", url).stdout
     assert "old " in table and "superseded" in table and "sim:oracle/spec" in table
+
+
+def test_a_stopped_run_is_marked_until_resume_completes_it(tmp_path: Path) -> None:
+    """A run stopped by Ctrl-C or SIGTERM was listed with its cut-off episodes as `running` and an
+    empty state, as if they still ran. It is `stopped` while `--resume` with its settings would
+    complete it: not once a newer run of its matrix exists (`--resume` takes that one), nor while
+    a live process holds it (`busy`), nor once the resume has finished it."""
+    url = _store(tmp_path)
+
+    def states() -> dict[str, str]:
+        listed = json.loads(mseval("runs", "list", "--store", url, "--json").stdout)["runs"]
+        return {r["run_id"]: r["state"] for r in listed}
+
+    assert states()["stopped"] == "stopped"
+    table = mseval("runs", "list", "--store", url).stdout.splitlines()
+    assert [line.split()[-1] for line in table if line.startswith("stopped ")] == ["stopped"]
+    store = Store(url)
+    owner = Owner(pid=os.getpid())
+    store.claim_run("stopped", owner)  # a --resume is going on
+    assert states()["stopped"] == "busy"
+    _episode(store, "stopped", "e")  # ... reruns e as attempt 2 and finishes it
+    store.release_claim("stopped", owner)
+    # tasks a and b were planned and never started: --resume would still run them
+    assert states()["stopped"] == "stopped"
+    _episode(store, "stopped", "a")
+    _episode(store, "stopped", "b")
+    assert states()["stopped"] == ""
+    plan = {"matrix": ["sim:oracle/spec"], "tasks": ["x", "y"], "seeds": 1}
+    store.create_run("partial", "m4", plan)
+    _episode(store, "partial", "x")  # y never started
+    assert states()["partial"] == "stopped"
+    store.create_run("again", "m4", plan)  # the same settings without --resume: a new run
+    store.close()
+    # --resume now takes `again`, and would leave `partial` as it is
+    assert states()["partial"] == "" and states()["again"] == "stopped"
 
 
 def test_event_rows_count_every_attempt_of_a_resumed_episode(tmp_path: Path) -> None:
@@ -304,4 +339,4 @@ def test_a_run_whose_planned_episodes_did_not_all_start_is_not_superseded(tmp_pa
         r["run_id"]: r for r in json.loads(mseval("runs", "list", "--store", url, "--json").stdout)["runs"]
     }
     assert runs["stopped"]["in_use"] == 0 and runs["stopped"]["running"] == 0
-    assert runs["stopped"]["state"] == ""  # `--resume` of m5 would still run c in it
+    assert runs["stopped"]["state"] == "stopped"  # `--resume` of m5 would still run c in it
