@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from contracts import EpisodeRecord  # noqa: E402
 from evaluation.document import ScoreDocument, SettingRow  # noqa: E402
@@ -55,8 +56,8 @@ def label(row: SettingRow) -> str:
     return f"{row.model}{suffix} / {row.variant}"
 
 
-def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
+def _save(fig: Any, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
+    fig.tight_layout(rect=rect)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
@@ -95,37 +96,53 @@ def _baseline_of(doc: ScoreDocument, row: SettingRow) -> SettingRow | None:
     return next((r for r in doc.settings if r.model == row.model and r.variant == row.baseline), None)
 
 
+_MARKERS = "osD^vP*Xph"
+
+
 @literal_text
 def tradeoff(doc: ScoreDocument, path: Path) -> Path:
-    """ΔSR against Δcost and against ΔCSteps, each MAD-SAE setting relative to its baseline."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    """ΔSR against Δcost and against ΔCSteps, each MAD-SAE setting relative to its baseline.
+
+    Settings are named in one legend under the panels, each with its own colour and marker,
+    rather than beside their points: settings with equal deltas (the same plan under two
+    models) drew their names over each other, and a long name ran off the panel."""
     points = []
     for row in doc.settings:
         base = _baseline_of(doc, row) if row.baseline else None
         if base is not None and row.sr_diff is not None:
             points.append((row, base))
+    legend_rows = (len(points) + 1) // 2
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5 + 0.25 * legend_rows))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    legend: dict[str, Any] = {}
     for ax, (attr, name) in zip(
         axes, (("mean_cost_usd", "Δ mean cost (USD)"), ("mean_csteps", "Δ mean critical steps")), strict=True
     ):
         ax.axhline(0, color="#888888", lw=0.8)
         ax.axvline(0, color="#888888", lw=0.8)
         drawn = 0
-        for row, base in points:
+        for i, (row, base) in enumerate(points):
             mas_value, sa_value = getattr(row, attr), getattr(base, attr)
             if mas_value is None or sa_value is None or row.sr_diff is None:
                 continue
             x, y = mas_value - sa_value, row.sr_diff
-            ax.scatter([x], [y], s=40)
-            ax.annotate(label(row), (x, y), fontsize=8, xytext=(4, 4), textcoords="offset points")
+            style = {"color": colours[i % len(colours)], "marker": _MARKERS[i % len(_MARKERS)]}
+            legend[label(row)] = ax.scatter([x], [y], s=40, alpha=0.8, **style)
             drawn += 1
         if not drawn:
             _empty(ax, "no setting with a baseline")
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # long cost ticks ran into each other
         ax.margins(0.35)
         ax.set_xlabel(f"{name}, MAD-SAE − baseline")
         ax.set_ylabel("ΔSR (paired), MAD-SAE − baseline")
     axes[0].set_title("Success vs cost")
     axes[1].set_title("Success vs critical steps")
-    return _save(fig, path)
+    if not legend:
+        return _save(fig, path)
+    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=min(2, len(legend)), fontsize=8)
+    inches = fig.get_figheight()
+    return _save(fig, path, rect=(0, (0.1 + 0.25 * legend_rows) / inches, 1, 1))
 
 
 @literal_text

@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
+from evaluation.document import ScoreDocument
 from evaluation.process import GraphOptions
 from evaluation.reports import choose_timeline_episodes, write_report
 from evaluation.reports.plots import timeline_bars
@@ -156,3 +159,46 @@ def test_the_report_says_why_episodes_are_absent(tmp_path: Path) -> None:
         records[:1], fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None))
     )
     assert "Absent episodes" not in write_report(doc, records[:1], tmp_path / "none").markdown.read_text()
+
+
+def _drawn(monkeypatch: pytest.MonkeyPatch, plot: str, doc: ScoreDocument, tmp_path: Path) -> Figure:
+    """The figure `plot` saves, drawn, for its texts' places on the page."""
+    from evaluation.reports import plots
+
+    saved: list[Figure] = []
+    save = plots._save
+
+    def keep(fig: Figure, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
+        fig.tight_layout(rect=rect)
+        fig.canvas.draw()
+        saved.append(fig)
+        return save(fig, path) if rect is None else save(fig, path, rect)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    getattr(plots, plot)(doc, tmp_path / f"{plot}.png")
+    return saved[0]
+
+
+def _overlapping(texts: list[Text]) -> list[tuple[str, str]]:
+    boxes = [(t.get_text(), t.get_window_extent()) for t in texts if t.get_visible() and t.get_text()]
+    return [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1 :] if box.overlaps(other)]
+
+
+def test_the_tradeoff_plot_names_each_setting_once_and_no_text_overlaps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each point was named beside it: two settings with the same deltas (one plan under two
+    models) had their names drawn over each other, a long name ran off its panel, and cost ticks
+    such as −0.0075 ran into each other. Settings are named once, in a legend under the panels."""
+    records = fixtures.records() + fixtures.records(model="openai:gpt-x")
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    fig = _drawn(monkeypatch, "tradeoff", doc, tmp_path)
+    names = {"sim:test (simulated) / spec", "openai:gpt-x / spec"}
+    shown = [t.get_text() for t in fig.findobj(Text) if t.get_text() in names]
+    assert sorted(shown) == sorted(names)  # once each, not once per panel
+    for ax in fig.axes:
+        assert _overlapping([t for t in ax.findobj(Text) if t is not ax.title]) == []
+        assert _overlapping(ax.get_xticklabels()) == []
+    legend_box = fig.legends[0].get_window_extent()
+    panels = [ax.get_tightbbox() for ax in fig.axes]
+    assert not any(box is not None and legend_box.overlaps(box) for box in panels)
