@@ -33,7 +33,7 @@ _COLORS = {
     "S2F": "#d73027",
     "CIS": "#fc8d59",
     "AES": "#fee08b",
-    "CIF": "#f46d43",
+    "CIF": "#762a83",  # not a third orange-red: CIS and S2F are beside it in the legend
     "neutral": "#bdbdbd",
 }
 

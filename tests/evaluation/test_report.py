@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -13,6 +15,7 @@ from evaluation.process import GraphOptions
 from evaluation.reports import choose_timeline_episodes, write_report
 from evaluation.reports.plots import timeline_bars
 from evaluation.scoring import ScoreOptions, score_records
+from evaluation.taxonomy import CATEGORIES
 from tests.evaluation import fixtures
 from tests.evaluation.builders import episode, sub
 
@@ -202,3 +205,25 @@ def test_the_tradeoff_plot_names_each_setting_once_and_no_text_overlaps(
     legend_box = fig.legends[0].get_window_extent()
     panels = [ax.get_tightbbox() for ax in fig.axes]
     assert not any(box is not None and legend_box.overlaps(box) for box in panels)
+
+
+def test_each_taxonomy_case_has_a_colour_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CIS (#fc8d59) and CIF (#f46d43) were two oranges the eye could not tell apart in the
+    legend or the bars. Every pair of cases now differs by at least 80 in RGB (0–255 a channel)."""
+    records = fixtures.records()
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    fig = _drawn(monkeypatch, "taxonomy_bars", doc, tmp_path)
+    legend = fig.axes[0].get_legend()
+    assert legend is not None
+    colours = {
+        text.get_text(): [255 * c for c in to_rgb(patch.get_facecolor())]
+        for text, patch in zip(legend.get_texts(), legend.get_patches(), strict=True)
+    }
+    assert sorted(colours) == sorted(CATEGORIES)
+    near = [
+        (a, b, round(math.dist(colours[a], colours[b])))
+        for i, a in enumerate(CATEGORIES)
+        for b in CATEGORIES[i + 1 :]
+        if math.dist(colours[a], colours[b]) < 80
+    ]
+    assert near == []
