@@ -25,6 +25,7 @@ runs_app = typer.Typer(
     help="What a store holds: list its runs, delete whole runs.", no_args_is_help=True, rich_markup_mode=None
 )
 
+MATRIX_WIDTH = 28  # the table's matrix column
 # Run ids are 12 hex digits; a name outside this pattern is never turned into a folder to delete.
 _SAFE_RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,80}")
 
@@ -152,16 +153,26 @@ def runs_list(
         print(f"no runs in {s.shown}")
         return
     print(
-        f"{'run':12}  {'created':20} {'matrix':28} tasks seeds  done absent running in use  event rows  state"
+        f"{'run':12}  {'created':20} {'matrix':{MATRIX_WIDTH}} tasks seeds  done absent running in use  event rows  state"
     )
     for row in rows:
-        matrix = row["matrix"]
-        shown = (matrix[0] + (f" +{len(matrix) - 1}" if len(matrix) > 1 else "")) if matrix else "?"
         print(
-            f"{row['run_id']:12}  {row['created_at'][:19]:20} {shown[:28]:28} {row['tasks'] or '?':>5} "
+            f"{row['run_id']:12}  {row['created_at'][:19]:20} {_matrix_cell(row['matrix']):{MATRIX_WIDTH}} {row['tasks'] or '?':>5} "
             f"{row['seeds'] if row['seeds'] is not None else '?':>5} {row['completed']:>5} {row['absent']:>6} "
             f"{row['running']:>7} {row['in_use']:>6} {row['event_rows']:>10}  {row['state']}"
         )
+
+
+def _matrix_cell(matrix: list[str], width: int = MATRIX_WIDTH) -> str:
+    """The first setting and how many more, within `width`: a long first name is cut (with "…")
+    rather than the count of the others."""
+    if not matrix:
+        return "?"
+    more = f" +{len(matrix) - 1}" if len(matrix) > 1 else ""
+    first = matrix[0]
+    if len(first) + len(more) > width:
+        first = first[: width - len(more) - 1] + "…"
+    return first + more
 
 
 @runs_app.command("delete", cls=MetavarCommand)

@@ -340,3 +340,18 @@ def test_a_run_whose_planned_episodes_did_not_all_start_is_not_superseded(tmp_pa
     }
     assert runs["stopped"]["in_use"] == 0 and runs["stopped"]["running"] == 0
     assert runs["stopped"]["state"] == "stopped"  # `--resume` of m5 would still run c in it
+
+
+def test_the_matrix_column_keeps_the_count_of_other_settings(tmp_path: Path) -> None:
+    """The matrix cell was the first setting and ` +N`, cut at 28 characters: a long first name
+    (`sim:oracle?latency=0.05/sa +3`, 29) lost the count and showed `… /sa +`. The name is cut instead."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = Store(url)
+    matrix = [f"sim:oracle?latency=0.05/{v}" for v in ("sa", "spec")] + ["sim:eager/sa", "sim:eager/spec"]
+    store.create_run("long", "m1", {"matrix": matrix, "tasks": ["a"], "seeds": 1})
+    store.create_run("short", "m2", {"matrix": ["sim:oracle/spec"], "tasks": ["a"], "seeds": 1})
+    store.close()
+    header, long, short = mseval("runs", "list", "--store", url).stdout.splitlines()
+    assert long.split()[2:4] == ["sim:oracle?latency=0.05/…", "+3"]
+    assert short.split()[2] == "sim:oracle/spec" and short.split()[3] == "1"  # then its tasks
+    assert long.index("+3") + 2 == header.index("matrix") + 28  # the column keeps its width
