@@ -74,6 +74,7 @@ def build_plan(
         problems += catalog_problems(task_list, profile_set)
     settings_data: dict[str, Any] = {}
     rate_limits: dict[str, Any] = {}
+    cfg = None
     if config is not None:
         from harness.models.config import load_model_config
 
@@ -86,10 +87,11 @@ def build_plan(
             rate_limits = cfg.rate_limits()
     price_table = collect(load_prices, prices or DEFAULT_PRICES)
     models = list(dict.fromkeys(m for m, _ in matrix))
-    for model in models:
-        collect(preflight, model, base_url, api_key_env)
-    mixed = collect(endpoint_problem, models, base_url, api_key_env)
-    problems += [mixed] if mixed else []
+    if config is None or cfg is not None:  # else its base_url and api_key_env are unknown yet
+        for model in models:
+            collect(preflight, model, base_url, api_key_env)
+        mixed = collect(endpoint_problem, models, base_url, api_key_env)
+        problems += [mixed] if mixed else []
     for variant in dict.fromkeys(v for _, v in matrix):
         if profile_set is not None:
             collect(profile_set.variant, variant)

@@ -130,6 +130,17 @@ def test_mseval_run_names_the_config_line_of_a_missing_price_table(tmp_path: Pat
     assert [p.name for p in tmp_path.iterdir()] == ["models.yaml"]
 
 
+def test_a_config_that_cannot_be_read_is_not_also_blamed_for_its_base_url(tmp_path: Path) -> None:
+    """A config whose price table was missing was told, and then the model was told it needs
+    --base-url, though the config gave one: what a config that was not read says is unknown."""
+    path = write(tmp_path, "base_url: http://127.0.0.1:9/v1\nprices: nope.yaml\n")
+    result = mseval(
+        "run", "-m", "openai-compatible:qwen3-8b", "-v", "gen", "--tasks", "lms-due-reminder",
+        "--config", str(path), "--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"),
+    )  # fmt: skip
+    assert one_line_error(result) == f"{path}:2: prices: no file {tmp_path}/nope.yaml"
+
+
 def test_numbers_in_a_config_file_keep_their_other_forms(tmp_path: Path) -> None:
     """Refusing booleans keeps the rest of the lax reading: 1 for 1.0, the maximum itself."""
     cfg = load_model_config(write(tmp_path, "settings:\n  temperature: 1\n  max_output_tokens: 1000000\n"))
