@@ -280,7 +280,8 @@ def register(app: typer.Typer) -> None:
         print_table(settings_table(whole))
         absent = [r for r in whole if r.status == "absent"]
         print(
-            f"run {result.run_id}: {len(result.records)} episodes run, {result.skipped} already finished, {len(absent)} absent; store {shown(store)}"
+            f"run {result.run_id}: {len(result.records)} episode{'' if len(result.records) == 1 else 's'} run, "
+            f"{result.skipped} already finished, {len(absent)} absent; store {shown(store)}"
         )
         for r in absent[:10]:
             print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)

@@ -284,7 +284,7 @@ def test_resume_counts_the_whole_runs_absent_episodes_and_the_matrix_order_does_
         db.execute("DELETE FROM mseval_episode WHERE variant = 'spec'")
     done = mseval(*base, "-v", "spec", "-v", "sa", "--resume")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "1 episodes run, 1 already finished, 1 absent" in done.stdout
+    assert "1 episode run, 1 already finished, 1 absent" in done.stdout
     assert "absent: lms-due-reminder sim:oracle sa seed 0: harness_error: boom" in done.stderr
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT COUNT(*) FROM mseval_run").fetchone()[0] == 1
