@@ -82,9 +82,16 @@ def totals_lines(doc: ScoreDocument) -> list[str]:
         f"episodes: {episodes}; absent: {absent}; coverage: {coverage}.",
         f"Left out: {doc.left_out.get('duplicates', 0)} duplicate record(s); "
         f"{len(doc.left_out.get('tasks_without_prior', []))} task(s) without a delegation prior.",
-        f"Function labels: {doc.tagging.get('tagger', 'deterministic')} tagger; sources "
-        f"{_sources(doc.tagging)}" + _agreement(doc.tagging) + ".",
+        tagging_line(doc),
     ]
+
+
+def tagging_line(doc: ScoreDocument) -> str:
+    """Where the function labels came from and, with an LLM tagger, its agreement."""
+    return (
+        f"Function labels: {doc.tagging.get('tagger', 'deterministic')} tagger; sources "
+        f"{_sources(doc.tagging)}" + _agreement(doc.tagging) + "."
+    )
 
 
 def _sources(tagging: dict[str, Any]) -> str:

@@ -309,6 +309,10 @@ def summary_table(doc: ScoreDocument) -> str:
         f"runs {len(identity.get('runs', []))}; "
         f"IDS embedder {doc.contract['embedder']}; absent episodes count as failures; '—' = undefined."
     )
+    if doc.tagging.get("llm_agreement") or doc.tagging.get("llm_unparsed"):  # what --llm-tagger asked
+        from evaluation.reports.tables import tagging_line
+
+        lines.append(tagging_line(doc))
     return "\n".join(lines)
 
 

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from evaluation.document import ScoreDocument
 from harness.catalog import load_tasks
+from harness.cli.evaluate import summary_table
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
 from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
@@ -52,6 +54,11 @@ def test_llm_tagger_agreement_over_a_foreign_trace(tmp_path: Path) -> None:
     # the LLM says course-records-lookup ×4: agreement 3/4 = 0.75; chance agreement
     # (3·4 + 1·0)/16 = 0.75, so kappa = (0.75 − 0.75)/(1 − 0.75) = 0.
     assert doc["tagging"]["llm_agreement"] == {"n": 4, "agreement": 0.75, "kappa": 0.0}
+    # the text table says so too, as --llm-tagger's help promises (it was in --json alone)
+    table = summary_table(ScoreDocument.model_validate(doc)).splitlines()
+    assert table[-1].endswith(
+        "; LLM vs deterministic agreement 0.750, Cohen's kappa 0.000 over 4 sub-agents."
+    ), table[-1]
     assert len(fake.requests) == 5 and all("Label" in json.dumps(s.body) for s in fake.requests)
     # room for a reasoning model to think before its one-word label (64 gave empty answers)
     assert {s.body["max_tokens"] for s in fake.requests} == {1024}
