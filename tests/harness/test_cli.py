@@ -159,7 +159,7 @@ def test_the_progress_bar_goes_to_the_terminal_on_stderr_not_to_redirected_stdou
     os.close(main)
     assert proc.returncode == 0
     assert b"episodes" in shown and b"\x1b[" in shown  # the bar, drawn on the terminal
-    assert "\x1b[" not in stdout and "1 episodes run" in stdout  # the file gets the table alone
+    assert "\x1b[" not in stdout and "1 episode run" in stdout  # the file gets the table alone
 
 
 def test_the_demo_scores_its_own_run_not_the_whole_store(tmp_path: Path) -> None:

@@ -134,7 +134,7 @@ def test_a_folder_given_twice_is_read_once(tmp_path: Path) -> None:
                     "--profiles", str(tmp_path), "--profiles", str(tmp_path),
                     "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "1 episodes run" in result.stdout
+    assert "1 episode run" in result.stdout
 
 
 def test_a_variant_that_lists_a_sub_agent_twice_is_refused_at_the_duplicate(tmp_path: Path) -> None:
