@@ -49,6 +49,7 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
+    direct_client,
     distinct_ids,
     merged,
     read_answer,
@@ -228,6 +229,7 @@ class AnthropicModel:
             base_url=base_url,
             max_retries=0,
             timeout=anthropic.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            http_client=direct_client(anthropic, base_url),
         )
 
     async def generate(

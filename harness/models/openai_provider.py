@@ -62,6 +62,7 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
+    direct_client,
     distinct_ids,
     merged,
     read_answer,
@@ -246,6 +247,7 @@ class OpenAIModel:
             base_url=base_url or None,
             max_retries=0,
             timeout=openai.Timeout(REQUEST_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            http_client=direct_client(openai, base_url),
         )
 
     async def _call(self, body: dict[str, Any], max_output_tokens: int) -> dict[str, Any]:

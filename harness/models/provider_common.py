@@ -8,6 +8,7 @@ which failures the harness retries (SPEC §2) for every provider.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import logging
 import math
@@ -17,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from contracts.errors import InputError
 from harness.models.base import ErrorKind, ModelAPIError
@@ -304,6 +306,36 @@ def warn_no_usage(name: str) -> None:
         "(null), so this run's token figures undercount (said once per model)",
         name,
     )
+
+
+def loopback_host(base_url: str | None) -> str | None:
+    """The host of `base_url` when it is this machine (localhost, 127.0.0.0/8, ::1), else None."""
+    try:
+        host = urlsplit(base_url or "").hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    if host == "localhost" or host.endswith(".localhost"):
+        return host
+    try:
+        return host if ipaddress.ip_address(host).is_loopback else None
+    except ValueError:
+        return None
+
+
+def direct_client(sdk: Any, base_url: str | None) -> Any:
+    """An HTTP client for the SDK (its `DefaultAsyncHttpxClient`, with the SDK's defaults) that
+    reaches a server on this machine directly; None (the SDK's own client) for any other host.
+
+    The SDKs' clients take proxies from HTTP_PROXY / HTTPS_PROXY / ALL_PROXY and sent requests
+    to a local vLLM or Ollama through the proxy too, the API key in their headers, unless
+    NO_PROXY named the host: a loopback address is never anything but this machine."""
+    host = loopback_host(base_url)
+    if host is None:
+        return None
+    pattern = f"all://[{host}]" if ":" in host else f"all://{host}"
+    return sdk.DefaultAsyncHttpxClient(mounts={pattern: None})  # None: no proxy for this host
 
 
 def elapsed(t0: float) -> float:

@@ -1,0 +1,124 @@
+"""The way to a model server: proxies in the environment.
+
+Everything runs on 127.0.0.1: the fake model server, and a "proxy" that only records who
+connects to it (and hangs up), so nothing here leaves the machine.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from types import TracebackType
+
+import pytest
+
+from harness.models.base import ModelSettings, UserMessage
+from harness.models.provider_common import direct_client, loopback_host
+from tests.models.episodes import (
+    KEY,
+    KEY_ENV,
+    ROUTES,
+    one_call,
+)
+from tests.models.fake_llm import FakeLLM, Reply, Seen
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+class RecordingProxy:
+    """A listener on 127.0.0.1 that keeps the first bytes of every connection and hangs up."""
+
+    POLL_S = 0.05  # how often the listener looks whether it should stop (not a timing assumption)
+
+    def __init__(self) -> None:
+        self.seen: list[bytes] = []
+        self._stop = threading.Event()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(8)
+        self._sock.settimeout(self.POLL_S)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(5.0)  # a bound on a client that sends nothing
+                try:
+                    self.seen.append(conn.recv(300))
+                except TimeoutError:
+                    self.seen.append(b"")
+
+    def __enter__(self) -> RecordingProxy:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sock.close()
+
+
+def _via(monkeypatch: pytest.MonkeyPatch, proxy: RecordingProxy) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.setenv(name, proxy.url)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _hello(seen: Seen) -> Reply:
+    return Reply(text="hello")
+
+
+@pytest.mark.parametrize("name", list(ROUTES))
+async def test_a_proxy_in_the_environment_does_not_carry_calls_to_a_local_server(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With HTTP_PROXY set (as on many cluster and corporate machines) and no NO_PROXY, calls
+    to a model server on 127.0.0.1 went to the proxy, the API key in their headers; this one
+    hangs up, so every call failed as "Connection error." and the episode ended absent."""
+    route = ROUTES[name]
+    with RecordingProxy() as proxy, FakeLLM(route.dialect, _hello) as fake:
+        _via(monkeypatch, proxy)
+        response = await one_call(fake, route)
+    assert response.message.content == "hello" and len(fake.requests) == 1
+    assert proxy.seen == []
+
+
+async def test_localhost_is_reached_directly_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.models.openai_provider import make_compatible
+
+    with RecordingProxy() as proxy, FakeLLM("chat", _hello) as fake:
+        _via(monkeypatch, proxy)
+        model = make_compatible("fake-qwen", ModelSettings(), f"http://localhost:{fake.port}/v1", None)
+        try:
+            response = await model.generate([UserMessage(content="go")], [], ModelSettings())
+        finally:
+            await model.aclose()
+    assert response.message.content == "hello" and proxy.seen == []
+
+
+def test_only_this_machine_bypasses_a_proxy() -> None:
+    import openai
+
+    for url in (
+        "http://127.0.0.1:8000/v1",
+        "http://127.1.2.3/v1",
+        "http://[::1]:8000/v1",
+        "http://localhost",
+    ):
+        assert loopback_host(url) is not None, url
+    for url in ("https://api.openai.com/v1", "http://10.0.0.5:8000/v1", "http://my-gpu-box:8000/v1", None):
+        assert loopback_host(url) is None, url
+        assert direct_client(openai, url) is None  # the SDK's own client, proxies honoured
