@@ -51,6 +51,7 @@ from harness.models.provider_common import (
     api_key,
     direct_client,
     distinct_ids,
+    hide_key,
     merged,
     read_answer,
     request_extras,
@@ -224,6 +225,7 @@ class AnthropicModel:
         self.key_env = key_env
         self._sdk = anthropic
         self._said_no_usage = False  # a server that reports no usage is told about once
+        self._key = api_key  # kept to take it out of error messages
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -233,6 +235,15 @@ class AnthropicModel:
         )
 
     async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+    ) -> ModelResponse:
+        try:
+            return await self._generate(messages, tools, settings)
+        except ModelAPIError as error:
+            hide_key(error, self._key)
+            raise
+
+    async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
         body = request_body(self.model_id, messages, tools, settings)

@@ -64,6 +64,7 @@ from harness.models.provider_common import (
     api_key,
     direct_client,
     distinct_ids,
+    hide_key,
     merged,
     read_answer,
     request_extras,
@@ -242,6 +243,8 @@ class OpenAIModel:
             self._build, self._parse = openai_responses.responses_body, openai_responses.responses_from_wire
         self._sdk = openai
         self._said_no_usage = False  # a server that reports no usage is told about once
+        # kept to take it out of error messages; the placeholder sent to local servers is no secret
+        self._key = None if api_key == COMPATIBLE_KEY else api_key
         self.client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url or None,
@@ -263,6 +266,15 @@ class OpenAIModel:
         return answer_object(result, self.name)
 
     async def generate(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
+    ) -> ModelResponse:
+        try:
+            return await self._generate(messages, tools, settings)
+        except ModelAPIError as error:
+            hide_key(error, self._key)
+            raise
+
+    async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
         body = self._build(self.provider, self.model, messages, tools, settings)

@@ -338,5 +338,22 @@ def direct_client(sdk: Any, base_url: str | None) -> Any:
     return sdk.DefaultAsyncHttpxClient(mounts={pattern: None})  # None: no proxy for this host
 
 
+def hide_key(error: ModelAPIError, key: str | None) -> ModelAPIError:
+    """`error` with the API key taken out of its message: a server may quote the key it
+    refused ("Incorrect API key provided: sk-…"), and the message goes into events, the
+    episode's reason and its export. A key of fewer than 8 characters is replaced only where
+    it stands alone, so that it does not cut up the words around it."""
+    if not key:
+        return error
+    if len(key) >= 8:
+        text = error.message.replace(key, "[API key]")
+    else:
+        text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])", "[API key]", error.message)
+    if text != error.message:
+        error.message = text
+        error.args = (f"{error.kind}: {text}",)
+    return error
+
+
 def elapsed(t0: float) -> float:
     return time.perf_counter() - t0

@@ -1,4 +1,4 @@
-"""The way to a model server: proxies in the environment.
+"""The way to a model server: proxies in the environment, keys a server quotes.
 
 Everything runs on 127.0.0.1: the fake model server, and a "proxy" that only records who
 connects to it (and hangs up), so nothing here leaves the machine.
@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import socket
 import threading
+from pathlib import Path
 from types import TracebackType
 
 import pytest
 
-from harness.models.base import ModelSettings, UserMessage
-from harness.models.provider_common import direct_client, loopback_host
+from harness.models.base import ModelAPIError, ModelSettings, UserMessage
+from harness.models.provider_common import direct_client, hide_key, loopback_host
 from tests.models.episodes import (
     KEY,
     KEY_ENV,
     ROUTES,
+    delegation_script,
     one_call,
+    run_episode,
 )
-from tests.models.fake_llm import FakeLLM, Reply, Seen
+from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
@@ -122,3 +125,34 @@ def test_only_this_machine_bypasses_a_proxy() -> None:
     for url in ("https://api.openai.com/v1", "http://10.0.0.5:8000/v1", "http://my-gpu-box:8000/v1", None):
         assert loopback_host(url) is None, url
         assert direct_client(openai, url) is None  # the SDK's own client, proxies honoured
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai", "openai-compatible"])
+async def test_a_key_the_server_quotes_in_its_error_is_never_recorded(name: str, tmp_path: Path) -> None:
+    """A server that quotes the key it refused ("Incorrect API key provided: sk-…") put the key
+    into the `model_retry` events, the episode's reason and so its export."""
+    route = ROUTES[name]
+    quoting = f"Incorrect API key provided: {KEY}."
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        fake.fail_next(
+            Fault(503, {"retry-after-ms": "1"}, f"upstream refused {KEY}"),
+            Fault(401, message=quoting, code="invalid_api_key"),
+        )
+        record, events = await run_episode(fake, route, tmp_path)
+    assert (record.status, record.termination) == ("absent", "api_error")
+    assert record.reason is not None and "Incorrect API key provided: [API key]." in record.reason
+    (retry,) = [e for e in events if e.kind == "model_retry"]
+    assert retry.data["error"].startswith("HTTP 503: upstream refused [API key]")
+    stored = _store_bytes(tmp_path)
+    assert stored and KEY.encode() not in stored
+
+
+def _store_bytes(folder: Path) -> bytes:
+    """The store's files (the database and any journal beside it), as bytes."""
+    return b"".join(p.read_bytes() for p in sorted(folder.glob("m.db*")))
+
+
+def test_a_short_key_is_hidden_only_where_it_stands_alone() -> None:
+    error = hide_key(ModelAPIError("authentication", "HTTP 401: key 'k1x' refused; k1xy is not it"), "k1x")
+    assert error.message == "HTTP 401: key '[API key]' refused; k1xy is not it"
+    assert str(error) == f"authentication: {error.message}"
