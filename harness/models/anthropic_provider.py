@@ -49,6 +49,7 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
+    cause_text,
     direct_client,
     distinct_ids,
     hide_key,
@@ -262,7 +263,10 @@ class AnthropicModel:
         except sdk.APITimeoutError as exc:
             raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc
         except sdk.APIConnectionError as exc:
-            raise ModelAPIError("connection", f"cannot reach {self.name}: {exc}") from exc
+            cause = cause_text(exc)
+            raise ModelAPIError(
+                "connection", f"cannot reach {self.name}: {exc}" + (f" ({cause})" if cause else "")
+            ) from exc
         except sdk.APIResponseValidationError as exc:
             raise unreadable(self.name, str(exc)) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body not JSON, or not UTF-8

@@ -338,6 +338,21 @@ def direct_client(sdk: Any, base_url: str | None) -> Any:
     return sdk.DefaultAsyncHttpxClient(mounts={pattern: None})  # None: no proxy for this host
 
 
+def cause_text(exc: BaseException) -> str:
+    """What an SDK's connection error hides behind its "Connection error.": the innermost
+    cause that says something (a refused connection, a name that does not resolve, a TLS
+    failure), as `Type: message`; "" when none does."""
+    found = ""
+    seen: set[int] = set()
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if str(cause).strip():
+            found = f"{type(cause).__name__}: {str(cause).strip()}"
+        cause = cause.__cause__ or cause.__context__
+    return found[:300]
+
+
 def hide_key(error: ModelAPIError, key: str | None) -> ModelAPIError:
     """`error` with the API key taken out of its message: a server may quote the key it
     refused ("Incorrect API key provided: sk-…"), and the message goes into events, the

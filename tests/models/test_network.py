@@ -1,4 +1,4 @@
-"""The way to a model server: proxies in the environment, keys a server quotes.
+"""The way to a model server: proxies, endpoints that cannot be reached, keys a server quotes.
 
 Everything runs on 127.0.0.1: the fake model server, and a "proxy" that only records who
 connects to it (and hangs up), so nothing here leaves the machine.
@@ -13,14 +13,17 @@ from types import TracebackType
 
 import pytest
 
+from harness.budgets import Budgets
 from harness.models.base import ModelAPIError, ModelSettings, UserMessage
 from harness.models.provider_common import direct_client, hide_key, loopback_host
+from harness.runner import Runner
 from tests.models.episodes import (
     KEY,
     KEY_ENV,
     ROUTES,
     delegation_script,
     one_call,
+    plan_for,
     run_episode,
 )
 from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
@@ -156,3 +159,27 @@ def test_a_short_key_is_hidden_only_where_it_stands_alone() -> None:
     error = hide_key(ModelAPIError("authentication", "HTTP 401: key 'k1x' refused; k1xy is not it"), "k1x")
     assert error.message == "HTTP 401: key '[API key]' refused; k1xy is not it"
     assert str(error) == f"authentication: {error.message}"
+
+
+async def test_an_unreachable_endpoint_says_why(tmp_path: Path) -> None:
+    """A refused connection, a TLS failure and a name that does not resolve were all recorded
+    as "cannot reach …: Connection error.", which left the user to guess which."""
+    from harness.models.openai_provider import make_compatible
+
+    route = ROUTES["openai"]
+    with FakeLLM(route.dialect, _hello) as fake:
+        # TLS to a server that speaks plain HTTP (a self-hosted server's certificate fails alike)
+        tls = f"https://127.0.0.1:{fake.port}/v1"
+        model = make_compatible("fake-qwen", ModelSettings(), tls, None)
+        try:
+            with pytest.raises(ModelAPIError) as caught:
+                await model.generate([UserMessage(content="go")], [], ModelSettings())
+        finally:
+            await model.aclose()
+        plan = plan_for(fake, route, tmp_path, budgets=Budgets(api_retries=0))
+    assert caught.value.kind == "connection"
+    assert "cannot reach openai-compatible:fake-qwen: Connection error. (SSLError: " in str(caught.value)
+    # the fake server has stopped: its port now refuses connections
+    (record,) = (await Runner(plan).run()).records
+    assert record.status == "absent" and record.reason is not None
+    assert "Connection error. (ConnectionRefusedError: " in record.reason, record.reason
