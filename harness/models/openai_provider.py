@@ -41,6 +41,7 @@ from contracts.errors import InputError
 from harness.models import openai_responses
 from harness.models.base import (
     AssistantMessage,
+    ErrorKind,
     Message,
     ModelAPIError,
     ModelResponse,
@@ -65,7 +66,9 @@ from harness.models.provider_common import (
     cause_text,
     direct_client,
     distinct_ids,
+    error_text,
     hide_key,
+    is_overflow,
     merged,
     read_answer,
     request_extras,
@@ -202,6 +205,8 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
             usage=usage if data.get("usage") else None,
         )
     choice = choices[0]
+    if choice.get("finish_reason") == "error" or isinstance(choice.get("error"), dict):
+        raise choice_error(choice, usage if data.get("usage") else None)
     msg = choice.get("message") or {}
     wire_calls = msg.get("tool_calls") or []
     ids = distinct_ids([c.get("id") for c in wire_calls], "call_")
@@ -216,6 +221,21 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
     text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
     message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)
     return message, usage, choice.get("finish_reason")
+
+
+def choice_error(choice: dict[str, Any], usage: Usage | None) -> ModelAPIError:
+    """The error of a choice that failed while the model wrote it (`finish_reason: error`, an
+    `error` object in the choice: OpenRouter and other gateways answer 200 once generation has
+    begun, and say so here). Its text so far is not the model's answer: an upstream fault,
+    retried like a 5xx, or like a 429 when its code says so."""
+    message, code = error_text({"error": choice.get("error") or {}}, "no reason given")
+    kind: ErrorKind = "server_error"
+    if code == "429" or "rate" in code.lower():
+        kind = "rate_limit"
+    elif is_overflow(message, code):
+        kind = "context_overflow"
+    reason = f"{message} [{code}]" if code and code not in message else message
+    return ModelAPIError(kind, f"the answer failed while it was written: {reason}", usage=usage)
 
 
 def _chat_usage(data: dict[str, Any]) -> Usage:

@@ -322,3 +322,39 @@ async def test_a_context_overflow_answer_without_usage_has_an_unknown_cost(tmp_p
     assert record.termination == "context_overflow"
     (billed,) = [e for e in events if e.kind == "model_error_usage"]
     assert billed.data["cost_usd"] is None and record.cost_usd is None
+
+
+# A choice that failed while the model wrote it, as OpenRouter answers once generation has begun
+# (200, `finish_reason: error`, an `error` object in the choice).
+CHOICE_ERROR = {
+    "index": 0,
+    "finish_reason": "error",
+    "native_finish_reason": "error",
+    "message": {"role": "assistant", "content": ""},
+    "error": {"code": 502, "message": "Upstream provider returned an error"},
+}
+
+
+async def test_a_choice_that_failed_while_written_is_retried_not_the_models_answer(tmp_path: Path) -> None:
+    """Its empty text was taken as the main agent's final answer: the episode ended `text_only`
+    after one call, a failure scored to the model for its provider's fault."""
+    route = ROUTES["openai-compatible"]
+    script, failed = delegation_script(route.subagent_type), []
+
+    def fails_first(seen: Seen) -> Reply:
+        if not failed:
+            failed.append(seen)
+            return Reply(usage=BILLED, body_fields={"choices": [CHOICE_ERROR]})
+        return script(seen)
+
+    with FakeLLM(route.dialect, fails_first) as fake:
+        record, events = await run_episode(fake, route, tmp_path)
+    assert record.termination == "claim_done", record.reason
+    (retry,) = [e for e in events if e.kind == "model_retry"]
+    assert retry.data["error_kind"] == "server_error"
+    assert (
+        retry.data["error"]
+        == "the answer failed while it was written: Upstream provider returned an error [502]"
+    )
+    (billed,) = [e for e in events if e.kind == "model_error_usage"]  # its tokens are billed
+    assert (billed.data["input_tokens"], billed.data["output_tokens"]) == (7000, 11)
