@@ -224,6 +224,7 @@ class AnthropicModel:
         self.name = f"{PROVIDER}:{model_id}"
         self.model_id = model_id
         self.key_env = key_env
+        self.base_url = base_url
         self._sdk = anthropic
         self._said_no_usage = False  # a server that reports no usage is told about once
         self._key = api_key  # kept to take it out of error messages
@@ -258,7 +259,13 @@ class AnthropicModel:
             )  # fmt: skip
         except sdk.APIStatusError as exc:
             raise status_error(
-                PROVIDER, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env
+                PROVIDER,
+                exc.status_code,
+                exc.response.headers,
+                exc.body,
+                exc.message,
+                self.key_env,
+                self.base_url,
             ) from exc
         except sdk.APITimeoutError as exc:
             raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc

@@ -259,6 +259,7 @@ class OpenAIModel:
 
         self.name = f"{provider}:{model_id}"
         self.provider, self.model, self.api, self.key_env = provider, model, api, key_env
+        self.base_url = base_url
         self._build, self._parse = chat_body, chat_from_wire
         if api == "responses":
             self._build, self._parse = openai_responses.responses_body, openai_responses.responses_from_wire
@@ -305,7 +306,13 @@ class OpenAIModel:
             data = await self._call(body, settings.max_output_tokens)
         except sdk.APIStatusError as exc:
             raise status_error(
-                self.provider, exc.status_code, exc.response.headers, exc.body, exc.message, self.key_env
+                self.provider,
+                exc.status_code,
+                exc.response.headers,
+                exc.body,
+                exc.message,
+                self.key_env,
+                self.base_url,
             ) from exc
         except sdk.APITimeoutError as exc:
             raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc

@@ -209,6 +209,7 @@ def error_text(body: object, fallback: str) -> tuple[str, str]:
 
 COMPATIBLE = "openai-compatible"
 """The provider of any Chat Completions server at --base-url."""
+PROVIDER_ANTHROPIC = "anthropic"
 
 
 def status_error(
@@ -218,8 +219,10 @@ def status_error(
     body: object,
     fallback: str,
     key_env: str | None = None,
+    base_url: str | None = None,
 ) -> ModelAPIError:
-    """The `ModelAPIError` for an HTTP error status (which kinds the harness retries: base.py)."""
+    """The `ModelAPIError` for an HTTP error status (which kinds the harness retries: base.py).
+    A 404 from a `base_url` the user gave says how the SDK builds the path from it."""
     message, code = error_text(body, fallback)
     kind: ErrorKind
     if status == 429:
@@ -243,7 +246,12 @@ def status_error(
         kind = "other"
     else:
         kind = "bad_request"
-        if status == 404 and provider == COMPATIBLE:
+        if status == 404 and provider == PROVIDER_ANTHROPIC and base_url:
+            message = (
+                f"{message} (check --base-url, to which the SDK appends /v1/messages, so it does "
+                "not end in /v1, and the model name)"
+            )
+        elif status == 404 and (provider == COMPATIBLE or base_url):
             message = f"{message} (check --base-url, which usually ends in /v1, and the model name)"
     if code and code not in message:
         message = f"{message} [{code}]"

@@ -10,6 +10,7 @@ import socket
 import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Literal
 
 import pytest
 
@@ -183,3 +184,30 @@ async def test_an_unreachable_endpoint_says_why(tmp_path: Path) -> None:
     (record,) = (await Runner(plan).run()).records
     assert record.status == "absent" and record.reason is not None
     assert "Connection error. (ConnectionRefusedError: " in record.reason, record.reason
+
+
+@pytest.mark.parametrize(
+    ("provider", "dialect", "path", "hint"),
+    [
+        ("anthropic", "anthropic", "/v1", "check --base-url, to which the SDK appends /v1/messages"),
+        ("openai", "chat", "", "check --base-url, which usually ends in /v1"),
+    ],
+)
+async def test_a_404_at_a_given_base_url_says_how_the_sdk_builds_the_path(
+    provider: str, dialect: Literal["anthropic", "chat"], path: str, hint: str
+) -> None:
+    """`--base-url https://gateway/v1` for Anthropic (the SDK appends /v1/messages: a request to
+    /v1/v1/messages), or a gateway for `openai:` without its /v1, ended every episode absent on a
+    bare "HTTP 404: Not Found"; only openai-compatible models were told to check --base-url."""
+    from harness.models.anthropic_provider import make as make_anthropic
+    from harness.models.openai_provider import make as make_openai
+
+    make = make_anthropic if provider == "anthropic" else make_openai
+    with FakeLLM(dialect, _hello) as fake:
+        model = make("fake", ModelSettings(), f"http://127.0.0.1:{fake.port}{path}", KEY_ENV)
+        try:
+            with pytest.raises(ModelAPIError) as caught:
+                await model.generate([UserMessage(content="go")], [], ModelSettings())
+        finally:
+            await model.aclose()
+    assert caught.value.status == 404 and hint in caught.value.message, caught.value.message
