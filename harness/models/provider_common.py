@@ -45,10 +45,13 @@ def request_timeout_s(max_output_tokens: int) -> float:
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Phrases that servers use for a prompt beyond the model's context window (Anthropic,
-# OpenAI, vLLM, llama.cpp, SGLang); such a 400 is not worth retrying.
+# OpenAI, vLLM, llama.cpp, SGLang, …); such a 400 is not worth retrying.
 _OVERFLOW = re.compile(
     r"context[ _-]?(length|window|size|limit)|prompt is too long|too many (input )?tokens|"
-    r"maximum context|exceeds? the (model's )?(max(imum)? )?(context|input)",
+    r"maximum context|exceeds? the (model's )?(max(imum)? )?(context|input)|"
+    # xAI; Gemini's OpenAI-compatible endpoint; Bedrock gateways; TGI (and Together, on it)
+    r"maximum prompt length|input token count .* exceeds|input is too long|"
+    r"tokens \+ .?max_new_tokens.? must be",
     re.IGNORECASE,
 )
 # 429s that no amount of waiting fixes (quota and spend limits), by the error code servers give.

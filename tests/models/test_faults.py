@@ -132,6 +132,27 @@ async def test_context_overflow_stops_the_agent_without_retries(tmp_path: Path) 
     assert len(fake.requests) == 1 and record.termination == "context_overflow"
 
 
+# How hosted and self-hosted OpenAI-compatible servers word a prompt beyond the context window.
+OVERFLOW_WORDINGS = {
+    "xAI": "This model's maximum prompt length is 131072 but the request contains 150000 tokens.",
+    "Gemini": "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).",
+    "Bedrock gateway": "Input is too long for requested model.",
+    "TGI": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
+    "Given: 4000 `inputs` tokens and 1000 `max_new_tokens`",
+}
+
+
+@pytest.mark.parametrize("server", list(OVERFLOW_WORDINGS))
+async def test_context_overflow_in_a_compatible_servers_words(server: str, tmp_path: Path) -> None:
+    """These were `bad_request`: the episode ended `api_error`, hiding that the context was full."""
+    route = ROUTES["openai-compatible"]
+    with FakeLLM(route.dialect, delegation_script(route.subagent_type)) as fake:
+        status = 422 if server == "TGI" else 400
+        fake.fail_next(Fault(status, message=OVERFLOW_WORDINGS[server]))
+        record, _ = await run_episode(fake, route, tmp_path)
+    assert len(fake.requests) == 1 and record.termination == "context_overflow", record.termination
+
+
 # 200 answers that are not the JSON object the API promises: cut off mid-way, a proxy's HTML
 # page, a JSON array.
 MALFORMED_200 = {
