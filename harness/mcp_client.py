@@ -175,8 +175,11 @@ class _Connection:
 
     def _env(self, token: str | None = None) -> dict[str, str]:
         from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV
+        from mcp_servers.common.parentwatch import PARENT_ENV
 
-        return {**_child_env(), DB_ENV: self.world.db_url, **({TOKEN_ENV: token} if token else {})}
+        # PARENT_ENV: the child dies with this process from its first line (parentwatch.py)
+        env = {**_child_env(), DB_ENV: self.world.db_url, PARENT_ENV: str(os.getpid())}
+        return {**env, **({TOKEN_ENV: token} if token else {})}
 
     async def _target(self) -> Any:
         if self.transport == "inprocess":

@@ -63,3 +63,22 @@ async def test_an_http_server_with_a_token_refuses_requests_without_it(tmp_path:
     finally:
         child.kill()
         await child.wait()
+
+
+def test_only_a_child_server_started_by_mseval_ties_its_life_to_its_parent() -> None:
+    """`MSEVAL_SERVER_PARENT` arms the parent-death signal in `python -m mcp_servers.<name>`
+    only: a process that imports mcp_servers with it in its environment (mseval itself, its
+    tests) neither ends because the pid is not its parent's nor dies with its parent."""
+    from mcp_servers.common.parentwatch import PARENT_ENV
+
+    probe = (
+        "import ctypes, os, mcp_servers; flag = ctypes.c_int(-1); "
+        "ctypes.CDLL(None).prctl(2, ctypes.byref(flag), 0, 0, 0); "  # PR_GET_PDEATHSIG
+        f"print(flag.value, {PARENT_ENV!r} in os.environ)"
+    )
+    other = str(os.getppid())  # a live pid that is not the probe's parent
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, PARENT_ENV: other},
+        timeout=60, check=True,
+    )  # fmt: skip
+    assert done.stdout.split() == ["0", "False"]
