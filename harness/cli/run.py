@@ -27,19 +27,23 @@ DEMO_INTERRUPTED = (
 )
 
 
-NOT_STARTED = "interrupted before the run started: nothing was recorded"
+NOT_STARTED = "before the run started: nothing was recorded"
 
 
 def _plan(**settings: Any) -> Any:
-    """`build_plan(**settings)`; a Ctrl-C while it checks the settings (typer would end the
-    process with 130 and not a word) says that nothing was recorded: the run does not exist yet."""
+    """`build_plan(**settings)`; a Ctrl-C or SIGTERM while it checks the settings (typer would
+    end the process with 130 and not a word; SIGTERM killed it, 143 and not a word) says that
+    nothing was recorded: the run does not exist yet. Exit codes as once the run has started."""
     from harness.cli.plan import build_plan
 
     try:
-        return build_plan(**settings)
+        return _sync_until_terminated(lambda: build_plan(**settings))
     except KeyboardInterrupt:
-        print(f"\n{NOT_STARTED}", file=sys.stderr)
+        print(f"\ninterrupted {NOT_STARTED}", file=sys.stderr)
         raise typer.Exit(130) from None
+    except Terminated:
+        print(f"\nstopped (SIGTERM) {NOT_STARTED}", file=sys.stderr)
+        raise typer.Exit(143) from None
 
 
 class Terminated(Exception):
@@ -86,10 +90,10 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
 
 
 def _sync_until_terminated(work: Callable[[], Any]) -> Any:
-    """`work()`; SIGTERM stops it as Ctrl-C does (the Ray driver: its `finally` shuts Ray
-    down) and raises `Terminated`, instead of killing the process where it stands. It is raised
-    in `work` as KeyboardInterrupt, which Ray's waits let through (another exception raised in
-    a signal handler comes out of them as a SystemError)."""
+    """`work()`; SIGTERM stops it as Ctrl-C does (the settings check; the Ray driver: its
+    `finally` shuts Ray down) and raises `Terminated`, instead of killing the process where it
+    stands. It is raised in `work` as KeyboardInterrupt, which Ray's waits let through (another
+    exception raised in a signal handler comes out of them as a SystemError)."""
     import signal
 
     terminated: list[bool] = []

@@ -128,6 +128,47 @@ def test_a_ctrl_c_before_the_run_starts_says_nothing_was_recorded(
     assert not store.exists()
 
 
+@pytest.mark.parametrize(
+    ("sig", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted before the run started: nothing was recorded"),
+        (signal.SIGTERM, 143, "stopped (SIGTERM) before the run started: nothing was recorded"),
+    ],
+)
+def test_a_signal_while_the_settings_are_checked_says_nothing_was_recorded(
+    tmp_path: Path, sig: signal.Signals, code: int, said: str
+) -> None:
+    """SIGTERM while `mseval run` checked its settings (here: imported a task's check.py, held
+    at its import) killed it where it stood: exit -15 and not a word, where Ctrl-C says that
+    nothing was recorded."""
+    tasks, _priors, env = catalog_copy(tmp_path, "lms-due-reminder")
+    check, reached, gate = (
+        tasks / "lms" / "lms-due-reminder" / "check.py",
+        tmp_path / "reached",
+        tmp_path / "gate",
+    )
+    check.write_text(
+        f"import pathlib as _p, time as _t\n_p.Path({str(reached)!r}).touch()\n_until = _t.monotonic() + 120\n"
+        f"while not _p.Path({str(gate)!r}).exists() and _t.monotonic() < _until:\n    _t.sleep(0.01)\n"
+        + check.read_text()
+    )
+    store = tmp_path / "s.db"
+    proc = _start(["run", "-m", "sim:oracle", "-v", "sa", "--store", f"sqlite:///{store}",
+                   "--runs-dir", str(tmp_path / "runs")], env)  # fmt: skip
+    try:
+        _wait_for("the settings being checked", reached.exists, proc)
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=WAIT_LIMIT_S)
+    finally:
+        gate.touch()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == code, err
+    assert err.strip() == said
+    assert not store.exists()
+
+
 def test_a_resume_beside_a_live_run_is_refused_and_a_crashed_run_is_taken_over(tmp_path: Path) -> None:
     """A `--resume` started beside the process still running that run ran the same episodes
     again, in the same world folders, and one of the two died with a traceback."""
