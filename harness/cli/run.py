@@ -126,7 +126,11 @@ def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str
                 from harness.ray_executor import run_with_ray
 
                 return _sync_until_terminated(lambda: run_with_ray(plan, ray_address, advance))
-            return asyncio.run(_until_terminated(Runner(plan).run(advance)))
+
+            async def run_here() -> Any:  # the store opened (0.1 s when new) where SIGTERM is handled
+                return await Runner(plan).run(advance)
+
+            return asyncio.run(_until_terminated(run_here()))
     except KeyboardInterrupt:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         raise typer.Exit(130) from None

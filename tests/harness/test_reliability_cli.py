@@ -13,6 +13,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from harness.cli.run import INTERRUPTED
 from tests.harness.cli_support import MSEVAL, ROOT, catalog_copy, mseval, one_line_error
 
 WAIT_LIMIT_S = 120  # a bound on a hung child, not a timing assumption
@@ -167,6 +169,46 @@ def test_a_signal_while_the_settings_are_checked_says_nothing_was_recorded(
     assert proc.returncode == code, err
     assert err.strip() == said
     assert not store.exists()
+
+
+def test_a_sigterm_while_the_store_is_opened_stops_the_run_as_once_it_has_started(tmp_path: Path) -> None:
+    """Between the settings check and the run, `mseval run` opened its store (0.1 s for a new
+    one) before SIGTERM was handled: a SIGTERM then killed it, exit -15 and not a word. Held
+    there (a gate in the store's opening), it now stops as a started run does."""
+    reached, gate, store = tmp_path / "reached", tmp_path / "gate", tmp_path / "s.db"
+    held = f"""
+import pathlib, sys, time
+import harness.runner
+from harness.cli.main import app
+
+def held_store(url, _open=harness.runner.Store):
+    pathlib.Path({str(reached)!r}).touch()
+    until = time.monotonic() + 120
+    while not pathlib.Path({str(gate)!r}).exists() and time.monotonic() < until:
+        time.sleep(0.01)
+    return _open(url)
+
+harness.runner.Store = held_store
+app(sys.argv[1:], prog_name="mseval")
+"""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", held, "run", "-m", HELD, "-v", "sa", "--tasks", "lms-due-reminder",
+         "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        _wait_for("the store being opened", reached.exists, proc)
+        proc.send_signal(signal.SIGTERM)
+        gate.touch()  # the signal is pending already: the run is stopped at its first wait
+        _out, err = proc.communicate(timeout=WAIT_LIMIT_S)
+    finally:
+        gate.touch()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert err.strip() == f"stopped (SIGTERM): {INTERRUPTED}"
+    assert _rows(store, "SELECT * FROM mseval_claim") == []  # released: a resume may start at once
 
 
 def test_a_resume_beside_a_live_run_is_refused_and_a_crashed_run_is_taken_over(tmp_path: Path) -> None:
