@@ -6,7 +6,8 @@ import (SQLAlchemy, the MCP SDK, the server: a second or more, twelve under load
 for SIGKILL when its parent ends (`prctl(PR_SET_PDEATHSIG)`), and ends at once when the
 parent is already gone (re-parented: `getppid()` is no longer that pid). A kill -9 of mseval
 used to leave children still importing alive until they were up (12-13 s under load), HTTP
-ones until their watch on the parent (`--exit-with-parent`) started.
+ones until their watch on the parent (`--exit-with-parent`) started. A stdio child also ends
+as soon as its input is closed, which is how mseval (the MCP SDK) stops it, even mid-import.
 
 Linux sends the signal when the *thread* that started the child ends, not the process. mseval
 starts its children from the thread running the episode's event loop (`asyncio.run` in the
@@ -20,6 +21,7 @@ a stdio server's closed input remain.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 PARENT_ENV = "MSEVAL_SERVER_PARENT"
@@ -46,3 +48,26 @@ def exit_with_parent_from_the_start() -> None:
     libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != int(parent):  # it died before the line above: no signal will come
         os._exit(0)
+    try:
+        stdio = stat.S_ISFIFO(os.fstat(0).st_mode)  # an HTTP child's input is /dev/null
+    except OSError:  # no input at all
+        stdio = False
+    if stdio:
+        _exit_when_input_closes()
+
+
+def _exit_when_input_closes() -> None:
+    """End at once when the client closes this server's input: that is how an MCP client ends
+    a stdio server, and one still importing (1-2 s, more under load) would see it only once
+    serving, while mseval, stopping an episode whose servers were starting (Ctrl-C), waited
+    the SDK's 2 s for it to exit before killing it."""
+    import select
+    import threading
+
+    def watch() -> None:
+        closed = select.poll()
+        closed.register(0, 0)  # no events asked: poll still tells POLLHUP (no writer left)
+        closed.poll()
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-when-input-closes", daemon=True).start()

@@ -1,5 +1,5 @@
 """Child servers (`--server-transport stdio|http`) when the mseval process that started them is
-killed with kill -9 before they are up.
+killed with kill -9 before they are up, or stops them (Ctrl-C) before they are up.
 
 A child is held at a known point of its start by a `sitecustomize` on its PYTHONPATH (GATE):
 before anything of mcp_servers runs, or at the import of the server bootstrap (its heavy
@@ -10,6 +10,8 @@ is still held.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -127,3 +129,46 @@ def test_a_child_server_ends_when_mseval_is_killed_while_the_child_is_still_star
             parent.wait()
         if child is not None and _alive(child):
             os.kill(child, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+async def test_a_stdio_server_still_importing_ends_at_once_when_its_start_is_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while stdio servers were starting took 2.2-2.4 s: the MCP SDK closes a child's
+    input and waits 2 s for it to exit before killing it, and a child still importing saw its
+    input closed only once serving. Here the SDK waits for ever: the child, held at its
+    imports, must end by itself."""
+    import mcp.client.stdio
+
+    from harness.mcp_client import ServerPool, WorldAccess
+
+    monkeypatch.setattr(mcp.client.stdio, "PROCESS_TERMINATION_TIMEOUT", 3600.0)
+    (tmp_path / "sitecustomize.py").write_text(GATE)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the child's, not this process's
+    reached = tmp_path / "imports.reached"
+    world = WorldAccess(f"sqlite:///{tmp_path / 'w.sqlite'}", None, tmp_path / "ws")  # type: ignore[arg-type]
+
+    async def start() -> None:
+        async with ServerPool(["local"], world, "stdio"):
+            pass
+
+    starting = asyncio.create_task(start())
+    child = None
+    try:
+        async with asyncio.timeout(WAIT_LIMIT_S):  # a bound on a hung child, not a timing assumption
+            while not (reached.exists() and reached.read_text()):
+                assert not starting.done(), starting.exception()
+                await asyncio.sleep(0.02)
+        child = int(reached.read_text())
+        starting.cancel()
+        # a bound on a hung close, not a timing assumption (asyncio.wait leaves the task be)
+        stopped, _ = await asyncio.wait({starting}, timeout=WAIT_LIMIT_S)
+        assert stopped, f"the cancelled start did not end within {WAIT_LIMIT_S} s"
+        assert not _alive(child)
+    finally:
+        (tmp_path / "imports").touch()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)
+        with contextlib.suppress(BaseException):
+            await starting
