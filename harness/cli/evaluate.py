@@ -8,7 +8,7 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,7 +17,7 @@ import typer
 
 from contracts.errors import InputError, Problem
 from harness.cli.common import MetavarCommand, path_argument, path_option
-from harness.cli.score_inputs import DEFAULT_STORE, baseline_problems, check_inputs, priors_folder
+from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
 
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
@@ -240,6 +240,29 @@ def embedding_progress(enabled: bool) -> Iterator[Callable[[int, int], None] | N
             bar.update(task, completed=done, total=total)
 
         yield advance
+
+
+def baseline_problems(
+    records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]], baseline: str
+) -> list[Problem]:
+    """`--baseline` naming a variant that no episode has, recorded or planned by a run: a typo,
+    which scored every setting without its comparison and exited 0 with a warning per model.
+    A baseline that some models have and others lack is the scorer's warning per model."""
+    from evaluation.records import planned_keys
+
+    settings = {(r.model, r.variant) for r in records}
+    settings |= {(model, variant) for run in runs for model, variant, *_ in planned_keys(run)}
+    if not settings or baseline in {variant for _, variant in settings}:
+        return []
+    variants = ", ".join(sorted({variant for _, variant in settings}))
+    models = ", ".join(sorted({model for model, _ in settings}))
+    return [
+        Problem(
+            "--baseline",
+            None,
+            f"no episode has the variant {baseline!r}; the variants are {variants} (models {models})",
+        )
+    ]
 
 
 def _warn(doc: ScoreDocument) -> None:

@@ -4,14 +4,13 @@ everything that is checked about them (all problems at once) before any is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from contracts.errors import InputError, Problem
 
 if TYPE_CHECKING:
-    from contracts.episode import EpisodeRecord
+    pass
 
 # The project's priors folder: <repo root>/delegation_priors (this file is harness/cli/score_inputs.py).
 DEFAULT_PRIORS = Path(__file__).resolve().parents[2] / "delegation_priors"
@@ -91,26 +90,3 @@ def tagger_problems(model: str, base_url: str | None, api_key_env: str | None) -
     except InputError as exc:  # the model is named by --llm-tagger here, not --model
         problems += [replace(p, file="--llm-tagger") if p.file == "--model" else p for p in exc.problems]
     return list(dict.fromkeys(problems))
-
-
-def baseline_problems(
-    records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]], baseline: str
-) -> list[Problem]:
-    """`--baseline` naming a variant that no episode has, recorded or planned by a run: a typo,
-    which scored every setting without its comparison and exited 0 with a warning per model.
-    A baseline that some models have and others lack is the scorer's warning per model."""
-    from evaluation.records import planned_keys
-
-    settings = {(r.model, r.variant) for r in records}
-    settings |= {(model, variant) for run in runs for model, variant, *_ in planned_keys(run)}
-    if not settings or baseline in {variant for _, variant in settings}:
-        return []
-    variants = ", ".join(sorted({variant for _, variant in settings}))
-    models = ", ".join(sorted({model for model, _ in settings}))
-    return [
-        Problem(
-            "--baseline",
-            None,
-            f"no episode has the variant {baseline!r}; the variants are {variants} (models {models})",
-        )
-    ]
