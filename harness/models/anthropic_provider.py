@@ -49,17 +49,15 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
-    cause_text,
     direct_client,
     distinct_ids,
-    hide_key,
+    keyless,
     merged,
     read_answer,
     request_extras,
     request_timeout_s,
+    sdk_error,
     split_options,
-    status_error,
-    unreadable,
     warn_no_usage,
 )
 
@@ -239,11 +237,7 @@ class AnthropicModel:
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
-        try:
-            return await self._generate(messages, tools, settings)
-        except ModelAPIError as error:
-            hide_key(error, self._key)
-            raise
+        return await keyless(self._generate(messages, tools, settings), self._key)
 
     async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
@@ -257,27 +251,10 @@ class AnthropicModel:
                 model=model, max_tokens=max_tokens, messages=wire, extra_body=body,
                 timeout=sdk.Timeout(request_timeout_s(max_tokens), connect=CONNECT_TIMEOUT_S),
             )  # fmt: skip
-        except sdk.APIStatusError as exc:
-            raise status_error(
-                PROVIDER,
-                exc.status_code,
-                exc.response.headers,
-                exc.body,
-                exc.message,
-                self.key_env,
-                self.base_url,
-            ) from exc
-        except sdk.APITimeoutError as exc:
-            raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc
-        except sdk.APIConnectionError as exc:
-            cause = cause_text(exc)
-            raise ModelAPIError(
-                "connection", f"cannot reach {self.name}: {exc}" + (f" ({cause})" if cause else "")
-            ) from exc
-        except sdk.APIResponseValidationError as exc:
-            raise unreadable(self.name, str(exc)) from exc
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body not JSON, or not UTF-8
-            raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
+        except Exception as exc:
+            if (error := sdk_error(sdk, exc, PROVIDER, self.name, self.key_env, self.base_url)) is None:
+                raise
+            raise error from exc
         latency = time.perf_counter() - t0
         data = answer_object(result, self.name)
         message, usage, stop = read_answer(from_wire, data, self.name, "content")

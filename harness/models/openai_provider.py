@@ -63,19 +63,17 @@ from harness.models.provider_common import (
     REQUEST_TIMEOUT_S,
     answer_object,
     api_key,
-    cause_text,
     direct_client,
     distinct_ids,
     error_text,
-    hide_key,
     is_overflow,
+    keyless,
     merged,
     read_answer,
     request_extras,
     request_timeout_s,
+    sdk_error,
     split_options,
-    status_error,
-    unreadable,
     warn_no_usage,
 )
 
@@ -290,11 +288,7 @@ class OpenAIModel:
     async def generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
     ) -> ModelResponse:
-        try:
-            return await self._generate(messages, tools, settings)
-        except ModelAPIError as error:
-            hide_key(error, self._key)
-            raise
+        return await keyless(self._generate(messages, tools, settings), self._key)
 
     async def _generate(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: ModelSettings
@@ -304,27 +298,10 @@ class OpenAIModel:
         t0 = time.perf_counter()
         try:
             data = await self._call(body, settings.max_output_tokens)
-        except sdk.APIStatusError as exc:
-            raise status_error(
-                self.provider,
-                exc.status_code,
-                exc.response.headers,
-                exc.body,
-                exc.message,
-                self.key_env,
-                self.base_url,
-            ) from exc
-        except sdk.APITimeoutError as exc:
-            raise ModelAPIError("timeout", f"no answer from {self.name} in time: {exc}") from exc
-        except sdk.APIConnectionError as exc:
-            cause = cause_text(exc)
-            raise ModelAPIError(
-                "connection", f"cannot reach {self.name}: {exc}" + (f" ({cause})" if cause else "")
-            ) from exc
-        except sdk.APIResponseValidationError as exc:
-            raise unreadable(self.name, str(exc)) from exc
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a body not JSON, or not UTF-8
-            raise unreadable(self.name, f"the body is not valid JSON ({exc})") from exc
+        except Exception as exc:
+            if (error := sdk_error(sdk, exc, self.provider, self.name, self.key_env, self.base_url)) is None:
+                raise
+            raise error from exc
         latency = time.perf_counter() - t0
         # chat_from_wire checks `choices`; a failed Responses answer explains itself, output or not
         items = "output" if self.api == "responses" and data.get("status") != "failed" else None

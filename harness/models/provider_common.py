@@ -16,7 +16,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -379,6 +379,37 @@ def hide_key(error: ModelAPIError, key: str | None) -> ModelAPIError:
         error.message = text
         error.args = (f"{error.kind}: {text}",)
     return error
+
+
+async def keyless(answer: Awaitable[T], key: str | None) -> T:
+    """`await answer`, any `ModelAPIError` it raises with the key taken out (`hide_key`)."""
+    try:
+        return await answer
+    except ModelAPIError as error:
+        hide_key(error, key)
+        raise
+
+
+def sdk_error(
+    sdk: Any, exc: Exception, provider: str, name: str, key_env: str | None, base_url: str | None
+) -> ModelAPIError | None:
+    """The `ModelAPIError` for what an SDK's call raised (`sdk`: the `anthropic` or `openai`
+    module, whose error classes share their names); None for anything else, to be raised as
+    it is. `provider` is the provider's name, `name` the model's (`provider:model-id`)."""
+    if isinstance(exc, sdk.APIStatusError):
+        return status_error(
+            provider, exc.status_code, exc.response.headers, exc.body, exc.message, key_env, base_url
+        )
+    if isinstance(exc, sdk.APITimeoutError):  # a subclass of APIConnectionError: first
+        return ModelAPIError("timeout", f"no answer from {name} in time: {exc}")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = cause_text(exc)
+        return ModelAPIError("connection", f"cannot reach {name}: {exc}" + (f" ({cause})" if cause else ""))
+    if isinstance(exc, sdk.APIResponseValidationError):
+        return unreadable(name, str(exc))
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):  # a body not JSON, or not UTF-8
+        return unreadable(name, f"the body is not valid JSON ({exc})")
+    return None
 
 
 def elapsed(t0: float) -> float:
