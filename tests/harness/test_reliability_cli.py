@@ -157,18 +157,29 @@ def test_a_signal_while_the_settings_are_checked_says_nothing_was_recorded(
     store = tmp_path / "s.db"
     proc = _start(["run", "-m", "sim:oracle", "-v", "sa", "--store", f"sqlite:///{store}",
                    "--runs-dir", str(tmp_path / "runs")], env)  # fmt: skip
+    err = _signal_when_held(proc, "the settings being checked", reached, gate, sig)
+    assert proc.returncode == code, err
+    assert err.strip() == said
+    assert not store.exists()
+
+
+def _signal_when_held(
+    proc: subprocess.Popen[str], what: str, reached: Path, gate: Path, sig: signal.Signals
+) -> str:
+    """Once `proc` is held at its gate (`reached` exists), send it `sig`, open the gate (the
+    signal is pending already: it is taken at the process's next wait) and return its stderr;
+    a process still alive after that is killed."""
     try:
-        _wait_for("the settings being checked", reached.exists, proc)
+        _wait_for(what, reached.exists, proc)
         proc.send_signal(sig)
+        gate.touch()
         _out, err = proc.communicate(timeout=WAIT_LIMIT_S)
     finally:
         gate.touch()
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == code, err
-    assert err.strip() == said
-    assert not store.exists()
+    return err
 
 
 def test_a_sigterm_while_the_store_is_opened_stops_the_run_as_once_it_has_started(tmp_path: Path) -> None:
@@ -196,16 +207,7 @@ app(sys.argv[1:], prog_name="mseval")
          "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs")],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
-    try:
-        _wait_for("the store being opened", reached.exists, proc)
-        proc.send_signal(signal.SIGTERM)
-        gate.touch()  # the signal is pending already: the run is stopped at its first wait
-        _out, err = proc.communicate(timeout=WAIT_LIMIT_S)
-    finally:
-        gate.touch()
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    err = _signal_when_held(proc, "the store being opened", reached, gate, signal.SIGTERM)
     assert proc.returncode == 143, err
     assert err.strip() == f"stopped (SIGTERM): {INTERRUPTED}"
     assert _rows(store, "SELECT * FROM mseval_claim") == []  # released: a resume may start at once
