@@ -39,7 +39,9 @@ When a docker daemon
 answers, the same code runs in a container instead (`--network none`, memory and pid caps, the
 same file and /tmp caps, no capabilities, read-only root, the workspace mounted read-write, as
 `SANDBOX_UID` under root): no image registry is needed, since the container gets an empty image
-and this Python bind-mounted read-only at its own paths.
+and this Python bind-mounted read-only at its own paths. The container is created, then
+started, and removed whatever happens; a daemon that does not answer is a tool error within the
+call's timeout (`DockerSandbox`).
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import dataclasses
 import functools
 import io
+import json
 import logging
 import os
 import resource
@@ -59,7 +63,7 @@ import sys
 import tarfile
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -88,6 +92,8 @@ class RunResult:
     stdout: str
     stderr: str
     timed_out: bool
+    # Why the code ended, when its exit code alone does not say (killed for want of memory).
+    note: str = ""
 
     def render(self) -> str:
         parts = []
@@ -95,6 +101,8 @@ class RunResult:
             parts.append("[timed out: the process was killed]")
         else:
             parts.append(f"[exit code {self.exit_code}]")
+        if self.note:
+            parts.append(self.note)
         if self.stdout:
             parts.append(f"stdout:\n{self.stdout}")
         if self.stderr:
@@ -394,7 +402,8 @@ def network_namespace_available() -> bool:
 
 
 class SandboxUnavailable(RuntimeError):
-    """The code cannot run here without running as root."""
+    """The code could not run: not here without running as root, or the docker daemon failed
+    or did not answer. The tool says so as an error, never as the code's own result."""
 
 
 @dataclass(frozen=True)
@@ -434,6 +443,9 @@ class ProcessSandbox(_Limits):
 
 
 EMPTY_IMAGE = "mseval-sandbox:empty"
+# The longest a docker command after the code (reading how it ended, removing its container)
+# may take: a daemon that does not answer is given up on, never waited for without end.
+DOCKER_COMMAND_TIMEOUT_S = 10.0
 
 
 def _docker() -> str:
@@ -457,18 +469,119 @@ def docker_available() -> bool:
         return False
 
 
-def ensure_empty_image(image: str = EMPTY_IMAGE) -> None:
+# Work left to finish after a call gave up on it or was cancelled; held here, else the event
+# loop keeps only a weak reference to a task.
+_background: set[asyncio.Future[Any]] = set()
+
+
+def _in_background(work: Awaitable[Any]) -> asyncio.Future[Any]:
+    task = asyncio.ensure_future(work)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    return task
+
+
+def _last_line(err: bytes) -> str:
+    lines = err.decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if lines else "no error output"
+
+
+def _no_answer(what: str, timeout_s: float) -> SandboxUnavailable:
+    return SandboxUnavailable(
+        f"python_execute could not run the code: the docker daemon did not answer `docker {what}` "
+        f"within {timeout_s:.3g} s"
+    )
+
+
+async def _docker_command(
+    args: list[str], timeout_s: float, *, data: bytes | None = None
+) -> tuple[int, bytes, bytes]:
+    """`docker ARGS`: its exit code, output and error output; SandboxUnavailable when it does
+    not end within `timeout_s` (a daemon that does not answer). One given up on is killed."""
+    proc = await asyncio.create_subprocess_exec(
+        _docker(), *args,
+        stdin=asyncio.subprocess.DEVNULL if data is None else asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    done = asyncio.ensure_future(proc.communicate(data))
+    try:
+        out, err = await asyncio.wait_for(asyncio.shield(done), max(timeout_s, 0.0))
+    except BaseException as exc:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        with contextlib.suppress(Exception):  # killed, it ends at once: reaped here
+            await asyncio.wait_for(asyncio.shield(done), 5.0)
+        if not done.done():
+            _in_background(done)
+        if isinstance(exc, TimeoutError):
+            raise _no_answer(" ".join(args[:2]), timeout_s) from None
+        raise
+    assert proc.returncode is not None
+    return proc.returncode, out, err
+
+
+async def _remove(container: str) -> None:
+    with contextlib.suppress(SandboxUnavailable):  # the daemon did not answer: nothing more to do
+        await _docker_command(["rm", "-f", container], DOCKER_COMMAND_TIMEOUT_S)
+
+
+# `docker create` ($2...) of container $1, run in a shell of its own that says "created" and then
+# waits for one line: "keep" from a caller who still wants the container; nothing (the caller
+# gave up at its timeout, was cancelled, or is gone) and it removes the container. A create cut
+# short instead (a `docker run` killed at the timeout) may still be carried out by the daemon,
+# after any `docker rm` of it: the container was left behind. SIGPIPE is ignored: with the caller
+# gone, "created" must not end the shell before its removal.
+_CREATE = r"""
+trap '' PIPE
+name="$1"; shift
+"$@" >/dev/null || exit $?
+echo created
+read -r answer || answer=
+[ "$answer" = keep ] || exec "$1" rm -f "$name" >/dev/null 2>&1
+"""
+
+
+async def _create(name: str, args: list[str], timeout_s: float) -> None:
+    """Create container `name` (`docker create ARGS`), or raise SandboxUnavailable: the
+    daemon refused it, or did not answer within `timeout_s` (then it is removed once made)."""
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", _CREATE, "create", name, _docker(), "create", "--name", name, *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,  # a Ctrl-C of mseval's group leaves it to remove the container
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        said = await asyncio.wait_for(proc.stdout.readline(), max(timeout_s, 0.0))
+    except BaseException as exc:
+        proc.stdin.close()  # no "keep": the shell removes the container once it is made
+        _in_background(proc.wait())
+        if isinstance(exc, TimeoutError):
+            raise _no_answer("create", timeout_s) from None
+        raise
+    if said != b"created\n":
+        proc.stdin.close()
+        err = await proc.stderr.read()
+        await proc.wait()
+        raise SandboxUnavailable(f"python_execute could not run the code: docker create: {_last_line(err)}")
+    proc.stdin.write(b"keep\n")
+    proc.stdin.close()
+    await proc.wait()  # the shell ends on reading "keep"
+
+
+async def _ensure_empty_image(timeout_s: float, image: str = EMPTY_IMAGE) -> None:
     """An image with nothing in it: the container gets the host's Python read-only (below)."""
-    if (
-        subprocess.run([_docker(), "image", "inspect", image], capture_output=True, check=False).returncode
-        == 0
-    ):
+    code, _, _ = await _docker_command(["image", "inspect", image], timeout_s)
+    if code == 0:
         return
     buffer = io.BytesIO()
     tarfile.open(fileobj=buffer, mode="w").close()
-    subprocess.run(
-        [_docker(), "import", "-", image], input=buffer.getvalue(), capture_output=True, check=True
-    )
+    code, _, err = await _docker_command(["import", "-", image], timeout_s, data=buffer.getvalue())
+    if code != 0:
+        raise SandboxUnavailable(f"python_execute cannot run here: docker import {image}: {_last_line(err)}")
 
 
 def _runtime_mounts() -> list[str]:
@@ -494,42 +607,79 @@ def _runtime_mounts() -> list[str]:
 class DockerSandbox(_Limits):
     """Runs code in a container: no network, capped memory and processes, no capabilities,
     a read-only root; only the workspace is writable (mounted at /workspace). The same file
-    and /tmp caps as the process sandbox, and, when mseval runs as root, the same user."""
+    and /tmp caps as the process sandbox, and, when mseval runs as root, the same user.
+
+    The container is created, then started: one that exists is removed whatever happens (a
+    `docker run` killed at the timeout between its create and its start left it behind); the
+    daemon is asked how it ended (out of memory), and one that does not answer is a tool error
+    within the timeout, not a hang."""
 
     image: str = EMPTY_IMAGE
 
     async def run(self, code: str, workspace: Path, timeout_s: float) -> RunResult:
-        if self.image == EMPTY_IMAGE:
-            await asyncio.to_thread(ensure_empty_image)
-        name = f"mseval-py-{uuid.uuid4().hex[:12]}"
-        mount = f"{workspace.resolve()}:/workspace"  # noqa: ASYNC240 - a path computation, no I/O worth a thread
-        python = sys.executable if self.image == EMPTY_IMAGE else "python3"
         user = sandbox_user()
         if user is not None:
             await handover.before_run(workspace, user)
-        proc = await asyncio.create_subprocess_exec(
-            _docker(), "run", "--rm", "--name", name, "-i", "--network", "none",
-            "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),
-            "--pids-limit", str(self.max_processes), "--ulimit", f"fsize={self.file_bytes}",
-            "--ulimit", "core=0", "--shm-size", str(SHM_BYTES),
-            *(["--user", f"{user}:{user}"] if user is not None else []),
-            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
-            "--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.file_bytes}",
-            "-e", "HOME=/workspace", "-e", "LANG=C.UTF-8",
-            *(_runtime_mounts() if self.image == EMPTY_IMAGE else []),
-            "-v", mount, "-w", "/workspace", self.image, python, "-I", "-c", code,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+
+        def left() -> float:
+            return deadline - loop.time()
+
+        if self.image == EMPTY_IMAGE:
+            await _ensure_empty_image(left())
+        name = f"mseval-py-{uuid.uuid4().hex[:12]}"
+        python = sys.executable if self.image == EMPTY_IMAGE else "python3"
+        await _create(
+            name,
+            [
+                "--network", "none",
+                "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),
+                "--pids-limit", str(self.max_processes), "--ulimit", f"fsize={self.file_bytes}",
+                "--ulimit", "core=0", "--shm-size", str(SHM_BYTES),
+                *(["--user", f"{user}:{user}"] if user is not None else []),
+                "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
+                "--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.file_bytes}",
+                "-e", "HOME=/workspace", "-e", "LANG=C.UTF-8",
+                *(_runtime_mounts() if self.image == EMPTY_IMAGE else []),
+                "-v", f"{workspace.resolve()}:/workspace",  # noqa: ASYNC240 - a path computation, no I/O worth a thread
+                "-w", "/workspace", self.image, python, "-I", "-c", code,
+            ],
+            left(),
         )  # fmt: skip
         try:
-            return await _communicate(proc, timeout_s)
+            proc = await asyncio.create_subprocess_exec(
+                _docker(), "start", "--attach", name,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            result = await _communicate(proc, max(left(), 0.0))
+            if result.timed_out:
+                return result
+            return await self._ended(name, result)
         finally:
-            if proc.returncode is None or proc.returncode < 0:
-                # The client was killed on timeout; the container must go too.
-                await asyncio.to_thread(
-                    subprocess.run, [_docker(), "kill", name], capture_output=True, check=False
-                )
+            # Shielded: a cancelled call still removes its container (a second cancel leaves
+            # the removal running on its own).
+            await asyncio.shield(_in_background(_remove(name)))
+
+    async def _ended(self, name: str, result: RunResult) -> RunResult:
+        """`result` with the container's own exit code and, killed for want of memory, why."""
+        try:
+            code, out, _ = await _docker_command(
+                ["inspect", "--format", "{{json .State}}", name], DOCKER_COMMAND_TIMEOUT_S
+            )
+        except SandboxUnavailable:  # the daemon stopped answering: the code's run as it was seen
+            return result
+        if code != 0:
+            return result
+        state = json.loads(out)
+        if state.get("Error"):
+            raise SandboxUnavailable(f"python_execute could not run the code: docker start: {state['Error']}")
+        note = ""
+        if state.get("OOMKilled"):
+            note = f"[killed: out of memory, the cap is {self.memory_bytes / (1 << 20):g} MiB]"
+        return dataclasses.replace(result, exit_code=int(state.get("ExitCode", result.exit_code)), note=note)
 
 
 Sandbox = ProcessSandbox | DockerSandbox
