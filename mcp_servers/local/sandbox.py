@@ -35,11 +35,11 @@ than run as root. Where the code has no user namespace of its own (as root: wher
 cannot make one, and with no namespaces at all), RLIMIT_NPROC counts every uid-65534 process on
 the machine, so all calls share the cap. The setup is probed once by running the very command
 a call runs (`_probe`); one weaker than the strongest is logged as a warning that says why.
-When a docker daemon
-answers, the same code runs in a container instead (`--network none`, memory and pid caps, the
-same file and /tmp caps, no capabilities, read-only root, the workspace mounted read-write, as
-`SANDBOX_UID` under root): no image registry is needed, since the container gets an empty image
-and this Python bind-mounted read-only at its own paths. The container is created, then
+When a docker daemon answers, the same code runs in a container instead (`--network none`,
+memory and pid caps, the same file and /tmp caps, no capabilities, read-only root, the workspace
+mounted read-write, as `SANDBOX_UID` under root and as mseval's own user otherwise): no image
+registry is needed, since the container gets an empty image and this Python bind-mounted
+read-only at its own paths. The container is created, then
 started, and removed whatever happens; a daemon that does not answer is a tool error within the
 call's timeout (`DockerSandbox`).
 """
@@ -584,6 +584,13 @@ async def _ensure_empty_image(timeout_s: float, image: str = EMPTY_IMAGE) -> Non
         raise SandboxUnavailable(f"python_execute cannot run here: docker import {image}: {_last_line(err)}")
 
 
+def _bind(source: str | Path, target: str | Path, read_only: bool = False) -> list[str]:
+    """A bind mount, its fields quoted as the docker CLI's CSV reader takes them: a path with a
+    ':' (which `-v` splits at), ',' or '"' in it stays whole."""
+    fields = ["type=bind", f"source={source}", f"target={target}", *(["readonly"] if read_only else [])]
+    return ["--mount", ",".join('"' + f.replace('"', '""') + '"' for f in fields)]
+
+
 def _runtime_mounts() -> list[str]:
     """Read-only binds of this Python (interpreter, standard library, installed packages) and
     the system libraries it links to, at the same paths, so the container needs no image."""
@@ -599,15 +606,23 @@ def _runtime_mounts() -> list[str]:
     for p in sorted(paths):
         if p.exists():
             # Merged-/usr systems make /lib64 and /bin symlinks: bind their target at the link's path.
-            mounts += ["-v", f"{p.resolve()}:{p}:ro"]
+            mounts += _bind(p.resolve(), p, read_only=True)
     return mounts
+
+
+def _container_user() -> str:
+    """Who the code runs as in the container: `SANDBOX_UID` under root, else mseval's own user,
+    never the image's root (whose files in the workspace mseval's user could not change)."""
+    user = sandbox_user()
+    return f"{user}:{user}" if user is not None else f"{os.geteuid()}:{os.getegid()}"
 
 
 @dataclass(frozen=True)
 class DockerSandbox(_Limits):
     """Runs code in a container: no network, capped memory and processes, no capabilities,
     a read-only root; only the workspace is writable (mounted at /workspace). The same file
-    and /tmp caps as the process sandbox, and, when mseval runs as root, the same user.
+    and /tmp caps as the process sandbox, and the same user: `SANDBOX_UID` when mseval runs as
+    root, else mseval's own (never the image's root).
 
     The container is created, then started: one that exists is removed whatever happens (a
     `docker run` killed at the timeout between its create and its start left it behind); the
@@ -636,13 +651,12 @@ class DockerSandbox(_Limits):
                 "--network", "none",
                 "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),
                 "--pids-limit", str(self.max_processes), "--ulimit", f"fsize={self.file_bytes}",
-                "--ulimit", "core=0", "--shm-size", str(SHM_BYTES),
-                *(["--user", f"{user}:{user}"] if user is not None else []),
+                "--ulimit", "core=0", "--shm-size", str(SHM_BYTES), "--user", _container_user(),
                 "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
                 "--tmpfs", f"/tmp:rw,nosuid,nodev,size={self.file_bytes}",
                 "-e", "HOME=/workspace", "-e", "LANG=C.UTF-8",
                 *(_runtime_mounts() if self.image == EMPTY_IMAGE else []),
-                "-v", f"{workspace.resolve()}:/workspace",  # noqa: ASYNC240 - a path computation, no I/O worth a thread
+                *_bind(workspace.resolve(), "/workspace"),  # noqa: ASYNC240 - a path computation, no I/O worth a thread
                 "-w", "/workspace", self.image, python, "-I", "-c", code,
             ],
             left(),

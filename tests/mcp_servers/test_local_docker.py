@@ -2,7 +2,9 @@
 off between the container's create and its start (its timeout, or the call cancelled) left the
 container behind; a docker daemon that was gone gave 'Error executing tool python_execute' and
 no reason, and one that did not answer held the call past its timeout, without end; a container
-killed for want of memory said `[exit code 137]` alone. Tests that need a daemon skip when none answers (.ci/setup.d/docker.sh starts one)."""
+killed for want of memory said `[exit code 137]` alone; without root, the code ran as the
+container's root and left root's files in the workspace; a workspace path with a ':' broke
+`-v`. Tests that need a daemon skip when none answers (.ci/setup.d/docker.sh starts one)."""
 
 from __future__ import annotations
 
@@ -199,3 +201,32 @@ async def test_a_container_killed_for_want_of_memory_says_so(sqlite_world: World
         fine = text(await client.call_tool("python_execute", {"code": "import sys; sys.exit(3)"}))
     assert out == "[exit code 137]\n[killed: out of memory, the cap is 64 MiB]", out
     assert fine == "[exit code 3]", fine
+
+
+async def test_without_root_the_code_writes_as_msevals_user(
+    sqlite_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run by a user who is not root, the container ran the code as its image's root: files
+    the code wrote in the workspace were root's, which mseval's user could not change."""
+    _daemon_or_skip()
+    sqlite_world.workspace.chmod(0o777)  # this user's workspace: the test's real user is root
+    monkeypatch.setattr(os, "geteuid", lambda: 4321)
+    monkeypatch.setattr(os, "getegid", lambda: 4321)
+    code = "import os, pathlib; pathlib.Path('made.txt').write_text('x'); print(os.getuid(), os.getgid())"
+    async with serve("local", sqlite_world, sandbox="docker") as client:
+        out = text(await client.call_tool("python_execute", {"code": code}))
+    monkeypatch.undo()
+    made = sqlite_world.workspace / "made.txt"
+    assert "4321 4321" in out, out
+    assert (made.stat().st_uid, made.stat().st_gid) == (4321, 4321)
+
+
+async def test_a_workspace_path_with_a_colon_or_comma(tmp_path: Path) -> None:
+    """`-v PATH:/workspace` split the path at its ':' (docker: invalid volume specification),
+    reported as the code's own exit code 125."""
+    _daemon_or_skip()
+    workspace = tmp_path / 'run:1,"x"' / "workspace"
+    workspace.mkdir(parents=True)
+    result = await DockerSandbox().run("open('made.txt', 'w').write('x')", workspace, 30.0)
+    assert result.exit_code == 0, result.render()
+    assert (workspace / "made.txt").read_text() == "x"
