@@ -16,6 +16,10 @@ from mcp_servers.local.sandbox import DEFAULT_TIMEOUT_S, SandboxUnavailable, fro
 # before the call itself is cut off. A harness with another call limit passes
 # `max_timeout_s` in the server's options.
 MAX_TIMEOUT_S = 55.0
+# The code reaches Python as one program argument (`python -I -c CODE`), which Linux caps at
+# 128 KiB with its closing NUL (MAX_ARG_STRLEN): a longer one failed to start, and the model got
+# "Error executing tool python_execute" with no reason; so did a NUL or a lone surrogate.
+MAX_CODE_BYTES = (128 << 10) - 1
 
 
 class TodoItem(BaseModel):
@@ -53,6 +57,19 @@ def build(ctx: ServerContext) -> MCPServer:
     async def python_execute(code: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
         if not code.strip():
             raise ToolError("code is empty")
+        if "\x00" in code:
+            raise ToolError("code holds a NUL character (\\x00), which cannot be passed to Python")
+        try:
+            size = len(code.encode("utf-8"))
+        except UnicodeEncodeError as exc:
+            raise ToolError(
+                f"code is not valid text: a lone surrogate {code[exc.start]!r} at character {exc.start}"
+            ) from exc
+        if size > MAX_CODE_BYTES:
+            raise ToolError(
+                f"code is {size} bytes, over the {MAX_CODE_BYTES} one call can pass to Python: split it "
+                "(a call can write a module into the workspace for the next to import)"
+            )
         if not timeout_s > 0:  # also NaN
             raise ToolError("timeout_s must be a positive number of seconds")
         try:

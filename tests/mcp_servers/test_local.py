@@ -219,6 +219,29 @@ async def test_python_execute_output_is_capped_as_it_is_read(world: World) -> No
     assert nan.is_error and "timeout_s must be a positive number of seconds" in text(nan)
 
 
+async def test_python_execute_refuses_code_no_program_argument_can_carry(world: World) -> None:
+    """A NUL, a lone surrogate or code over 128 KiB (one program argument's limit) failed to
+    start Python, and the tool said only 'Error executing tool python_execute'."""
+    max_code_bytes = (128 << 10) - 1  # Linux's MAX_ARG_STRLEN, less the closing NUL
+    fits = "print('ran')  # " + "é" * ((max_code_bytes - 16) // 2)  # the most bytes that pass
+    async with serve("local", world, sandbox="process") as client:
+        said = {
+            name: await client.call_tool("python_execute", {"code": code})
+            for name, code in {
+                "nul": "print(1)\x00",
+                "surrogate": "print(1)  # \ud800",
+                "long": "x = 1\n" * 30_000,
+                "fits": fits,
+            }.items()
+        }
+    assert said["nul"].is_error and "code holds a NUL character" in text(said["nul"]), text(said["nul"])
+    assert said["surrogate"].is_error, text(said["surrogate"])
+    assert "a lone surrogate '\\ud800' at character 12" in text(said["surrogate"])
+    assert said["long"].is_error, text(said["long"])
+    assert "code is 180000 bytes, over the 131071 one call" in text(said["long"])
+    assert len(fits.encode()) >= max_code_bytes - 1 and "ran" in text(said["fits"]), text(said["fits"])
+
+
 async def test_python_execute_cap_inside_a_character_drops_its_first_bytes(world: World) -> None:
     """The 16,000-byte cut fell inside a two-byte 'é' and showed its first byte as U+FFFD."""
     code = "import sys; sys.stdout.write('a' + 'é' * 9_000)"
