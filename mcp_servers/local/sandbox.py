@@ -522,54 +522,59 @@ async def _docker_command(
     return proc.returncode, out, err
 
 
-async def _remove(container: str) -> None:
-    with contextlib.suppress(SandboxUnavailable):  # the daemon did not answer: nothing more to do
-        await _docker_command(["rm", "-f", container], DOCKER_COMMAND_TIMEOUT_S)
-
-
-# `docker create` ($2...) of container $1, run in a shell of its own that says "created" and then
-# waits for one line: "keep" from a caller who still wants the container; nothing (the caller
-# gave up at its timeout, was cancelled, or is gone) and it removes the container. A create cut
-# short instead (a `docker run` killed at the timeout) may still be carried out by the daemon,
-# after any `docker rm` of it: the container was left behind. SIGPIPE is ignored: with the caller
-# gone, "created" must not end the shell before its removal.
-_CREATE = r"""
+# `docker create` ($2...) of container $1, in a shell of its own that says "created" and then
+# holds the container until its input closes: when the call is done with it, or gave up (its
+# timeout, a cancel) or died (kill -9 of mseval: a running container ran on, its code unwatched,
+# to its end or never), then removes it. A create cut short instead (a `docker run` killed at
+# the timeout) may still be carried out by the daemon after any `docker rm` of it: the container
+# was left behind. SIGPIPE is ignored: with the caller gone, "created" must not end the shell
+# before its removal.
+_GUARD = r"""
 trap '' PIPE
 name="$1"; shift
 "$@" >/dev/null || exit $?
 echo created
-read -r answer || answer=
-[ "$answer" = keep ] || exec "$1" rm -f "$name" >/dev/null 2>&1
+cat >/dev/null
+exec "$1" rm -f "$name" >/dev/null 2>&1
 """
 
 
-async def _create(name: str, args: list[str], timeout_s: float) -> None:
-    """Create container `name` (`docker create ARGS`), or raise SandboxUnavailable: the
-    daemon refused it, or did not answer within `timeout_s` (then it is removed once made)."""
-    proc = await asyncio.create_subprocess_exec(
-        "/bin/sh", "-c", _CREATE, "create", name, _docker(), "create", "--name", name, *args,
+async def _create(name: str, args: list[str], timeout_s: float) -> asyncio.subprocess.Process:
+    """Create container `name` (`docker create ARGS`) held by its guard (`_GUARD`), returned:
+    `_release` it when done. SandboxUnavailable when the daemon refused it, or did not answer
+    within `timeout_s` (the guard removes it once made)."""
+    guard = await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", _GUARD, "guard", name, _docker(), "create", "--name", name, *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # a Ctrl-C of mseval's group leaves it to remove the container
+        start_new_session=True,  # no Ctrl-C of mseval's process group stops it before its removal
     )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    assert guard.stdin is not None and guard.stdout is not None and guard.stderr is not None
     try:
-        said = await asyncio.wait_for(proc.stdout.readline(), max(timeout_s, 0.0))
+        said = await asyncio.wait_for(guard.stdout.readline(), max(timeout_s, 0.0))
     except BaseException as exc:
-        proc.stdin.close()  # no "keep": the shell removes the container once it is made
-        _in_background(proc.wait())
+        guard.stdin.close()  # the guard removes the container once it is made
+        _in_background(guard.wait())
         if isinstance(exc, TimeoutError):
             raise _no_answer("create", timeout_s) from None
         raise
     if said != b"created\n":
-        proc.stdin.close()
-        err = await proc.stderr.read()
-        await proc.wait()
+        guard.stdin.close()
+        err = await guard.stderr.read()
+        await guard.wait()
         raise SandboxUnavailable(f"python_execute could not run the code: docker create: {_last_line(err)}")
-    proc.stdin.write(b"keep\n")
-    proc.stdin.close()
-    await proc.wait()  # the shell ends on reading "keep"
+    return guard
+
+
+async def _release(guard: asyncio.subprocess.Process) -> None:
+    """Have the guard remove its container (killed if it still runs), waiting for that at most
+    `DOCKER_COMMAND_TIMEOUT_S` (a daemon that does not answer: the guard goes on alone)."""
+    assert guard.stdin is not None
+    guard.stdin.close()
+    ended = _in_background(guard.wait())
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(ended), DOCKER_COMMAND_TIMEOUT_S)
 
 
 async def _ensure_empty_image(timeout_s: float, image: str = EMPTY_IMAGE) -> None:
@@ -624,10 +629,10 @@ class DockerSandbox(_Limits):
     and /tmp caps as the process sandbox, and the same user: `SANDBOX_UID` when mseval runs as
     root, else mseval's own (never the image's root).
 
-    The container is created, then started: one that exists is removed whatever happens (a
-    `docker run` killed at the timeout between its create and its start left it behind); the
-    daemon is asked how it ended (out of memory), and one that does not answer is a tool error
-    within the timeout, not a hang."""
+    The container is created, held by a guard process that removes it whatever happens (the
+    call's end, its timeout, a cancel, mseval killed), then started; the daemon is asked how it
+    ended (out of memory), and one that does not answer is a tool error within the timeout,
+    not a hang."""
 
     image: str = EMPTY_IMAGE
 
@@ -645,7 +650,7 @@ class DockerSandbox(_Limits):
             await _ensure_empty_image(left())
         name = f"mseval-py-{uuid.uuid4().hex[:12]}"
         python = sys.executable if self.image == EMPTY_IMAGE else "python3"
-        await _create(
+        guard = await _create(
             name,
             [
                 "--network", "none",
@@ -675,7 +680,7 @@ class DockerSandbox(_Limits):
         finally:
             # Shielded: a cancelled call still removes its container (a second cancel leaves
             # the removal running on its own).
-            await asyncio.shield(_in_background(_remove(name)))
+            await asyncio.shield(_in_background(_release(guard)))
 
     async def _ended(self, name: str, result: RunResult) -> RunResult:
         """`result` with the container's own exit code and, killed for want of memory, why."""

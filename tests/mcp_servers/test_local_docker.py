@@ -4,7 +4,8 @@ container behind; a docker daemon that was gone gave 'Error executing tool pytho
 no reason, and one that did not answer held the call past its timeout, without end; a container
 killed for want of memory said `[exit code 137]` alone; without root, the code ran as the
 container's root and left root's files in the workspace; a workspace path with a ':' broke
-`-v`. Tests that need a daemon skip when none answers (.ci/setup.d/docker.sh starts one)."""
+`-v`; a container whose server was killed ran on, unwatched. Tests that need a daemon skip
+when none answers (.ci/setup.d/docker.sh starts one)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -23,6 +25,8 @@ import pytest
 
 from mcp_servers.local.sandbox import DockerSandbox, docker_available
 from tests.mcp_servers.support import World, make_world, serve, text
+
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _daemon_or_skip() -> None:
@@ -230,3 +234,44 @@ async def test_a_workspace_path_with_a_colon_or_comma(tmp_path: Path) -> None:
     result = await DockerSandbox().run("open('made.txt', 'w').write('x')", workspace, 30.0)
     assert result.exit_code == 0, result.render()
     assert (workspace / "made.txt").read_text() == "x"
+
+
+# A server that runs code in a container, for as long as it is let.
+SERVER = """
+import asyncio, sys
+from pathlib import Path
+from mcp_servers.local.sandbox import DockerSandbox
+code = "import pathlib, socket, time; pathlib.Path('started').write_text(socket.gethostname()); time.sleep(600)"
+asyncio.run(DockerSandbox().run(code, Path(sys.argv[1]), 900))
+"""
+
+
+async def test_a_container_whose_server_is_killed_is_removed(tmp_path: Path) -> None:
+    """After a kill -9 of the server, its container ran on, the code unwatched, to its end
+    (or never ended): no one was left to stop it at its timeout."""
+    _daemon_or_skip()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    started = workspace / "started"
+    server = await asyncio.create_subprocess_exec(sys.executable, "-c", SERVER, str(workspace), cwd=PROJECT)
+    container = ""
+    try:
+        for _ in range(6000):  # the container's start, however slow the daemon
+            if started.exists() and (container := started.read_text()) or server.returncode is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert container, "the code never started"
+        server.kill()
+        await server.wait()
+        # The removal follows the kill; the bound only turns the old endless run into a failure.
+        for _ in range(6000):
+            if not await asyncio.to_thread(_exists, container):
+                break
+            await asyncio.sleep(0.01)
+        assert not await asyncio.to_thread(_exists, container)
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+        if container:
+            await asyncio.to_thread(_remove, container)
