@@ -27,7 +27,7 @@ namespaces), and, where one can be made, as uid 65534 of one more user namespace
   container below does, so the world database beside the workspace, the task catalog (gold
   solutions, checks), the run store and other episodes are out of its reach;
 - processes: it is process 1 of its namespace, so everything it starts dies with it, on exit
-  or when killed at the timeout.
+  or when killed at the timeout, and it dies with the server, even a killed one (`_limits`).
 Where only `unshare -rn` (as root: `unshare -n`, then `setpriv`) works it gets the network
 namespace alone, and where neither works none (the README says so); the user and the limits
 hold in every case (RLIMIT_NPROC there only as root), and as root it refuses to run rather
@@ -130,7 +130,16 @@ async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, int]
     return bytes(kept), total
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
 def _limits(memory_bytes: int, file_bytes: int, max_processes: int | None) -> None:
+    """In the child, before its exec: its limits, and SIGKILL when the server's thread that
+    started it ends (a kill -9 of the server left the code running, unwatched)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -177,8 +186,10 @@ def sandbox_user() -> int | None:
     return SANDBOX_UID if os.geteuid() == 0 else None
 
 
-# Drops every capability: no chroot, no mount, nothing gained by exec (setuid, file caps).
-_NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
+# Drops every capability: no chroot, no mount, nothing gained by exec (setuid, file caps). And
+# SIGKILL when its parent ends (the server, or `unshare`, which dies with the server: see
+# `_limits`): the kernel forgets a parent-death signal when the user changes, as `--reuid` does.
+_NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--pdeathsig=KILL", "--"]
 
 
 def _as_user(user: int | None) -> list[str]:

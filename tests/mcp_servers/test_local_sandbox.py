@@ -6,10 +6,12 @@ address space was capped (forks, file sizes and /tmp were not)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -282,3 +284,62 @@ def test_a_weaker_setup_than_confinement_is_reported_with_why(
     assert setup == sandbox.Setup("network", user_namespace=True)
     assert "not fully confined" in caplog.text and "the machine's file system" in caplog.text
     assert "mount: no remount here" in caplog.text
+
+
+# A server that runs code in the process sandbox, for as long as it is let.
+KILLED_SERVER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from mcp_servers.local.sandbox import ProcessSandbox
+    code = "import pathlib, time; pathlib.Path('started').touch(); time.sleep(%s)" % sys.argv[2]
+    asyncio.run(ProcessSandbox().run(code, Path(sys.argv[1]), 900))
+    """
+)
+
+
+def _running(marker: str) -> list[int]:
+    """The processes whose command line holds `marker` (zombies aside)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+async def test_the_code_dies_with_a_killed_server(tmp_path: Path) -> None:
+    """After a kill -9 of the server, the code ran on, unwatched, to its end or never: under
+    root the switch to uid 65534 cleared `unshare --kill-child`'s parent-death signal, and
+    `unshare` itself, in a session of its own, outlived the server."""
+    workspace = _workspace(tmp_path)
+    seconds = f"3072.{os.getpid()}"  # the sleep's own mark among this machine's processes
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", KILLED_SERVER, str(workspace), seconds, cwd=PROJECT
+    )
+    try:
+        for _ in range(6000):  # the code's start, however slow the machine
+            if (workspace / "started").exists() or server.returncode is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert (workspace / "started").exists(), "the code never started"
+        server.kill()
+        await server.wait()
+        # Its end follows the kill; the bound only turns the old endless run into a failure.
+        for _ in range(6000):
+            if not await asyncio.to_thread(_running, f"sleep({seconds})"):
+                break
+            await asyncio.sleep(0.01)
+        left = await asyncio.to_thread(_running, f"sleep({seconds})")
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    for pid in left:  # what the old code left running
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert left == []
