@@ -664,7 +664,9 @@ class DockerSandbox(_Limits):
         guard = await _create(
             name,
             [
-                "--network", "none",
+                # No log: the daemon's json-file log kept all the code's output, uncapped, in its
+                # data root (100 MB in 4 s of `print` in a loop) until the container went.
+                "--network", "none", "--log-driver", "none",
                 "--memory", str(self.memory_bytes), "--memory-swap", str(self.memory_bytes),
                 "--pids-limit", str(self.max_processes), "--ulimit", f"fsize={self.file_bytes}",
                 "--ulimit", "core=0", "--shm-size", str(SHM_BYTES), "--user", _container_user(),

@@ -4,8 +4,9 @@ container behind; a docker daemon that was gone gave 'Error executing tool pytho
 no reason, and one that did not answer held the call past its timeout, without end; a container
 killed for want of memory said `[exit code 137]` alone; without root, the code ran as the
 container's root and left root's files in the workspace; a workspace path with a ':' broke
-`-v`; a container whose server was killed ran on, unwatched. Tests that need a daemon skip
-when none answers (.ci/setup.d/docker.sh starts one)."""
+`-v`; a container whose server was killed ran on, unwatched; the daemon logged all the
+output, uncapped, on the machine's disk. Tests that need a daemon skip when none answers
+(.ci/setup.d/docker.sh starts one)."""
 
 from __future__ import annotations
 
@@ -275,3 +276,37 @@ async def test_a_container_whose_server_is_killed_is_removed(tmp_path: Path) -> 
             await server.wait()
         if container:
             await asyncio.to_thread(_remove, container)
+
+
+async def test_the_daemon_keeps_no_copy_of_the_output(sqlite_world: World) -> None:
+    """The daemon's json-file log kept all the code's output, uncapped, on the machine's disk
+    while the container lived: 100 MB in 4 s of writing to stdout in a loop."""
+    _daemon_or_skip()
+    workspace = sqlite_world.workspace
+    code = (
+        "import os, pathlib, socket, sys, time\n"
+        "sys.stdout.write('x' * (4 << 20)); sys.stdout.flush()\n"
+        "pathlib.Path('flooded').write_text(socket.gethostname())\n"
+        "deadline = time.monotonic() + 60\n"
+        "while not os.path.exists('done') and time.monotonic() < deadline: time.sleep(0.02)\n"
+    )
+    call = asyncio.create_task(DockerSandbox().run(code, workspace, 90.0))
+    try:
+        for _ in range(6000):
+            if (workspace / "flooded").exists() or call.done():
+                break
+            await asyncio.sleep(0.01)
+        container = (workspace / "flooded").read_text()
+        inspect = [
+            "docker",
+            "inspect",
+            "--format",
+            "{{.HostConfig.LogConfig.Type}} [{{.LogPath}}]",
+            container,
+        ]
+        logged = (await asyncio.to_thread(subprocess.run, inspect, capture_output=True, text=True)).stdout
+    finally:
+        (workspace / "done").touch()
+        result = await call
+    assert result.exit_code == 0 and "[... output truncated: 4194304 bytes in all]" in result.stdout
+    assert logged.strip() == "none []", logged
