@@ -133,13 +133,21 @@ async def _read_capped(stream: asyncio.StreamReader | None) -> tuple[bytes, int]
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-def _limits(memory_bytes: int, file_bytes: int, max_processes: int | None) -> None:
-    """In the child, before its exec: its limits, and SIGKILL when the server's thread that
-    started it ends (a kill -9 of the server left the code running, unwatched)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+@functools.cache
+def _prctl() -> Any:
+    """libc's prctl, looked up in the server, never in a forked child: an import or a dlopen
+    there could wait for good on a lock another of the server's threads held at the fork."""
+    import ctypes
 
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    return ctypes.CDLL(None).prctl if sys.platform.startswith("linux") else None
+
+
+def _limits(memory_bytes: int, file_bytes: int, max_processes: int | None, prctl: Any = None) -> None:
+    """In the child, before its exec: its limits, and SIGKILL when the server's thread that
+    started it ends (a kill -9 of the server left the code running, unwatched). `prctl` is
+    `_prctl()`, found before the fork."""
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -446,7 +454,7 @@ class ProcessSandbox(_Limits):
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                preexec_fn=functools.partial(_limits, self.memory_bytes, self.file_bytes, nproc),
+                preexec_fn=functools.partial(_limits, self.memory_bytes, self.file_bytes, nproc, _prctl()),
                 start_new_session=True,
                 **extra,
             )
