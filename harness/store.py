@@ -201,7 +201,10 @@ class Store:
             if self.file is not None and create:
                 self.file.parent.mkdir(parents=True, exist_ok=True)
             connect_args = {"timeout": 30} if sqlite else {}
-            self.engine = create_engine(url, connect_args=connect_args)
+            # A server's connection may die while it waits in the pool (a restarted server, a
+            # backend ended by pg_terminate_backend or an idle timeout): each is tried before use
+            # and replaced, or the run stopped at its next write though the server was back.
+            self.engine = create_engine(url, connect_args=connect_args, pool_pre_ping=not sqlite)
             if create:
                 StoreModel.metadata.create_all(self.engine)
         self._opened = True
