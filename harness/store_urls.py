@@ -8,7 +8,8 @@ import warnings
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from sqlalchemy import URL, create_engine, inspect
+from sqlalchemy import URL, create_engine, inspect, text
+from sqlalchemy.engine import Connection
 
 from contracts.errors import InputError, Problem
 from contracts.paths import lookup_problem
@@ -69,6 +70,9 @@ def url_problems(
         return problem(f"{shown}: {exc}")
     try:
         with engine.connect() as connection:
+            if option == "--db" and store:  # a run's world server: episodes' schemas are made there
+                message = _world_server_problem(connection)
+                return problem(f"{shown}: {message}") if message else []
             found = inspect(connection)
             if must_exist and not found.has_table(EpisodeRow.__tablename__):
                 return problem(f"{shown} is not an mseval store (no {EpisodeRow.__tablename__} table)")
@@ -83,6 +87,35 @@ def url_problems(
     finally:
         engine.dispose()
     return []
+
+
+def _world_server_problem(connection: Connection) -> str | None:
+    """Why a run's episodes could not have their worlds on the PostgreSQL server of
+    `connection` (`--db`): its role may not create schemas in the database (one per episode), or
+    may not read the seeded template an earlier mseval of the same server code built there. Each
+    episode failed on it (`permission denied`, every episode absent) after the run had started."""
+    from mcp_servers.common.worldstate import template_key
+
+    role, database, may_create = connection.execute(
+        text("SELECT current_user, current_database(), has_database_privilege(current_database(), 'CREATE')")
+    ).one()
+    if not may_create:
+        return (
+            f"role {role!r} may not create schemas in database {database!r} (each episode gets one); "
+            f'GRANT CREATE ON DATABASE "{database}" TO "{role}", or give another role'
+        )
+    template = f"mseval_tpl_{template_key()}"
+    readable = connection.execute(
+        text("SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = :t"),
+        {"t": template},
+    ).scalar()
+    if readable is False:
+        return (
+            f"role {role!r} may not read schema {template!r}, the seeded world another role built "
+            f'in database {database!r}; use that role, or GRANT USAGE ON SCHEMA "{template}" TO "{role}" '
+            "and SELECT on its tables"
+        )
+    return None
 
 
 def _store_tables() -> dict[str, set[str]]:

@@ -4,14 +4,21 @@ shared server does to it. Skipped without $MSEVAL_TEST_PG_URL."""
 from __future__ import annotations
 
 import os
+import secrets
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from harness.store import Owner, Store
+from mcp_servers.common import worldstate
+from mcp_servers.common.db import make_engine
+from tests.harness.cli_support import mseval, one_line_error
 from tests.mcp_servers.support import PG_URL_ENV
+
+RUN = ("run", "-m", "sim:oracle", "-v", "spec", "--tasks", "lms-due-reminder")
 
 pytestmark = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"${PG_URL_ENV} not set")
 
@@ -63,3 +70,64 @@ def test_a_store_connection_ended_by_the_server_is_replaced_not_a_stopped_run(pg
         assert [r.run_id for r in store.runs()] == ["r1"]
     finally:
         store.close()
+
+
+@pytest.fixture
+def bare_role() -> Iterator[tuple[str, str, str]]:
+    """A login role of its own on the test server, allowed nothing: (URL, name, password);
+    dropped afterwards with what it was granted."""
+    base = sa.engine.make_url(os.environ[PG_URL_ENV])
+    name, password = f"bare_{uuid.uuid4().hex[:8]}", secrets.token_hex(8)
+    admin = sa.create_engine(base)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE ROLE {name} LOGIN PASSWORD '{password}'")
+    try:
+        url = base.set(username=name, password=password).render_as_string(hide_password=False)
+        yield url, name, password
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'REVOKE ALL ON DATABASE "{base.database}" FROM {name}')
+            conn.exec_driver_sql(f"DROP ROLE {name}")
+        admin.dispose()
+
+
+def _run_refused(tmp_path: Path, db: str, password: str) -> str:
+    store = tmp_path / "s.db"
+    result = mseval(*RUN, "--db", db, "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"))
+    line = one_line_error(result)
+    assert password not in result.stdout + result.stderr
+    assert not store.exists() and not (tmp_path / "runs").exists()  # nothing half-done
+    return line
+
+
+def test_a_world_server_whose_role_may_not_create_schemas_is_bad_input(
+    tmp_path: Path, bare_role: tuple[str, str, str]
+) -> None:
+    """Checked was only that the role could connect: the run started and every episode was
+    recorded absent, 'ProgrammingError: (psycopg.errors.InsufficientPrivilege) permission denied
+    for database mseval [SQL: CREATE SCHEMA "ep_…"]', exit 1."""
+    url, name, password = bare_role
+    line = _run_refused(tmp_path, url, password)
+    assert line.startswith("--db: postgresql+psycopg://"), line
+    assert f"role {name!r} may not create schemas in database" in line
+    assert f'TO "{name}"' in line
+
+
+def test_a_world_server_whose_template_the_role_may_not_read_is_bad_input(
+    tmp_path: Path, bare_role: tuple[str, str, str]
+) -> None:
+    """The seeded template another role built (schemas mseval_tpl_…) is found by its name, then
+    read: a role that may create schemas but not read it had every episode absent, 'permission
+    denied for schema mseval_tpl_…'."""
+    url, name, password = bare_role
+    base = os.environ[PG_URL_ENV]
+    engine = make_engine(base)
+    try:
+        template = worldstate._pg_template(engine)  # built by the test server's role
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f'GRANT CREATE ON DATABASE "{engine.url.database}" TO {name}')
+    finally:
+        engine.dispose()
+    line = _run_refused(tmp_path, url, password)
+    assert line.startswith("--db: postgresql+psycopg://"), line
+    assert f"role {name!r} may not read schema {template!r}" in line
