@@ -7,6 +7,10 @@ worker threads (the SDK runs sync tools with anyio.to_thread), hence check_same_
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +55,34 @@ def table_names(engine: Engine) -> set[str]:
     return set(inspect(engine).get_table_names())
 
 
+# SCRAM-SHA-256 as PostgreSQL computes it (RFC 7677; iterations as its scram_iterations default).
+_SCRAM_ITERATIONS = 4096
+
+
+def scram_verifier(password: str) -> str:
+    """What PostgreSQL stores for `password` (SCRAM-SHA-256), computed here: given in
+    CREATE ROLE ... PASSWORD, the server stores it as it is, so the password itself is never
+    in a statement (nor in an error quoting it, a server log or pg_stat_activity)."""
+    salt = secrets.token_bytes(16)
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, _SCRAM_ITERATIONS)
+    stored_key = hashlib.sha256(hmac.new(salted, b"Client Key", hashlib.sha256).digest()).digest()
+    server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
+    return f"SCRAM-SHA-256${_SCRAM_ITERATIONS}:{_b64(salt)}${_b64(stored_key)}:{_b64(server_key)}"
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
 def create_login_role(conn: Connection, role: str, password: str) -> None:
-    """A PostgreSQL role that may log in and do nothing else until granted (no inheritance)."""
-    # DDL takes no bind parameters; callers pass hex passwords and [a-z0-9_] names.
+    """A PostgreSQL role that may log in and do nothing else until granted (no inheritance).
+    Its password goes as its SCRAM verifier (`scram_verifier`), never in clear."""
+    # DDL takes no bind parameters; callers pass [a-z0-9_] names, and the verifier is base64
+    # and ':', escaped as text() would otherwise read ':name' as one.
+    verifier = scram_verifier(password).replace(":", "\\:")
     conn.execute(
         text(
-            f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{password}' "
+            f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{verifier}' "
             "NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION"
         )
     )

@@ -7,9 +7,9 @@ schema `ep_<id>`, filled by `INSERT ... SELECT` from the template, and a URL who
 search_path points at it, so raw SQL sees the episode's tables too.
 
 When the URL's role may create roles (CREATEROLE or superuser), each episode also gets its own
-login role, named like its schema, with a random password and privileges on its schema only:
-the episode's servers connect as that role, so raw SQL that names another episode's schema (or
-the template) is refused by the database. Each episode also gets the warehouse's reader role
+login role, named like its schema, with a random password (sent as its SCRAM verifier, never in
+clear) and privileges on its schema only: the episode's servers connect as that role, so raw SQL
+that names another episode's schema (or the template) is refused by the database. Each episode also gets the warehouse's reader role
 (`mcp_servers/warehouse/pg_role.py`: SELECT on the warehouse tables only, for its run_query),
 dropped with the episode's own. Without CREATEROLE, episodes share the URL's role (one warning
 says so) and are kept apart only by their search_path.

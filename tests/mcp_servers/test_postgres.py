@@ -7,6 +7,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text as sql_text
@@ -336,3 +337,63 @@ def test_a_new_template_drops_only_templates_unused_for_a_week(monkeypatch: pyte
             for schema in (old, recent, new):
                 conn.execute(sql_text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
         engine.dispose()
+
+
+def test_an_episode_roles_password_is_never_in_a_statement_nor_in_the_error_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CREATE ROLE ... PASSWORD carried the password in clear: in the server's log of a failed
+    statement or of DDL, in pg_stat_activity and, when the statement failed (here: the server
+    ends the connection as it comes), in the error's [SQL: …], which a run records as the
+    episode's reason and prints. Now only its SCRAM verifier is sent; the role still logs in."""
+    import traceback
+
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    base = os.environ[PG_URL_ENV]
+    password = "5ec7e7" * 5 + "ab"  # what the episode role is given
+    monkeypatch.setattr(worldstate.secrets, "token_hex", lambda _n: password)
+    sent: list[str] = []
+
+    def watch(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", watch)
+    try:
+        url = worldstate.create_episode_db(base, f"pgpw-{uuid.uuid4().hex[:12]}", tmp_path)
+    finally:
+        event.remove(Engine, "before_cursor_execute", watch)
+    try:
+        assert any(s.startswith("CREATE ROLE") for s in sent)
+        assert not [s for s in sent if password in s or pg_role.reader_password(password) in s]
+        assert make_url(url).password == password
+        world = make_engine(url)  # the role logs in with the password it was given
+        try:
+            with world.connect() as conn:
+                assert conn.execute(sql_text("SELECT current_user")).scalar() == make_url(url).username
+        finally:
+            world.dispose()
+    finally:
+        worldstate.drop_episode_db(base, url)
+
+    def end_at_create_role(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.startswith("CREATE ROLE"):  # the server ends this connection now
+            admin = make_engine(base)
+            try:
+                with admin.begin() as other:
+                    pid = conn.connection.dbapi_connection.info.backend_pid
+                    other.execute(sql_text("SELECT pg_terminate_backend(:p, 60000)"), {"p": pid})
+            finally:
+                admin.dispose()
+
+    episode = f"pgpw-{uuid.uuid4().hex[:12]}"
+    event.listen(Engine, "before_cursor_execute", end_at_create_role)
+    try:
+        with pytest.raises(DBAPIError) as failed:
+            worldstate.create_episode_db(base, episode, tmp_path)
+    finally:
+        event.remove(Engine, "before_cursor_execute", end_at_create_role)
+    told = "".join(traceback.format_exception(failed.value))
+    assert "CREATE ROLE" in told and password not in told
+    assert not _role_exists(base, worldstate.pg_schema_name(episode))  # undone with its transaction
