@@ -153,10 +153,15 @@ _SCHEMA_SAFE = re.compile(r"[^a-z0-9_]")
 _log = logging.getLogger(__name__)
 
 
+# Query parameters of a base URL that would log an episode in as the URL's role, or with its
+# password: the driver takes them over the URL's user and password.
+_LOGIN_PARAMS = ("user", "password")
+
+
 def _pg_schema_url(base_url: str, schema: str, password: str | None = None) -> str:
     url = make_url(base_url)
-    if password is not None:  # the episode's own role
-        url = url.set(username=schema, password=password)
+    if password is not None:  # the episode's own role, and no `?password=` of the base's over it
+        url = url.difference_update_query(_LOGIN_PARAMS).set(username=schema, password=password)
     return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
 
 

@@ -397,3 +397,28 @@ def test_an_episode_roles_password_is_never_in_a_statement_nor_in_the_error_of_o
     told = "".join(traceback.format_exception(failed.value))
     assert "CREATE ROLE" in told and password not in told
     assert not _role_exists(base, worldstate.pg_schema_name(episode))  # undone with its transaction
+
+
+def test_a_base_url_with_its_password_as_a_query_parameter_still_logs_episodes_in_as_their_role(
+    tmp_path: Path,
+) -> None:
+    """libpq takes the password as `?password=`, and the driver prefers it to the URL's: the
+    episode's URL kept the base's `?password=`, so its servers logged in as the episode role
+    with the base role's password and every database tool failed ('password authentication
+    failed for user "ep_…"'): a run scored each episode a failure, none absent."""
+    base = make_url(os.environ[PG_URL_ENV])
+    assert base.password is not None
+    in_query = base.set(password=None).update_query_dict({"password": base.password})
+    url = worldstate.create_episode_db(
+        in_query.render_as_string(hide_password=False), f"pgq-{uuid.uuid4().hex[:12]}", tmp_path
+    )
+    try:
+        world = make_engine(url)
+        try:
+            with world.connect() as conn:
+                assert conn.execute(sql_text("SELECT current_user")).scalar() == make_url(url).username
+        finally:
+            world.dispose()
+        assert "password" not in make_url(url).query  # nor is the base role's password handed on
+    finally:
+        worldstate.drop_episode_db(os.environ[PG_URL_ENV], url)
