@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import os
+import re
 import socket
 import time
 import uuid
@@ -31,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Column, delete, func, insert, inspect, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
@@ -171,12 +172,19 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
-def shown(url: str) -> str:
-    """A store `url` as it may be printed: a server's password masked (`***`)."""
+def shown(url: str | URL) -> str:
+    """A database `url` as it may be printed: a server's password masked (`***`), also when
+    given as a query parameter (`?password=…`, which libpq and the driver take as well)."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
-    except SQLAlchemyError:
-        return url
+        parsed = make_url(url)
+    except (
+        SQLAlchemyError,
+        ValueError,
+    ):  # not a URL SQLAlchemy reads (a port `abc`): masked as `//user:***@`
+        return re.sub(r"(//[^/:@]*:)[^@]*@", r"\1***@", str(url))
+    secret = [key for key in parsed.query if key.lower() == "password"]
+    masked = parsed.update_query_dict(dict.fromkeys(secret, "***"))
+    return masked.render_as_string(hide_password=True).replace("=%2A%2A%2A", "=***")
 
 
 def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) -> str:

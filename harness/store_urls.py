@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 from contracts.errors import InputError, Problem
 from contracts.paths import lookup_problem
 from harness.store import EpisodeRow, StoreModel
+from harness.store import shown as shown_url
 
 # How long a pre-flight connection to a database server may take before it is reported.
 CONNECT_TIMEOUT_S = 5
@@ -42,10 +43,16 @@ def url_problems(
         parsed = make_url(url)
         dialect = parsed.get_dialect()
     except NoSuchModuleError:
-        return problem(f"unknown database dialect in {url!r} (sqlite:///PATH or postgresql+psycopg://…)")
+        said = shown_url(url)
+        return problem(f"unknown database dialect in {said!r} (sqlite:///PATH or postgresql+psycopg://…)")
     except ArgumentError:
         return problem(
-            f"{url!r} is not a database URL (e.g. sqlite:///runs/mseval.db, postgresql+psycopg://user@host/db)"
+            f"{shown_url(url)!r} is not a database URL "
+            "(e.g. sqlite:///runs/mseval.db, postgresql+psycopg://user@host/db)"
+        )
+    except ValueError:  # SQLAlchemy reads the port as a number, and raises what int() does
+        return problem(
+            f"the port in {shown_url(url)!r} is not a number (e.g. postgresql+psycopg://user@host:5432/db)"
         )
     if dialect.is_async:  # its engine cannot be used without asyncio; the store's is synchronous
         return problem(
@@ -61,7 +68,7 @@ def url_problems(
             return []  # a served world's database (not a store) in memory or by URI: nothing more to check
         message = _sqlite_problem(Path(parsed.database), must_exist)
         return problem(message) if message else []
-    shown = parsed.render_as_string(hide_password=True)
+    shown = shown_url(parsed)
     try:
         engine = create_engine(parsed, connect_args={"connect_timeout": CONNECT_TIMEOUT_S})
     except ImportError as exc:

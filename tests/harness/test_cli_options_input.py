@@ -48,6 +48,35 @@ def test_run_with_a_bad_store_url_names_store(tmp_path: Path, url: str, message:
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("url", "message", "options"),
+    [
+        # libpq's other spelling of the password: the run's last line and every message printed it
+        ("postgresql+psycopg://u@127.0.0.1:1/x?password=s3cret",
+         "cannot connect to postgresql+psycopg://u@127.0.0.1:1/x?password=***: ", ("--store", "--db")),
+        # the common postgres:// (no such dialect in SQLAlchemy 2) was printed whole (--db: plan.py's)
+        ("postgres://u:s3cret@127.0.0.1:1/x", "unknown database dialect in 'postgres://u:***@127.0.0.1:1/x'",
+         ("--store",)),
+        # a port that is not a number was a ValueError traceback (exit 1)
+        ("postgresql+psycopg://u:s3cret@127.0.0.1:5432x/x",
+         "the port in 'postgresql+psycopg://u:***@127.0.0.1:5432x/x' is not a number", ("--store", "--db")),
+    ],
+)  # fmt: skip
+def test_a_bad_store_or_db_url_is_one_line_without_its_password(
+    tmp_path: Path, url: str, message: str, options: tuple[str, ...]
+) -> None:
+    store = tmp_path / "s.db"
+    for option in options:
+        extra = ("--store", f"sqlite:///{store}") if option == "--db" else ()
+        result = mseval(*RUN, option, url, *extra, "--runs-dir", str(tmp_path / "runs"))
+        line = one_line_error(result)
+        assert line.startswith(f"{option}: {message}"), line
+        assert "s3cret" not in result.stdout + result.stderr
+    result = mseval("runs", "list", "--store", url)
+    assert one_line_error(result).startswith(f"--store: {message}") and "s3cret" not in result.stderr
+    assert not (tmp_path / "runs").exists() and not store.exists()
+
+
 def test_run_with_a_store_below_a_file_names_store(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x")

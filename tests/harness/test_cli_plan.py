@@ -39,6 +39,12 @@ def test_a_store_url_is_printed_without_its_password() -> None:
         "postgresql+psycopg://mseval:***@127.0.0.1:55432/mseval"
     )
     assert shown("sqlite:////tmp/s.db") == "sqlite:////tmp/s.db"
+    assert shown("postgresql+psycopg://mseval@h/db?password=s3cret&options=-csearch_path%3Dx") == (
+        "postgresql+psycopg://mseval@h/db?options=-csearch_path%3Dx&password=***"
+    )
+    assert (
+        shown("postgresql+psycopg://mseval:s3cret@h:5432x/db") == "postgresql+psycopg://mseval:***@h:5432x/db"
+    )
 
 
 def test_the_base_url_is_part_of_the_run_identity_without_credentials(tmp_path: Path) -> None:
