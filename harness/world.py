@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, text, update
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import SQLModel
 
 from contracts.errors import InputError
@@ -43,6 +43,26 @@ class EpisodeWorld:
         return World(self.engine, self.workspace)
 
     def close(self, keep_database: bool = False) -> None:
+        """Done with the world: its engine closed and (unless `keep_database`) its database
+        dropped. A database that cannot be dropped (its PostgreSQL server gone for a moment, a
+        lost connection) is told in a warning naming what stays: the episode's outcome does not
+        depend on it. Raised, it went out of the runner's `finally` and stopped the whole run,
+        the outcome of every running episode unrecorded."""
+        try:
+            self.drop(keep_database)
+        except SQLAlchemyError as exc:
+            what = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
+            schema = str(make_url(self.db_url).query.get("options", "")).removeprefix("-csearch_path=")
+            _log.warning(
+                "mseval: the world of episode %s could not be dropped (%s); schema %s and its roles "
+                "stay on the server (DROP SCHEMA ... CASCADE, DROP ROLE)",
+                self.folder.name,
+                what[0],
+                schema or "?",
+            )
+
+    def drop(self, keep_database: bool = False) -> None:
+        """`close`, raising what the database raises."""
         self.engine.dispose()
         if keep_database:
             return
@@ -68,7 +88,7 @@ def create_world(
         apply_setup(task, world.engine, world.workspace)
     except BaseException as exc:
         try:
-            world.close()
+            world.drop()
         except Exception as cleanup:  # the setup's failure stays the reason; this one rides along
             exc.add_note(f"and its world database could not be dropped: {type(cleanup).__name__}: {cleanup}")
         raise
