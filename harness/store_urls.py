@@ -88,6 +88,8 @@ def url_problems(
             }
             if message := _schema_problem(columns):
                 return problem(f"{shown}: {message}")
+            if len(columns) < len(_store_tables()) and (message := _server_create_problem(connection)):
+                return problem(f"{shown}: {message}")
     except Exception as exc:  # any driver's error: reported as one line, nothing run
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         return problem(f"cannot connect to {shown}: {reason[0] if reason else type(exc).__name__}")
@@ -121,6 +123,24 @@ def _world_server_problem(connection: Connection) -> str | None:
             f"role {role!r} may not read schema {template!r}, the seeded world another role built "
             f'in database {database!r}; use that role, or GRANT USAGE ON SCHEMA "{template}" TO "{role}" '
             "and SELECT on its tables"
+        )
+    return None
+
+
+def _server_create_problem(connection: Connection) -> str | None:
+    """Why the store's tables, some missing, could not be created on the server of `connection`:
+    its search_path names no schema that exists, or its role may not create tables in the one it
+    names. `mseval run` said 'could not open: no schema has been selected to create in; the run
+    stopped: … run the same command with --resume' (exit 1), of a run that never started."""
+    role, schema, path = connection.execute(
+        text("SELECT current_user, current_schema(), current_setting('search_path')")
+    ).one()
+    if schema is None:
+        return f"no schema to create the store in: none named in its search_path ({path}) exists"
+    if not connection.execute(text("SELECT has_schema_privilege(:s, 'CREATE')"), {"s": schema}).scalar():
+        return (
+            f"role {role!r} may not create the store's tables in schema {schema!r}; "
+            f'GRANT CREATE ON SCHEMA "{schema}" TO "{role}", or give another schema (options=-csearch_path=…)'
         )
     return None
 

@@ -131,3 +131,29 @@ def test_a_world_server_whose_template_the_role_may_not_read_is_bad_input(
     line = _run_refused(tmp_path, url, password)
     assert line.startswith("--db: postgresql+psycopg://"), line
     assert f"role {name!r} may not read schema {template!r}" in line
+
+
+def test_a_store_whose_tables_cannot_be_created_is_bad_input(
+    tmp_path: Path, bare_role: tuple[str, str, str]
+) -> None:
+    """A search_path naming no schema that exists, or a schema the role may not create tables
+    in: `mseval run` started, failed to open its store, and said 'the run stopped: … run the same
+    command with --resume' (exit 1) of a run that never was."""
+    base = os.environ[PG_URL_ENV]
+    url, name, password = bare_role
+    runs = tmp_path / "runs"
+    missing = f"missing_{uuid.uuid4().hex[:8]}"
+    for store, said in [
+        (
+            f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{missing}",
+            f"no schema to create the store in: none named in its search_path ({missing}) exists",
+        ),
+        (
+            f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3Dpublic",
+            f"role {name!r} may not create the store's tables in schema 'public'",
+        ),
+    ]:
+        result = mseval(*RUN, "--store", store, "--runs-dir", str(runs))
+        line = one_line_error(result)
+        assert line.startswith("--store: postgresql+psycopg://") and said in line, line
+        assert password not in result.stderr and not runs.exists()
