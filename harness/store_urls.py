@@ -88,7 +88,8 @@ def url_problems(
             }
             if message := _schema_problem(columns):
                 return problem(f"{shown}: {message}")
-            if len(columns) < len(_store_tables()) and (message := _server_create_problem(connection)):
+            missing = len(columns) < len(_store_tables())  # tables a writer creates
+            if not must_exist and missing and (message := _server_create_problem(connection)):
                 return problem(f"{shown}: {message}")
     except Exception as exc:  # any driver's error: reported as one line, nothing run
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
