@@ -153,11 +153,14 @@ def size_problems(settings: int, tasks: int, seeds: int) -> list[Problem]:
 
 def database_problems(store: str, db: str) -> list[Problem]:
     """The run store's URL, and the world databases' ('sqlite' or a PostgreSQL server)."""
+    from harness.store import shown
     from harness.store_urls import url_problems
 
     if db != "sqlite" and not db.startswith("postgresql"):
         return url_problems(store, "--store") + [
-            Problem("--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {db!r}")
+            Problem(
+                "--db", None, f"give 'sqlite' or a PostgreSQL URL (postgresql+psycopg://…), not {shown(db)!r}"
+            )
         ]
     return url_problems(store, "--store") + (url_problems(db, "--db") if db != "sqlite" else [])
 

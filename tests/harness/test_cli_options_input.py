@@ -112,6 +112,11 @@ def test_run_with_a_bad_world_db_names_db(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     line = one_line_error(mseval(*RUN, "--db", "garbage", "--store", f"sqlite:///{store}"))
     assert line.startswith("--db: give 'sqlite' or a PostgreSQL URL"), line
+    # a URL of another scheme is told with its password masked, as every printed URL is
+    line = one_line_error(
+        mseval(*RUN, "--db", "postgres://u:s3cret@127.0.0.1/x", "--store", f"sqlite:///{store}")
+    )
+    assert line.endswith("not 'postgres://u:***@127.0.0.1/x'") and "s3cret" not in line, line
     line = one_line_error(
         mseval(*RUN, "--db", "postgresql+psycopg://127.0.0.1:1/x", "--store", f"sqlite:///{store}")
     )
