@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,3 +145,24 @@ def children(pid: int) -> list[tuple[int, str]]:
         if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
             found.append((int(entry), cmdline))
     return found
+
+
+@contextmanager
+def pg_store_in_schema(prefix: str) -> Iterator[str]:
+    """A store URL on the PostgreSQL test server ($MSEVAL_TEST_PG_URL), in a schema of its own
+    named `prefix_…`, dropped with everything in it afterwards."""
+    import sqlalchemy as sa
+
+    from tests.mcp_servers.support import PG_URL_ENV
+
+    base = os.environ[PG_URL_ENV]
+    schema = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(base)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
+        admin.dispose()

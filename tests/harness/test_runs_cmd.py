@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import uuid
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from contracts.episode import EpisodeRecord
 from harness.store import Owner, Store, episode_key
 from tests.harness.cli_support import mseval
+from tests.harness.support import pg_store_in_schema
 from tests.mcp_servers.support import PG_URL_ENV
 
 
@@ -232,13 +231,8 @@ def test_a_missing_store_is_bad_input(tmp_path: Path) -> None:
 @pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"${PG_URL_ENV} not set")
 def test_listing_and_deleting_runs_on_postgresql() -> None:
     """The same counts and the same delete on a PostgreSQL store (a schema of its own)."""
-    base = os.environ[PG_URL_ENV]
-    schema = f"runs_test_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(base)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
-    try:
-        store = Store(f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}")
+    with pg_store_in_schema("runs_test") as url:
+        store = Store(url)
         for run_id in ("old", "new"):
             store.create_run(run_id, "m1", {"matrix": ["sim:oracle/spec"]})
             _episode(store, run_id, "a", "completed", 3)
@@ -250,10 +244,6 @@ def test_listing_and_deleting_runs_on_postgresql() -> None:
         assert store.delete_runs(["old"]) == (1, 3)
         assert [(r.run_id, r.events) for r in store.runs()] == [("new", 5)]
         store.close()
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
-        admin.dispose()
 
 
 def test_a_run_created_while_the_list_is_read_does_not_break_it(

@@ -16,6 +16,7 @@ from harness.store import Owner, Store
 from mcp_servers.common import worldstate
 from mcp_servers.common.db import make_engine
 from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.support import pg_store_in_schema
 from tests.mcp_servers.support import PG_URL_ENV
 
 RUN = ("run", "-m", "sim:oracle", "-v", "spec", "--tasks", "lms-due-reminder")
@@ -26,17 +27,8 @@ pytestmark = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"${PG_UR
 @pytest.fixture
 def pg_store_url() -> Iterator[str]:
     """A store URL on the test server, in a schema of its own, dropped afterwards."""
-    base = os.environ[PG_URL_ENV]
-    schema = f"store_test_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(base)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f"DROP SCHEMA {schema} CASCADE")
-        admin.dispose()
+    with pg_store_in_schema("store_test") as url:
+        yield url
 
 
 def _end_backends(store: Store) -> int:
