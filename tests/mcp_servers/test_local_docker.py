@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -85,6 +85,21 @@ class SlowStart:
     def containers(self) -> list[str]:
         return self.names.read_text().split() if self.names.exists() else []
 
+    def left_behind(self) -> list[str]:
+        """The containers it saw made that still exist; at least one must have been made."""
+        made = self.containers()
+        assert made, "no container was made"
+        return [c for c in made if _exists(c)]
+
+    @contextlib.asynccontextmanager
+    async def removed_after(self) -> AsyncIterator[None]:
+        """Whatever the test does, every container it saw made is removed at the end."""
+        try:
+            yield
+        finally:
+            for c in self.containers():
+                await asyncio.to_thread(_remove, c)
+
 
 async def test_a_container_created_but_cut_off_at_the_timeout_is_removed(
     sqlite_world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -94,15 +109,11 @@ async def test_a_container_created_but_cut_off_at_the_timeout_is_removed(
     timeouts left one in three calls' containers behind here."""
     _daemon_or_skip()
     docker = SlowStart(tmp_path, monkeypatch)
-    try:
+    async with docker.removed_after():
         async with serve("local", sqlite_world, sandbox="docker") as client:
             out = text(await client.call_tool("python_execute", {"code": "print(1)", "timeout_s": 1}))
-        made = docker.containers()
         assert out.startswith("[timed out: the process was killed]"), out
-        assert made and [c for c in made if _exists(c)] == []
-    finally:
-        for c in docker.containers():
-            await asyncio.to_thread(_remove, c)
+        assert docker.left_behind() == []
 
 
 async def test_a_cancelled_call_removes_its_container(
@@ -110,7 +121,7 @@ async def test_a_cancelled_call_removes_its_container(
 ) -> None:
     _daemon_or_skip()
     docker = SlowStart(tmp_path, monkeypatch)
-    try:
+    async with docker.removed_after():
         call = asyncio.create_task(DockerSandbox().run("print(1)", sqlite_world.workspace, 30.0))
         for _ in range(3000):
             if docker.started.exists() or call.done():
@@ -120,11 +131,7 @@ async def test_a_cancelled_call_removes_its_container(
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
-        made = docker.containers()
-        assert made and [c for c in made if _exists(c)] == []
-    finally:
-        for c in docker.containers():
-            await asyncio.to_thread(_remove, c)
+        assert docker.left_behind() == []
 
 
 async def test_a_daemon_that_is_gone_is_a_tool_error_that_says_so(
