@@ -13,7 +13,7 @@ import time
 
 from _common import emit, mcp_sdk_call_ms, run, scripted_episode
 
-from harness.budgets import Budgets
+from harness.budgets import MAX_CONTEXT_TOKENS, Budgets
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 
@@ -37,7 +37,9 @@ def main() -> None:
         scripted_episode(lambda m, t: say("", call("mcp__local__claim_done")))
     )  # warm: imports, template, schemas
     t0 = time.process_time()
-    rt = run(scripted_episode(reply, budgets=Budgets(max_steps=STEPS + 10, context_tokens=10**9)))
+    rt = run(
+        scripted_episode(reply, budgets=Budgets(max_steps=STEPS + 10, context_tokens=MAX_CONTEXT_TOKENS))
+    )
     cpu = time.process_time() - t0
     assert rt.termination == "claim_done" and rt.main.steps == STEPS, (rt.termination, rt.main.steps)
     per_step = cpu / STEPS * 1e3
