@@ -25,7 +25,7 @@ from typing import Any
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.runner import Job, Runner, RunPlan, RunResult, finished_resume, refuse_busy_resume
-from harness.store import CLAIM_RENEW_S, EventStreamer, Owner
+from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, StoreError
 
 # Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
 # local instance takes 127.0.0.1 as its node address, and its GCS, raylet, workers and runtime-env
@@ -135,6 +135,10 @@ def _submit(
                 try:
                     record = EpisodeRecord.model_validate(ray.get(ref))
                 except ray.exceptions.RayError as exc:  # its worker died (after Ray's retries)
+                    if isinstance(getattr(exc, "cause", None), StoreError):  # the store or --db failed
+                        for other in pending:  # the run stops, as a local one does: --resume
+                            ray.cancel(other, force=True)
+                        raise exc.cause from None
                     record = driver.record_lost(
                         job_of[ref], run_id, f"its Ray worker failed: {_first_line(exc)}"
                     )

@@ -49,6 +49,7 @@ from harness.store import (
     RunBusy,
     Store,
     StoreError,
+    WorldServerLost,
     episode_key,
 )
 from harness.world import EpisodeWorld, create_world_in_thread
@@ -397,6 +398,8 @@ class Runner:
             checks, check_finished = await bounded_check(task, world)
             events.emit("check", passed=all(c.passed for c in checks), criteria=[c.__dict__ for c in checks])
         except Exception as exc:  # a fault of ours: recorded with its traceback, never hidden
+            if plan.db_base != "sqlite" and (lost := _server_lost(exc)):
+                raise WorldServerLost(f"the database server of --db stopped answering: {lost}") from exc
             cause = _first_cause(exc)
             termination, reason = "harness_error", f"{type(cause).__name__}: {cause}"
             events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
@@ -424,6 +427,27 @@ class Runner:
 
 def _episode_id(run_id: str, job: Job) -> str:
     return _safe(f"{run_id}-{job.task.id}-{job.model}-{job.variant}-{job.seed}")
+
+
+def _server_lost(exc: BaseException) -> str | None:
+    """The first line of a lost or refused database connection in `exc` (its causes and groups
+    included), which no episode can do anything about; None for any other fault."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, OperationalError) or (isinstance(e, DBAPIError) and e.connection_invalidated):
+            lines = str(getattr(e, "orig", None) or e).strip().splitlines()
+            return lines[0] if lines else type(e).__name__
+        if isinstance(e, BaseExceptionGroup):
+            todo += e.exceptions
+        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
+    return None
 
 
 def _first_cause(exc: BaseException) -> BaseException:

@@ -58,6 +58,12 @@ class ClaimLost(StoreError):
     """Another process took this run over (this one was presumed dead); this one must stop."""
 
 
+class WorldServerLost(StoreError):
+    """The PostgreSQL server of the episodes' worlds (`--db`) stopped answering. The run stops as
+    for a failing store, its interrupted episodes left to `--resume`: recorded absent one by one,
+    every episode left would have been lost to the outage, and `--resume` runs no absent one."""
+
+
 class RunBusy(StoreError):
     """The run is held by a live process: a second one must not run the same episodes."""
 

@@ -118,7 +118,7 @@ def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str
 
     from harness.cli.common import progress
     from harness.runner import Runner
-    from harness.store import ClaimLost, StoreError
+    from harness.store import ClaimLost, StoreError, WorldServerLost
 
     try:
         with progress(len(plan.jobs()), "episodes") as advance:
@@ -141,6 +141,8 @@ def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str
         after = (
             ""
             if isinstance(exc, ClaimLost)
+            else "; the run stopped: once it answers again, run the same command with --resume"
+            if isinstance(exc, WorldServerLost)
             else "; the run stopped: once the store can be written, run the same command with --resume"
         )
         print(f"{exc}{after}", file=sys.stderr)

@@ -64,6 +64,27 @@ def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path, monkeypatch: pyte
         run_with_ray(_plan(tmp_path, resume=True), None)
 
 
+def test_a_world_database_server_gone_stops_a_ray_run_for_resume(tmp_path: Path) -> None:
+    """A Ray task whose --db server stopped answering was recorded absent ('its Ray worker
+    failed: …WorldServerLost…'), as every episode after it: the run now stops, as a local one
+    does, its episodes left `running` for `--resume`."""
+    from dataclasses import replace
+
+    from harness.ray_executor import run_with_ray
+    from harness.store import Store, WorldServerLost
+    from tests.harness.test_reliability_runs import _plan
+
+    plan = replace(_plan(tmp_path), db_base="postgresql+psycopg://mseval:x@127.0.0.1:1/mseval")
+    with pytest.raises(WorldServerLost, match="^the database server of --db stopped answering: "):
+        run_with_ray(plan, None)
+    store = Store(plan.store_url)
+    try:
+        [run] = store.runs()
+        assert store.finished_keys(run.run_id) == set()
+    finally:
+        store.close()
+
+
 def test_a_busy_run_is_refused_before_ray_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`--executor ray --resume` of a run another process holds started Ray (seconds, a dozen
     processes) and only then was refused, by the driver's claim."""

@@ -287,6 +287,43 @@ def test_a_store_deleted_mid_run_stops_the_run_with_one_store_error(
     assert "\n" not in message and message.startswith(f"the store sqlite:///{tmp_path / 's.db'} could not")
 
 
+def test_a_world_database_server_that_stops_answering_stops_the_run_for_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With `--db` on a PostgreSQL server that went away mid-run, every episode left was
+    recorded absent ('OperationalError: connection refused', 44 of 48 in the audit's run), and
+    `--resume` runs no absent episode: the outage cost them all. The run now stops as for a
+    failing store; its episodes stay `running`, for `--resume` once the server is back. (Here
+    the server is gone from the start: the run's own check of --db is the command line's.)"""
+    from dataclasses import replace
+
+    import typer
+
+    from harness.cli.run import _execute
+    from harness.store import WorldServerLost
+
+    plan = replace(_plan(tmp_path), db_base="postgresql+psycopg://mseval:x@127.0.0.1:1/mseval")
+    with pytest.raises(WorldServerLost) as caught:
+        asyncio.run(Runner(plan).run())
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("the database server of --db stopped answering: ")
+    assert "127.0.0.1" in message and "port 1" in message, message
+    store = Store(plan.store_url)
+    try:
+        [run] = store.runs()
+        assert store.finished_keys(run.run_id) == set()  # nothing recorded absent: all left to --resume
+    finally:
+        store.close()
+    # the command line says what to do, in one line, exit 1
+    with pytest.raises(typer.Exit) as ended:
+        _execute(replace(plan, resume=True), "local", None)
+    assert ended.value.exit_code == 1
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and said[0].endswith(
+        "; the run stopped: once it answers again, run the same command with --resume"
+    ), said
+
+
 class _HeldStore:
     """A store whose first `write_events` waits until `release` is set (from a timer thread)."""
 
