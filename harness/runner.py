@@ -429,6 +429,12 @@ def _episode_id(run_id: str, job: Job) -> str:
     return _safe(f"{run_id}-{job.task.id}-{job.model}-{job.variant}-{job.seed}")
 
 
+# SQLSTATEs of a server out of reach: none (the client could not connect: refused, no such
+# host), connection exceptions (08…), the server shut down or starting (57P01-57P03), too many
+# connections (53300). Not a deadlock or a statement timeout, which are the episode's.
+_CONNECTION_STATE = re.compile(r"^(|08...|57P0[123]|53300)$")
+
+
 def _server_lost(exc: BaseException) -> str | None:
     """The first line of a lost or refused database connection in `exc` (its causes and groups
     included), which no episode can do anything about; None for any other fault."""
@@ -441,7 +447,10 @@ def _server_lost(exc: BaseException) -> str | None:
         if id(e) in seen:
             continue
         seen.add(id(e))
-        if isinstance(e, OperationalError) or (isinstance(e, DBAPIError) and e.connection_invalidated):
+        if (
+            isinstance(e, OperationalError)
+            and _CONNECTION_STATE.match(getattr(e.orig, "sqlstate", None) or "")
+        ) or (isinstance(e, DBAPIError) and e.connection_invalidated):
             lines = str(getattr(e, "orig", None) or e).strip().splitlines()
             return lines[0] if lines else type(e).__name__
         if isinstance(e, BaseExceptionGroup):

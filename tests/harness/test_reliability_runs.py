@@ -324,6 +324,41 @@ def test_a_world_database_server_that_stops_answering_stops_the_run_for_resume(
     ), said
 
 
+@pytest.mark.parametrize(
+    ("sqlstate", "lost"),
+    [(None, True), ("08006", True), ("57P01", True), ("53300", True), ("40P01", False), ("57014", False)],
+    ids=[
+        "refused",
+        "connection-failure",
+        "admin-shutdown",
+        "too-many-connections",
+        "deadlock",
+        "statement-timeout",
+    ],
+)
+def test_only_a_server_out_of_reach_stops_the_run(sqlstate: str | None, lost: bool) -> None:
+    """A deadlock or a statement timeout is the episode's fault (recorded, absent); a refused or
+    lost connection is the server's, which stops the run. Checked inside a chain and a group, as
+    the runner's task groups and the SQLAlchemy wrappers nest them."""
+    from sqlalchemy.exc import OperationalError
+
+    from harness.runner import _server_lost
+
+    class Orig(Exception):
+        pass
+
+    orig = Orig(f"server said {sqlstate}\nDETAIL: more")
+    orig.sqlstate = sqlstate  # type: ignore[attr-defined]
+    try:
+        try:
+            raise OperationalError("SELECT 1", {}, orig)
+        except OperationalError as db_error:
+            raise RuntimeError("the check failed") from db_error
+    except RuntimeError as wrapped:
+        group = ExceptionGroup("episode", [wrapped])
+    assert _server_lost(group) == (f"server said {sqlstate}" if lost else None)
+
+
 class _HeldStore:
     """A store whose first `write_events` waits until `release` is set (from a timer thread)."""
 
