@@ -401,8 +401,12 @@ class Runner:
             if plan.db_base != "sqlite" and (lost := _server_lost(exc)):
                 raise WorldServerLost(f"the database server of --db stopped answering: {lost}") from exc
             cause = _first_cause(exc)
-            termination, reason = "harness_error", f"{type(cause).__name__}: {cause}"
-            events.emit("harness_error", error=reason, traceback=traceback.format_exc()[-8000:])
+            termination, reason = "harness_error", f"{type(cause).__name__}: {_first_line(cause)}"
+            events.emit(
+                "harness_error",
+                error=f"{type(cause).__name__}: {cause}",
+                traceback=traceback.format_exc()[-8000:],
+            )
         finally:
             if world is not None:
                 world.close(keep_database=not check_finished)
@@ -457,6 +461,14 @@ def _server_lost(exc: BaseException) -> str | None:
             todo += e.exceptions
         todo += [c for c in (e.__cause__, e.__context__) if c is not None]
     return None
+
+
+def _first_line(exc: BaseException) -> str:
+    """What `exc` says, in one line for the episode's reason (printed one per line): a database
+    error's own first line, without SQLAlchemy's `[SQL: …]` and link. The whole text is in the
+    `harness_error` event, with the traceback."""
+    lines = [line for line in str(getattr(exc, "orig", None) or exc).splitlines() if line.strip()]
+    return lines[0].strip() if lines else ""
 
 
 def _first_cause(exc: BaseException) -> BaseException:

@@ -16,6 +16,7 @@ from harness.models.base import AssistantMessage, ModelAPIError, ModelResponse, 
 from harness.models.scripted import call, say
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
+from harness.store import Store, episode_key
 from tests.harness.support import View, run_scripted
 from tests.harness.test_delegation import DONE, agent, answer, results_of
 
@@ -414,6 +415,32 @@ def test_a_harness_error_s_reason_names_the_failure_inside_a_task_group(
     monkeypatch.setattr(EpisodeRuntime, "run", fails)
     (record,) = asyncio.run(Runner(_plan(tmp_path)).run()).records
     assert record.termination == "harness_error" and record.reason == "KeyError: 'x'"
+
+
+def test_a_harness_error_s_reason_is_one_line_and_its_event_has_the_whole_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database error's reason was SQLAlchemy's whole text: the driver's message, its DETAIL,
+    `[SQL: …]` and a link, over several lines of the run's 'absent:' list."""
+    from sqlalchemy.exc import IntegrityError
+
+    async def fails(self: EpisodeRuntime) -> None:
+        orig = ValueError(
+            'duplicate key value violates unique constraint "pk"\nDETAIL:  Key (id)=(1) exists.'
+        )
+        raise IntegrityError("INSERT INTO t VALUES (1)", {}, orig)
+
+    monkeypatch.setattr(EpisodeRuntime, "run", fails)
+    plan = _plan(tmp_path)
+    (record,) = asyncio.run(Runner(plan).run()).records
+    assert record.reason == 'IntegrityError: duplicate key value violates unique constraint "pk"'
+    store = Store(plan.store_url)
+    try:
+        key = episode_key(record.run_id, record.task_id, record.model, record.variant, record.seed)
+        [error] = [e.data["error"] for e in store.events(key) if e.kind == "harness_error"]
+    finally:
+        store.close()
+    assert "DETAIL:  Key (id)=(1) exists." in error and "[SQL: INSERT INTO t VALUES (1)]" in error, error
 
 
 async def test_an_unpriced_model_s_cost_is_null_even_when_no_call_succeeds(tmp_path: Path) -> None:
