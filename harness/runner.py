@@ -51,6 +51,7 @@ from harness.store import (
     StoreError,
     WorldServerLost,
     episode_key,
+    first_line,
 )
 from harness.world import EpisodeWorld, create_world_in_thread
 
@@ -401,7 +402,8 @@ class Runner:
             if plan.db_base != "sqlite" and (lost := _server_lost(exc)):
                 raise WorldServerLost(f"the database server of --db stopped answering: {lost}") from exc
             cause = _first_cause(exc)
-            termination, reason = "harness_error", f"{type(cause).__name__}: {_first_line(cause)}"
+            # the reason in one line (a list prints one per line); the event keeps the whole text
+            termination, reason = "harness_error", f"{type(cause).__name__}: {first_line(cause)}"
             events.emit(
                 "harness_error",
                 error=f"{type(cause).__name__}: {cause}",
@@ -455,20 +457,11 @@ def _server_lost(exc: BaseException) -> str | None:
             isinstance(e, OperationalError)
             and _CONNECTION_STATE.match(getattr(e.orig, "sqlstate", None) or "")
         ) or (isinstance(e, DBAPIError) and e.connection_invalidated):
-            lines = str(getattr(e, "orig", None) or e).strip().splitlines()
-            return lines[0] if lines else type(e).__name__
+            return first_line(e) or type(e).__name__
         if isinstance(e, BaseExceptionGroup):
             todo += e.exceptions
         todo += [c for c in (e.__cause__, e.__context__) if c is not None]
     return None
-
-
-def _first_line(exc: BaseException) -> str:
-    """What `exc` says, in one line for the episode's reason (printed one per line): a database
-    error's own first line, without SQLAlchemy's `[SQL: …]` and link. The whole text is in the
-    `harness_error` event, with the traceback."""
-    lines = [line for line in str(getattr(exc, "orig", None) or exc).splitlines() if line.strip()]
-    return lines[0].strip() if lines else ""
 
 
 def _first_cause(exc: BaseException) -> BaseException:

@@ -169,9 +169,15 @@ def _claim_alive(claim: Any, now: float) -> bool:
     return claim.host != socket.gethostname() or _process_exists(claim.pid)
 
 
-def _reason(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
+    """What `exc` says, in one line: a database error's own first line (the driver's), without
+    SQLAlchemy's DETAIL, `[SQL: …]` and link; "" when it says nothing."""
     lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
+    return lines[0].strip() if lines else ""
+
+
+def _reason(exc: BaseException) -> str:
+    return first_line(exc) or type(exc).__name__
 
 
 def _now() -> str:

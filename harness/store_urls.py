@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from contracts.errors import InputError, Problem
 from contracts.paths import lookup_problem
-from harness.store import EpisodeRow, StoreModel
+from harness.store import EpisodeRow, StoreModel, first_line
 from harness.store import shown as shown_url
 
 # How long a pre-flight connection to a database server may take before it is reported.
@@ -92,8 +92,7 @@ def url_problems(
             if not must_exist and missing and (message := _server_create_problem(connection)):
                 return problem(f"{shown}: {message}")
     except Exception as exc:  # any driver's error: reported as one line, nothing run
-        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        return problem(f"cannot connect to {shown}: {reason[0] if reason else type(exc).__name__}")
+        return problem(f"cannot connect to {shown}: {first_line(exc) or type(exc).__name__}")
     finally:
         engine.dispose()
     return []

@@ -20,6 +20,7 @@ from contracts.yamlio import line_of, read_yaml
 from harness.catalog import SetupStep, Task
 from harness.checks import World
 from harness.mcp_client import WorldAccess
+from harness.store import first_line
 from mcp_servers.common import registry, worldstate
 from mcp_servers.common.db import make_engine
 
@@ -51,13 +52,12 @@ class EpisodeWorld:
         try:
             self.drop(keep_database)
         except SQLAlchemyError as exc:
-            what = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__]
             schema = str(make_url(self.db_url).query.get("options", "")).removeprefix("-csearch_path=")
             _log.warning(
                 "mseval: the world of episode %s could not be dropped (%s); schema %s and its roles "
                 "stay on the server (DROP SCHEMA ... CASCADE, DROP ROLE)",
                 self.folder.name,
-                what[0],
+                first_line(exc) or type(exc).__name__,
                 schema or "?",
             )
 
