@@ -1,11 +1,17 @@
 """Shared by the benchmarks: a scripted episode on the real runtime, and the output format.
 
 Every benchmark prints one line per figure, `NAME VALUE UNIT`, so scripts can read them.
+
+With `MSEVAL_BENCH_SMOKE=1` in the environment a benchmark runs at a tiny size (`sized`): the
+same code paths and the same figure names, in seconds, with figures that mean nothing. The test
+suite runs every benchmark that way (tests/test_bench_smoke.py), so a change that breaks one
+is caught by `make test`, not by the next `make bench`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 import sys
 import tempfile
@@ -26,6 +32,15 @@ from harness.models.base import AssistantMessage, Message, ModelSettings, ToolSp
 from harness.models.scripted import ScriptedModel  # noqa: E402
 from harness.profiles import load_profiles  # noqa: E402
 from harness.world import create_world  # noqa: E402
+
+SMOKE = os.environ.get("MSEVAL_BENCH_SMOKE") == "1"
+if SMOKE:
+    print("smoke run (MSEVAL_BENCH_SMOKE=1): tiny sizes, the figures mean nothing", file=sys.stderr)
+
+
+def sized(full: int, smoke: int) -> int:
+    """`full` in a real run, `smoke` under MSEVAL_BENCH_SMOKE=1."""
+    return smoke if SMOKE else full
 
 
 def emit(name: str, value: float, unit: str) -> None:
@@ -66,7 +81,7 @@ async def scripted_episode(
     return rt
 
 
-async def mcp_sdk_call_ms(n: int = 2000) -> float:
+async def mcp_sdk_call_ms(n: int = sized(2000, 10)) -> float:
     """CPU milliseconds of one in-process MCP call of `todo_read` made directly with the SDK
     client (no harness around it), the mean of n calls in a row after a warm-up."""
     from mcp import Client
@@ -81,10 +96,10 @@ async def mcp_sdk_call_ms(n: int = 2000) -> float:
             registry.spec("local").build(ServerContext(make_engine("sqlite://"), Path(tmp)))
         )
         async with Client(app) as client:
-            return await _cpu_ms_per_call(client, n, warm=200)
+            return await _cpu_ms_per_call(client, n, warm=sized(200, 2))
 
 
-async def mcp_stdio_call_client_ms(n: int = 1000) -> float:
+async def mcp_stdio_call_client_ms(n: int = sized(1000, 10)) -> float:
     """CPU milliseconds spent in THIS process by one MCP call of `todo_read` to the same server
     run as a stdio child process (the SDK client alone; the server's work is the child's), the
     mean of n calls in a row after a warm-up: what moving servers out of process would leave on
@@ -98,7 +113,7 @@ async def mcp_stdio_call_client_ms(n: int = 1000) -> float:
         env = {**_child_env(), DB_ENV: f"sqlite:///{tmp}/world.sqlite"}
         args = ["-m", "mcp_servers.local", "--workspace", tmp, "--no-seed"]
         async with Client(StdioServerParameters(command=sys.executable, args=args, env=env)) as client:
-            return await _cpu_ms_per_call(client, n, warm=100)
+            return await _cpu_ms_per_call(client, n, warm=sized(100, 2))
 
 
 async def _cpu_ms_per_call(client: Any, n: int, *, warm: int) -> float:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 
-from _common import emit, mcp_sdk_call_ms, run, scripted_episode
+from _common import emit, mcp_sdk_call_ms, run, scripted_episode, sized
 
 from harness.budgets import MAX_CONTEXT_TOKENS, Budgets
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 
-STEPS = 2000
+STEPS = sized(2000, 20)
 
 
 def main() -> None:

@@ -14,6 +14,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+from _common import SMOKE, sized
 
 import harness.cli  # noqa: F401  (the `mseval` process's settings, numpy's one BLAS thread among them)
 from contracts import DelegationPrior, EpisodeRecord
@@ -24,8 +27,8 @@ from evaluation.scoring import ScoreOptions, score_records
 
 MODELS = ("sim:oracle", "sim:eager")
 VARIANTS = ("sa", "gen", "spec", "plan-first", "oracle")
-TASKS = 200
-SEEDS = 5  # 2 models × 5 variants × 200 tasks × 5 seeds = 10,000 episodes
+TASKS = sized(200, 4)
+SEEDS = sized(5, 1)  # 2 models × 5 variants × 200 tasks × 5 seeds = 10,000 episodes
 LABELS = ("course-records-lookup", "literature-search", "web-research", "spreadsheet-build", "email-send")
 WORDS = (
     "roster course grade paper author sales order ticket train video recipe total report sheet mail".split()
@@ -56,7 +59,7 @@ def episode(task: str, model: str, variant: str, seed: int, rng: random.Random) 
         {"step": s, "text": text(rng, 12), "tools": ["mcp__lms__list"], "tools_ok": rng.randint(0, 1)}
         for s in range(1, steps + 1)
     ]
-    waves = []
+    waves: list[dict[str, Any]] = []
     if variant != "sa":
         for index in range(rng.choice((0, 1, 1, 2, 3))):
             subs = [
@@ -98,13 +101,15 @@ def main() -> None:
         start, cpu = time.perf_counter(), time.process_time()
         doc = score_records(loaded, priors, options=ScoreOptions(graph=graph))
         wall, used = time.perf_counter() - start, time.process_time() - cpu
-        assert len(loaded) == 10_000 and len(doc.settings) == len(MODELS) * len(VARIANTS)
+        assert len(loaded) == len(records) and len(doc.settings) == len(MODELS) * len(VARIANTS)
         print(f"scoring_10k_episodes_{name}_s {parse + wall:.2f} s")
         print(f"scoring_10k_episodes_{name}_cpu_s {parse_cpu + used:.2f} s")
     print(f"scoring_10k_parse_jsonl_s {parse:.2f} s")
 
     upr_figures()
 
+    if SMOKE:
+        return
     try:
         from evaluation.embeddings import MiniLMEmbedder
 
@@ -131,7 +136,7 @@ def upr_figures() -> None:
         edges = [(i, j) for i in range(n) for j in range(i + 1, n) if p == 1.0 or rng.random() < p]
         contributes = [i % 3 != 0 for i in range(n)]
         runs = []
-        for _ in range(repeats):
+        for _ in range(sized(repeats, 1)):
             start = time.perf_counter()
             total, _ = count_paths(n, edges, contributes)
             runs.append(time.perf_counter() - start)

@@ -14,11 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from _common import emit
+from _common import emit, sized
 
 ROOT = Path(__file__).resolve().parent.parent
 MSEVAL = Path(sys.executable).with_name("mseval")
-RUNS = 7
+RUNS = sized(7, 1)
 
 
 def main() -> None:

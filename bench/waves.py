@@ -26,13 +26,23 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from _common import emit, mcp_sdk_call_ms, mcp_stdio_call_client_ms, peak_rss_mb, run, scripted_episode
+from _common import (
+    SMOKE,
+    emit,
+    mcp_sdk_call_ms,
+    mcp_stdio_call_client_ms,
+    peak_rss_mb,
+    run,
+    scripted_episode,
+)
 
 from harness.events import EventLog
 from harness.models.base import AssistantMessage, Message, ToolCall, ToolSpec
 from harness.models.scripted import call, say
 
 LATENCY_S = 0.05
+# A smoke run (MSEVAL_BENCH_SMOKE=1) measures the k = 128 figures on a wave of 8, at 50 ms.
+BIG, SLOW_S = (8, LATENCY_S) if SMOKE else (128, 1.0)
 SUB_STEPS = 5
 CLAIM_DONE = "mcp__local__claim_done"
 
@@ -90,11 +100,11 @@ def measure(k: int, latency_s: float = LATENCY_S) -> tuple[float, float]:
 def main() -> None:
     measure(2)  # warm: imports, template, tool schemas
     ideal = SUB_STEPS * LATENCY_S
-    for k in (1, 8, 32, 128):
+    for name, k in (("1", 1), ("8", 8), ("32", min(32, BIG)), ("128", BIG)):
         wall, cpu = measure(k)
-        emit(f"wave_seconds_k{k}", wall, "s")
-        emit(f"wave_efficiency_k{k}", ideal / wall, "ratio")
-        emit(f"wave_cpu_ms_per_substep_k{k}", cpu / (k * SUB_STEPS) * 1e3, "ms")
+        emit(f"wave_seconds_k{name}", wall, "s")
+        emit(f"wave_efficiency_k{name}", ideal / wall, "ratio")
+        emit(f"wave_cpu_ms_per_substep_k{name}", cpu / (k * SUB_STEPS) * 1e3, "ms")
     emit("peak_rss_mb", peak_rss_mb(), "MB")
     call_s = run(mcp_sdk_call_ms()) / 1e3
     emit("mcp_inprocess_call_ms", call_s * 1e3, "ms")
@@ -105,8 +115,8 @@ def main() -> None:
     emit("mcp_stdio_call_client_cpu_ms", stdio_s * 1e3, "ms")
     emit("wave_efficiency_bound_k128_stdio", ideal / (ideal + 128 * stdio_s), "ratio")
     # The same wave at a model latency closer to a real provider's (1 s a call instead of 50 ms).
-    wall, _ = measure(128, 1.0)
-    emit("wave_efficiency_k128_latency_1s", SUB_STEPS * 1.0 / wall, "ratio")
+    wall, _ = measure(BIG, SLOW_S)
+    emit("wave_efficiency_k128_latency_1s", SUB_STEPS * SLOW_S / wall, "ratio")
 
 
 if __name__ == "__main__":
