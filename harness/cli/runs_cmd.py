@@ -2,7 +2,8 @@
 
 A store keeps every run (SPEC §8: nothing is lost), so it only grows; `delete` is the one way
 to give space back. It removes whole runs only: their episodes, events and claim in one
-transaction, then their workspaces under `--runs-dir`. A run a live process holds is refused.
+transaction, then their workspaces under `--runs-dir`, and with `--db` the episode schemas
+they left on that PostgreSQL server. A run a live process holds is refused.
 """
 
 from __future__ import annotations
@@ -191,14 +192,25 @@ def runs_delete(
             metavar="DIR", help="where the runs' episode workspaces are kept (as given to `mseval run`)"
         ),
     ] = Path("runs"),
+    db: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="the PostgreSQL server the runs' worlds were made in (`mseval run --db`): also drop the "
+            "episode schemas and roles they left there (a killed episode's, or one whose check did not finish)",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
 ) -> None:
     """Delete whole runs: their episodes, events and claim (one transaction), then their
-    workspaces `DIR/episodes/RUN_ID/` (DIR is --runs-dir). A SQLite store is vacuumed so the file shrinks.
+    workspaces `DIR/episodes/RUN_ID/` (DIR is --runs-dir) and, with --db, their episode schemas left on
+    that server. A SQLite store is vacuumed so the file shrinks.
     Refused, with nothing deleted, for an unknown run or one a live process holds."""
     from contracts.errors import InputError, Problem
     from harness.store import RunBusy, StoreError
 
+    if db is not None:
+        _check_world_server(db)
     s = _open(store)
     try:
         runs = s.runs()
@@ -222,6 +234,7 @@ def runs_delete(
         if busy:
             raise InputError(busy)
         episodes = sum(sum(known[i].episodes.values()) for i in chosen)
+        schemas = _left_schemas(db, chosen) if db is not None else []
         # The store does not know where a run kept its workspaces: say so before deleting.
         elsewhere = [i for i in chosen if known[i].episodes and _workspace(runs_dir, i) is None]
         unseen = (
@@ -234,8 +247,10 @@ def runs_delete(
                 raise InputError.one("--yes", None, "not on a terminal: give --yes to delete without asking")
             if elsewhere:
                 print(unseen)
+            on_db = f" and {_n(len(schemas), 'episode schema')} from --db" if schemas else ""
             typer.confirm(
-                f"Delete {_n(len(chosen), 'run')} ({_n(episodes, 'episode')}) from {s.shown}?", abort=True
+                f"Delete {_n(len(chosen), 'run')} ({_n(episodes, 'episode')}) from {s.shown}{on_db}?",
+                abort=True,
             )
         elif elsewhere:
             print(f"warning: {unseen}", file=sys.stderr)
@@ -251,6 +266,8 @@ def runs_delete(
             f"deleted {_n(len(chosen), 'run')} ({', '.join(chosen)}): {_n(gone_episodes, 'episode')}, "
             f"{_n(gone_events, 'event')}; {_n(removed, 'workspace folder')} removed from {runs_dir / 'episodes'}"
         )
+        if db is not None:
+            _drop_left_schemas(db, schemas)
         if before is not None and s.file is not None:
             not_done = s.vacuum()  # after the workspaces: a failure here loses nothing
             if not_done is None:
@@ -262,6 +279,42 @@ def runs_delete(
                 )
     finally:
         s.close()
+
+
+def _check_world_server(db: str) -> None:
+    """--db must be a PostgreSQL server that answers (SQLite worlds live in the workspaces)."""
+    from contracts.errors import InputError
+    from harness.store import shown
+    from harness.store_urls import url_problems
+
+    if not db.startswith("postgresql"):
+        said = f"give the PostgreSQL URL the runs were made with (postgresql+psycopg://…), not {shown(db)!r}"
+        raise InputError.one("--db", None, f"{said}: SQLite worlds are in the workspaces, removed with them")
+    if problems := url_problems(db, "--db", store=False):
+        raise InputError(problems)
+
+
+def _left_schemas(db: str, run_ids: list[str]) -> list[str]:
+    from contracts.errors import InputError
+    from harness.store import first_line
+    from mcp_servers.common.worldstate import run_schemas
+
+    try:
+        return [schema for run_id in run_ids for schema in run_schemas(db, run_id)]
+    except Exception as exc:  # the server answered the pre-flight and then refused the listing
+        raise InputError.one("--db", None, f"could not list the runs' schemas: {first_line(exc)}") from None
+
+
+def _drop_left_schemas(db: str, schemas: list[str]) -> None:
+    """Drop the runs' schemas found on --db; the ones left are named in a warning (the runs'
+    records are gone either way, and a schema left behind loses nothing)."""
+    from harness.store import first_line
+    from mcp_servers.common.worldstate import drop_schemas
+
+    failed = drop_schemas(db, schemas)
+    print(f"dropped {_n(len(schemas) - len(failed), 'episode schema')} (with their roles) from --db")
+    for schema, exc in failed:
+        print(f"warning: --db: schema {schema} not dropped: {first_line(exc)}", file=sys.stderr)
 
 
 def _n(count: int, noun: str) -> str:

@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import Integer, MetaData, Table, text
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
@@ -323,6 +324,43 @@ def drop_episode_db(base: str, url: str) -> None:
             _drop_schema_and_role(conn, schema)
     finally:
         engine.dispose()
+
+
+def run_schemas(base: str, run_id: str) -> list[str]:
+    """The episode schemas of run `run_id` still on the PostgreSQL server of `base`, sorted: a
+    killed attempt's, or a world kept because its check did not finish. An episode's id starts
+    with its run's (`<run_id>-<task>-…`), so its schema starts with `ep_<run_id>_`; a run id
+    mseval did not make (12 hex digits) could share that start with another run's, and finds
+    nothing."""
+    if not re.fullmatch(r"[0-9a-f]{12}", run_id):
+        return []
+    engine = make_engine(base)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT nspname FROM pg_namespace WHERE nspname LIKE :start"),
+                {"start": f"ep\\_{run_id}\\_%"},
+            ).scalars()
+            return sorted(found)
+    finally:
+        engine.dispose()
+
+
+def drop_schemas(base: str, schemas: list[str]) -> list[tuple[str, Exception]]:
+    """Drop each episode schema in `schemas` and its roles, as the role of `base`, each in its
+    own transaction; the ones that could not be dropped, with the error."""
+    failed: list[tuple[str, Exception]] = []
+    engine = make_engine(base)
+    try:
+        for schema in schemas:
+            try:
+                with engine.begin() as conn:
+                    _drop_schema_and_role(conn, schema)
+            except SQLAlchemyError as exc:
+                failed.append((schema, exc))
+    finally:
+        engine.dispose()
+    return failed
 
 
 def dump(engine: Engine, prefix: str = "") -> dict[str, list[tuple[Any, ...]]]:

@@ -345,3 +345,65 @@ def test_the_matrix_column_keeps_the_count_of_other_settings(tmp_path: Path) -> 
     assert long.split()[2:4] == ["sim:oracle?latency=0.05/…", "+3"]
     assert short.split()[2] == "sim:oracle/spec" and short.split()[3] == "1"  # then its tasks
     assert long.index("+3") + 2 == header.index("matrix") + 28  # the column keeps its width
+
+
+def test_a_db_that_is_not_a_postgresql_server_answering_deletes_nothing(tmp_path: Path) -> None:
+    """--db names where the runs' PostgreSQL worlds are: 'sqlite' or a server that does not answer
+    is one line, exit 2, before anything is deleted."""
+    url = _store(tmp_path)
+    runs_dir = str(tmp_path / "runs")
+    for db, said in (
+        ("sqlite", "--db: give the PostgreSQL URL the runs were made with"),
+        ("postgresql+psycopg://nobody@127.0.0.1:1/none", "--db: "),
+    ):
+        result = mseval("runs", "delete", "old", "--store", url, "--runs-dir", runs_dir, "--db", db, "--yes")
+        assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(said), result.stderr
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        assert conn.execute("SELECT count(*) FROM mseval_run").fetchone()[0] == 4
+    assert len(list((tmp_path / "runs" / "episodes").iterdir())) == 4
+
+
+@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"${PG_URL_ENV} not set")
+def test_deleting_runs_with_db_drops_the_episode_schemas_they_left_there(tmp_path: Path) -> None:
+    """Two episodes of one run left their worlds on the server (killed, say), and one of another
+    run: `runs delete RUN --db URL` drops the run's two schemas and their roles, not the other's."""
+    from sqlalchemy import create_engine, text
+
+    from mcp_servers.common.worldstate import create_episode_db, drop_schemas, pg_schema_name
+
+    base = os.environ[PG_URL_ENV]
+    run, other = "0123456789ab", "ba9876543210"
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    store = Store(url)
+    for run_id in (run, other):
+        store.create_run(run_id, run_id, {"matrix": ["sim:oracle/spec"]})
+        _episode(store, run_id, "a")
+    store.close()
+    left = {
+        f"{run}-lms-due-reminder-sim_oracle-spec-0": run,
+        f"{run}-ec-refund-sim_oracle-spec-1": run,
+        f"{other}-lms-due-reminder-sim_oracle-spec-0": other,
+    }
+    for episode_id in left:
+        create_episode_db(base, episode_id, tmp_path / episode_id)
+    engine = create_engine(base)
+
+    def on_server(names: list[str]) -> list[str]:
+        with engine.connect() as conn:
+            schemas = conn.execute(text("SELECT nspname FROM pg_namespace")).scalars().all()
+            roles = conn.execute(text("SELECT rolname FROM pg_roles")).scalars().all()
+        return sorted(n for n in names if n in schemas or any(r.startswith(n) for r in roles))
+
+    schemas = [pg_schema_name(e) for e in left]
+    try:
+        assert on_server(schemas) == sorted(schemas)
+        result = mseval(
+            "runs", "delete", run, "--store", url, "--runs-dir", str(tmp_path / "runs"), "--db", base, "--yes"
+        )
+        assert result.returncode == 0, result.stderr
+        assert "dropped 2 episode schemas (with their roles) from --db" in result.stdout
+        assert on_server(schemas) == [pg_schema_name(f"{other}-lms-due-reminder-sim_oracle-spec-0")]
+    finally:
+        assert drop_schemas(base, schemas) == []
+        engine.dispose()
