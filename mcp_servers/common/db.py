@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from mcp.server.mcpserver.exceptions import ToolError
 from sqlalchemy import create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, Engine
 
@@ -47,8 +48,38 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
-        return engine
-    return create_engine(url, pool_pre_ping=True)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    event.listen(engine, "before_cursor_execute", _refuse_nul)
+    return engine
+
+
+NUL_REFUSED = (
+    "a text holds a NUL character (\\u0000), which the world's database cannot store or match; remove it"
+)
+
+
+def _refuse_nul(
+    _conn: Connection, _cursor: Any, statement: str, parameters: Any, _context: Any, _executemany: bool
+) -> None:
+    """Refuse a statement carrying a NUL character, from an agent's argument (a subject, a
+    folder name, a search text, a query), with a tool error saying so, on either backend.
+    PostgreSQL cannot hold one and failed the call as a bare "Error executing tool"; SQLite
+    stored it, and ended a LIKE pattern at it (a search for "a\\0zzzz" found what "a\\0" finds):
+    the same call did one thing on one backend and another on the other. (`run_query`'s raw
+    connection passes no hook: it refuses the same itself.)"""
+    if "\x00" in statement or _has_nul(parameters):
+        raise ToolError(NUL_REFUSED)
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
 
 
 def table_names(engine: Engine) -> set[str]:

@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from mcp_servers.common.db import NUL_REFUSED
 from mcp_servers.common.tooling import ToolError, as_json
 from mcp_servers.warehouse import access, clock
 
@@ -170,6 +171,8 @@ def run_readonly(
     """Run one checked SELECT read-only over `tables` only; at most `max_rows` rows and
     `MAX_RESULT_CHARS` of JSON, `truncated` (with the count of rows left out) when there were more."""
     dialect = engine.dialect.name
+    if "\x00" in sql:  # the raw connection below passes no engine hook (make_engine's refusal)
+        raise ToolError(NUL_REFUSED)
     statement = check_select(sql, dialect)
     dbapi_error: Any = engine.dialect.loaded_dbapi.Error
     with engine.connect() as conn:

@@ -52,6 +52,28 @@ async def test_ids_past_a_database_integer_are_refused(world: World) -> None:
             assert result.is_error and "names nothing" in text(result), (tool, text(result))
 
 
+# Texts with a NUL character bound for the database: stored, searched, or the SQL itself.
+NUL_CALLS = [
+    ("mail", "send_message", {"to": ["buyer@vendor.example"], "subject": "Q3\x00", "body": "see"}),
+    ("mail", "create_folder", {"name": "Archive\x00"}),
+    ("mail", "list_contacts", {"query": "a\x00zzzz"}),
+    ("shop", "search_products", {"query": "a\x00zzzz"}),
+    ("warehouse", "run_query", {"sql": "SELECT 1 AS one\x00"}),
+]
+
+
+async def test_a_nul_character_bound_for_the_database_is_refused_alike_on_both_backends(world: World) -> None:
+    """PostgreSQL cannot hold a NUL: these calls failed as a bare "Error executing tool" there,
+    while SQLite stored it, or ended a search at it ("a\\0zzzz" found 10 products, as "a\\0" did).
+    Now each is the same tool error on both, and nothing is written."""
+    before = world.dump()
+    for server, tool, args in NUL_CALLS:
+        async with serve(server, world) as client:
+            result = await client.call_tool(tool, args)
+            assert result.is_error and "a text holds a NUL character" in text(result), (tool, text(result))
+    assert world.dump() == before
+
+
 def test_numeric_id_takes_ascii_digits_in_range_only() -> None:
     assert numeric_id(" 12 ") == 12 and numeric_id(7) == 7
     for bad in ("²", "١٢", "12a", "", "0", "-3", str(2**63), True, 2**63, 0):
