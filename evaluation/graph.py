@@ -3,7 +3,8 @@
 Node = one agent invocation: a main-agent turn (step) or a whole sub-agent run. Spatial edges
 = messages between different agents: the main turn that delegates → each sub-agent it starts,
 each sub-agent → the next main turn (which reads its summary). Temporal edges = the same
-agent's consecutive turns: main turn k → k+1, and a sub-agent run → its resumption. Edges only
+agent's consecutive turns: main turn k → k+1, and a sub-agent's run → its next run (a resume,
+whichever of the agent's run ids `resume_of` names). Edges only
 ever point from an earlier node to a later one, so the graph is acyclic by construction.
 
 A record without `main.turns`, or with a wave whose `main_step` is missing or names no turn,
@@ -84,7 +85,11 @@ def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     temporal.extend(zip(order, order[1:], strict=False))
     steps = [t.step for t in turns]
 
-    latest_run: dict[str, int] = {}  # agent id → node of its latest run, for resume edges
+    # A resume continues the agent's one context, whichever of its run ids it names (the runtime
+    # keeps one state per agent): each run id → its agent (the first run's id), and each agent →
+    # the node of its latest run, so a resume's temporal edge comes from the run just before it.
+    agent_of: dict[str, str] = {}
+    latest_run: dict[str, int] = {}
     for wave in sorted(record.waves, key=attrgetter("index")):
         if not wave.subagents:
             continue
@@ -107,10 +112,12 @@ def graph_of_record(record: EpisodeRecord) -> AgentGraph:
             spatial.append((turn_node[wave.main_step], index))
             if following is not None:
                 spatial.append((index, turn_node[following]))
-            if sub.resume_of is not None and sub.resume_of in latest_run:
-                temporal.append((latest_run[sub.resume_of], index))
-                latest_run[sub.resume_of] = index
-            latest_run[sub.id] = index
+            agent = sub.id
+            if sub.resume_of is not None and sub.resume_of in agent_of:
+                agent = agent_of[sub.resume_of]
+                temporal.append((latest_run[agent], index))
+            agent_of[sub.id] = agent
+            latest_run[agent] = index
     return AgentGraph(nodes, spatial, temporal)
 
 

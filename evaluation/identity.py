@@ -27,8 +27,9 @@ from evaluation.records import prior_files
 # turns without tools_ok, answer extraction (emphasis, thousands separators). 0.3.0: planned
 # episodes without a record count absent; \boxed{} answers keep their inner braces; the bootstrap
 # draws tasks in id order. 0.3.1: the TF-IDF cosine is summed exactly, so IDS no longer moves in
-# its last digit with the process's string hashing.
-SCORER_VERSION = "0.3.1"
+# its last digit with the process's string hashing. 0.3.2: a resumed sub-agent's temporal edge
+# comes from its agent's latest run, whichever earlier run id `resume_of` names.
+SCORER_VERSION = "0.3.2"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.

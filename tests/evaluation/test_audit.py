@@ -20,11 +20,13 @@ import pytest
 import yaml
 
 from evaluation.document import ScoreDocument, SettingRow
+from evaluation.gemmas import information_diversity
+from evaluation.graph import graph_of_record
 from evaluation.identity import read_prior_sources
 from evaluation.process import GraphOptions
 from evaluation.records import load_episodes, load_priors
 from evaluation.scoring import ScoreOptions, score_records
-from tests.evaluation.builders import prior, sub
+from tests.evaluation.builders import episode, prior, sub
 
 L, S = "course-records-lookup", "spreadsheet-build"
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,3 +262,32 @@ def test_baseline_missing_for_a_task(tmp_path: Path) -> None:
     assert (spec.d_del, spec.u_p, spec.u_c) == (1, 0.5, 0.5) and exact(spec.u_e, F(8, 15))
     assert spec.msq == pytest.approx(0.5 * (0.5 + 8 / 15 + 0.5) / 3)
     assert any("1 episode(s) have no sa record of the same (task, seed)" in w for w in doc.warnings)
+
+
+def test_resumed_subagent_links_from_its_latest_run() -> None:
+    """A resume continues the agent's one context whichever of its run ids it names: a1, then a2
+    (resume of a1), a3 (resume of a2), a4 (resume of a1 again) are four consecutive runs of one
+    agent, so the temporal edges are a1→a2→a3→a4 (a4 came from a2 before).
+
+    IDS by hand (tfidf): every response is a different word except a3 and a4 ("gamma"), so
+    1 − SS is 1 for every weighted pair but (a3, a4), where it is 0. Pairs: 8 spatial (turn k →
+    its wave's sub-agent → turn k+1), 4 main temporal, 3 sub-agent temporal (a1-a2, a2-a3, a3-a4),
+    weight 1 each → IDS = 14/15. With the old edge a2→a4 every pair was 1 − 0: IDS 15/15 = 1.
+    """
+    turns = [
+        {"step": k, "text": word, "tools": ["Agent"], "tools_ok": 1}
+        for k, word in enumerate(["one", "two", "three", "four", "five"], start=1)
+    ]
+    waves = [
+        [sub("a1", L, response="alpha")],
+        [sub("a2", L, response="beta", resume_of="a1")],
+        [sub("a3", L, response="gamma", resume_of="a2")],
+        [sub("a4", L, response="gamma", resume_of="a1")],
+    ]
+    record = episode("n1", main_steps=5, waves=waves, turns=turns)
+    graph = graph_of_record(record)
+    node = {n.name: i for i, n in enumerate(graph.nodes)}
+    resumes = [(graph.nodes[i].name, graph.nodes[j].name) for i, j in graph.temporal if i >= node["sub:a1"]]
+    assert resumes == [("sub:a1", "sub:a2"), ("sub:a2", "sub:a3"), ("sub:a3", "sub:a4")]
+    ids = information_diversity(graph, None)
+    assert ids.pairs == 15 and ids.value == pytest.approx(14 / 15)
