@@ -48,7 +48,9 @@ def contract_block(
         "pairing": "(task, seed)",
         "trial": "episode: SR, UDR and ODR count (task, seed) episodes",
         "embedder": embedder if embedder is not None else "none (IDS not computed)",
-        "ids_lambda": lam,
+        # λ weighs TF-IDF against an embedding model; `tfidf` is the syntactic part alone (λ = 1)
+        # and `none` computes no IDS, so the λ asked for is not what was used there.
+        "ids_lambda": lam if embedder not in (None, "tfidf") else 1.0 if embedder == "tfidf" else None,
         "upr_min_path_nodes": min_nodes,
         "upr_contribution": "state tasks: sub-agent ended normally and (read-only) non-empty summary or "
         "(writable) a write succeeded; main turn: a tool call succeeded (no tools_ok recorded: it made one)",
@@ -81,6 +83,10 @@ DENOMINATORS = [
 ]
 
 
+def _lambda_text(lam: Any) -> str:
+    return "" if lam is None else f", λ = {lam}"
+
+
 def contract_lines(contract: dict[str, Any]) -> list[str]:
     """The contract as human-readable lines for reports."""
     boot = contract.get("bootstrap", {})
@@ -88,7 +94,7 @@ def contract_lines(contract: dict[str, Any]) -> list[str]:
         f"Missing episodes: {contract['missing']} (absent = failure); conditional SR {contract['sr_conditional']}.",
         f"Utilities: {contract['utilities']} form (headline); {contract['utilities_diagnostic']} beside it.",
         f"Hit scores: {contract['hit_average']}-averaged; episodes pair by {contract['pairing']}.",
-        f"IDS embedder: {contract['embedder']}, λ = {contract['ids_lambda']}; UPR paths of ≥ "
+        f"IDS embedder: {contract['embedder']}{_lambda_text(contract.get('ids_lambda'))}; UPR paths of ≥ "
         f"{contract['upr_min_path_nodes']} nodes; contribution — {contract['upr_contribution']}.",
         f"Intervals: paired bootstrap over tasks, {boot.get('resamples')} resamples, seed {boot.get('seed')}, "
         f"{int(100 * boot.get('level', LEVEL))}% percentile.",

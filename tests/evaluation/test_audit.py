@@ -12,13 +12,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from fractions import Fraction as F
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 
+from evaluation.contract import contract_lines
 from evaluation.document import ScoreDocument, SettingRow
 from evaluation.gemmas import information_diversity
 from evaluation.graph import graph_of_record
@@ -291,3 +294,32 @@ def test_resumed_subagent_links_from_its_latest_run() -> None:
     assert resumes == [("sub:a1", "sub:a2"), ("sub:a2", "sub:a3"), ("sub:a3", "sub:a4")]
     ids = information_diversity(graph, None)
     assert ids.pairs == 15 and ids.value == pytest.approx(14 / 15)
+
+
+class _OneVector:
+    """An embedding model that maps every text to the same unit vector (cosine 1)."""
+
+    id = "fake:one"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 1))
+
+
+def test_contract_states_the_lambda_that_was_used(tmp_path: Path) -> None:
+    """λ weighs TF-IDF against an embedding model. With `tfidf` SS = cos TF-IDF, i.e. λ = 1 in
+    effect, and `none` computes no IDS: the contract (and every report's contract line) stated
+    λ = 0.5 for both. With an embedding model the λ given is the one used."""
+    episodes, priors = write_inputs(tmp_path, CASE_1, PRIORS_1)
+    records, loaded = load_episodes(episodes), load_priors(priors)
+
+    def contract(graph: GraphOptions) -> tuple[object, list[str]]:
+        doc = score_records(records, loaded, options=ScoreOptions(graph=graph, resamples=10))
+        lines = [x for x in contract_lines(doc.contract) if x.startswith("IDS embedder")]
+        return doc.contract["ids_lambda"], lines
+
+    lam, lines = contract(GraphOptions(embedder=None))
+    assert lam == 1.0 and lines[0].startswith("IDS embedder: tfidf, λ = 1.0;")
+    lam, lines = contract(GraphOptions(embedder=None, compute_ids=False))
+    assert lam is None and lines[0].startswith("IDS embedder: none (IDS not computed); UPR")
+    lam, lines = contract(GraphOptions(embedder=_OneVector(), lam=0.25))
+    assert lam == 0.25 and lines[0].startswith("IDS embedder: fake:one, λ = 0.25;")
