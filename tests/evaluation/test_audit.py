@@ -9,6 +9,7 @@ case is written beside its records.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -323,3 +324,29 @@ def test_contract_states_the_lambda_that_was_used(tmp_path: Path) -> None:
     assert lam is None and lines[0].startswith("IDS embedder: none (IDS not computed); UPR")
     lam, lines = contract(GraphOptions(embedder=_OneVector(), lam=0.25))
     assert lam == 0.25 and lines[0].startswith("IDS embedder: fake:one, λ = 0.25;")
+
+
+def test_gemmas_file_graph_by_hand(tmp_path: Path) -> None:
+    """`mseval gemmas` on 3 nodes: 0 "answer is 5" → 1 "answer is 7" (S 0→1, T 1→0), node 2
+    "lonely" isolated. TF-IDF over the 3 responses (n = 3): idf(answer) = idf(is) = ln(4/3) + 1 = a,
+    idf(5) = idf(7) = ln(4/2) + 1 = b; cos(0, 1) = 2a² / (2a² + b²). One weighted pair, w = 1 + 1:
+    IDS = 1 − cos(0, 1) ≈ 0.46365 (the isolated node weighs nothing). UPR with gold 5: node 0
+    contributes, 1 and 2 do not. Paths of ≥ 2 nodes: 0→1, d = 0, a tie → necessary: UPR 1 − 1/1 = 0.
+    Paths of ≥ 1 node: 0→1, {0}, {1}, {2}; necessary 0→1 and {0} → UPR 1 − 2/4 = 1/2."""
+    graph = tmp_path / "graph.json"
+    nodes = [{"prompt": "p", "response": r} for r in ("answer is 5", "answer is 7", "lonely")]
+    S = [[0, 1, 0], [0, 0, 0], [0, 0, 0]]
+    T = [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    graph.write_text(json.dumps({"nodes": nodes, "S": S, "T": T}), encoding="utf-8")
+    a, b = math.log(4 / 3) + 1, math.log(2) + 1
+    ids = 1 - 2 * a * a / (2 * a * a + b * b)
+    for min_nodes, upr, paths in (("2", 0.0, 1), ("1", 0.5, 4)):
+        result = subprocess.run(
+            [sys.executable, "-m", "harness.cli.main", "gemmas", str(graph), "--answer", "5",
+             "--embedder", "tfidf", "--min-path-nodes", min_nodes, "--json"],
+            capture_output=True, text=True, cwd=ROOT, env=dict(os.environ),
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        out = json.loads(result.stdout)
+        assert out["ids"]["value"] == pytest.approx(ids, abs=1e-12) and out["ids"]["weighted_pairs"] == 1
+        assert (out["upr"]["value"], out["upr"]["paths"]) == (upr, paths)
