@@ -293,7 +293,13 @@ class EpisodeRuntime:
             self.planned = True
 
         async def one(call: ToolCall) -> None:
-            results[call.id] = await self._execute_tool(agent, run, call)
+            try:
+                results[call.id] = await self._execute_tool(agent, run, call)
+            except Exception:
+                # A fault of ours beside a wave (a main-agent call next to Agent calls): the task
+                # group now cancels the wave, whose sub-agents end by this fault, not the clock.
+                self.cancel_reason = "harness_error"
+                raise
 
         if len(ordinary) == 1 and not launches:
             await one(ordinary[0])  # the common case: no task to create, no hop through the loop
