@@ -91,7 +91,11 @@ class Launch:
     prompt: str
     subagent_type: str | None
     resume: str | None
-    item: str | None = None
+    item: str | None = None  # an AgentSwarm's item; None for an Agent call
+
+    @property
+    def by_agent_call(self) -> bool:
+        return self.item is None
 
 
 def _text(args: dict[str, Any], key: str, required: bool = True) -> str | None:

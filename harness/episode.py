@@ -281,8 +281,9 @@ class EpisodeRuntime:
                 )
                 results[call.id] = tool_error(call, str(exc))
         if agent.is_main and not self.planned:
-            # plan-first: nothing runs until a step holds an accepted Agent call to the planner.
-            if not any(launch.subagent_type == PLANNER for launch in launches):
+            # plan-first: nothing runs until a step holds an accepted Agent call to the planner (as
+            # the variant is told; an AgentSwarm of planners is not one).
+            if not any(launch.subagent_type == PLANNER and launch.by_agent_call for launch in launches):
                 text = f"plan-first: your first action must be an {dl.AGENT} call with subagent_type '{PLANNER}'; nothing was run"
                 for c in calls:
                     if c.id not in results:

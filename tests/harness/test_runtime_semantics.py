@@ -11,9 +11,10 @@ import pytest
 
 from harness.episode import EpisodeRuntime
 from harness.mcp_client import CallOutcome, ServerFailure, ServerPool
+from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
 from tests.harness.support import View, run_scripted
-from tests.harness.test_delegation import agent
+from tests.harness.test_delegation import DONE, agent, answer
 
 READ = "mcp__lms__list_courses"
 
@@ -59,3 +60,30 @@ async def test_a_harness_fault_in_a_main_call_beside_a_wave_ends_its_sub_agents_
         ("a1", "harness_error"),
         ("a2", "harness_error"),
     ]
+
+
+async def test_plan_first_refuses_an_agent_swarm_of_planners_as_its_first_action(tmp_path: Path) -> None:
+    """The plan-first rule, as the variant's prompt, its principles and the refusal state it, is an
+    `Agent` call with subagent_type planner; an `AgentSwarm` of planners was accepted as one."""
+    swarm = call(
+        "AgentSwarm",
+        description="plans",
+        subagent_type="planner",
+        prompt_template="plan {{item}}",
+        items=["a", "b"],
+    )
+
+    def main(v: View) -> AssistantMessage:
+        return [say("", swarm), say("", agent("plan it", "planner")), say("", call(DONE))][v.step]
+
+    out = await run_scripted(tmp_path, main, answer, variant="plan-first")
+    refusal = [m.content for m in out.rt.main.messages if m.role == "tool"][0]
+    assert (
+        refusal.startswith("plan-first: your first action must be an Agent call")
+        and "nothing was run" in refusal
+    )
+    assert [(e.data["name"], e.data["reason"]) for e in out.kinds("tool_refused")] == [
+        ("AgentSwarm", "plan_first")
+    ]
+    assert [[r.type for r in w.runs] for w in out.rt.waves] == [["planner"]]  # the swarm never ran
+    assert out.rt.termination == "claim_done"
