@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluation.efficiency import NORMALIZER as SQUAD_NORMALIZER
+from evaluation.embeddings import lambda_used
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
 
 COMMUNICATION = (
@@ -48,9 +49,7 @@ def contract_block(
         "pairing": "(task, seed)",
         "trial": "episode: SR, UDR and ODR count (task, seed) episodes",
         "embedder": embedder if embedder is not None else "none (IDS not computed)",
-        # λ weighs TF-IDF against an embedding model; `tfidf` is the syntactic part alone (λ = 1)
-        # and `none` computes no IDS, so the λ asked for is not what was used there.
-        "ids_lambda": lam if embedder not in (None, "tfidf") else 1.0 if embedder == "tfidf" else None,
+        "ids_lambda": lambda_used(embedder, lam),
         "upr_min_path_nodes": min_nodes,
         "upr_contribution": "state tasks: sub-agent ended normally and (read-only) non-empty summary or "
         "(writable) a write succeeded; main turn: a tool call succeeded (no tools_ok recorded: it made one)",

@@ -339,3 +339,11 @@ def load_embedder(spec: str, allow_download: bool = False, cache_dir: Path | Non
 def embedder_id(embedder: Embedder | None) -> str:
     """The id recorded with every IDS value."""
     return TFIDF if embedder is None else embedder.id
+
+
+def lambda_used(embedder: str | None, lam: float) -> float | None:
+    """The λ an IDS is computed with, given its embedder's id: `lam` with an embedding model, 1
+    with `tfidf` (the TF-IDF cosine alone, whatever λ was asked), None when no IDS is computed."""
+    if embedder is None:
+        return None
+    return 1.0 if embedder == TFIDF else lam

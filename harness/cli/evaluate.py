@@ -452,6 +452,7 @@ def gemmas(
     if not (math.isfinite(lam) and 0 <= lam <= 1):  # typer's range check told nan as "should be <= 1"
         raise _input_error("--lambda", f"must be a number between 0 and 1, got {lam:g}")
 
+    from evaluation.embeddings import lambda_used
     from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
     from evaluation.graph import load_graph_file
 
@@ -464,7 +465,7 @@ def gemmas(
             "value": ids.value,
             "reason": ids.reason,
             "embedder": ids.embedder,
-            "lambda": lam,
+            "lambda": lambda_used(ids.embedder, lam),
             "weighted_pairs": ids.pairs,
             "empty_responses": ids.empty_nodes,
         }

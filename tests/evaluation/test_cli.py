@@ -330,12 +330,14 @@ def test_a_lambda_outside_0_to_1_is_told_in_one_line(tmp_path: Path, given: str,
 
 
 def test_a_lambda_at_either_end_of_its_range_is_taken(tmp_path: Path) -> None:
+    """Taken, and the λ the IDS was computed with is shown: with `tfidf` (the TF-IDF cosine
+    alone) that is 1 whatever was given, as the score contract says (it showed the λ given)."""
     for given in ("0", "1"):
         result = mseval(
             "gemmas", str(graph_file(tmp_path)), "--lambda", given, "--embedder", "tfidf", "--json"
         )
         assert result.returncode == 0, result.stderr
-        assert json.loads(result.stdout)["ids"]["lambda"] == float(given)
+        assert json.loads(result.stdout)["ids"]["lambda"] == 1.0
 
 
 @pytest.mark.parametrize("command", ["score", "report"])
