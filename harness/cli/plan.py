@@ -93,8 +93,8 @@ def build_plan(
         mixed = collect(endpoint_problem, models, base_url, api_key_env)
         problems += [mixed] if mixed else []
     for variant in dict.fromkeys(v for _, v in matrix):
-        if profile_set is not None:
-            collect(profile_set.variant, variant)
+        if profile_set is not None and (chosen := collect(profile_set.variant, variant)) is not None:
+            problems += oracle_problems(chosen, task_list or ())
     for key, value in (
         ("temperature", given_temperature),
         ("max_output_tokens", max_output_tokens),
@@ -200,6 +200,25 @@ def catalog_problems(tasks: Sequence[Any], profile_set: Any) -> list[Problem]:
     for task in tasks:
         problems += prior_type_problems(task, roles) + solution_tool_problems(task, known)
     return problems
+
+
+def oracle_problems(variant: Any, tasks: Sequence[Any]) -> list[Problem]:
+    """A variant that hands the model each task's delegation prior (`delegation: oracle`) needs a
+    prior for every task: without one it ran as `gen` does, and its rows said oracle."""
+    if variant.header.delegation != "oracle" or not (lacking := [t.id for t in tasks if t.prior is None]):
+        return []
+    from harness.catalog import PRIORS_DIR
+
+    named = ", ".join(lacking[:3]) + (f" and {len(lacking) - 3} more" if len(lacking) > 3 else "")
+    return [
+        Problem(
+            "--variant",
+            None,
+            f"{variant.name} appends each task's delegation prior, and {named} "
+            f"{'has' if len(lacking) == 1 else 'have'} none in {PRIORS_DIR}: write "
+            f"<task-id>.yaml there (docs/annotating-priors.md), or leave this variant out",
+        )
+    ]
 
 
 def extra_profile_problems(profiles: Sequence[Any]) -> list[Problem]:

@@ -424,3 +424,18 @@ def test_a_task_file_that_is_a_folder_is_one_problem_saying_so(tmp_path: Path, n
     path.unlink()
     path.mkdir()
     assert _run(tmp_path, env) == f"{path}: cannot read: Is a directory"
+
+
+def test_run_refuses_the_oracle_variant_on_a_task_without_a_prior(tmp_path: Path) -> None:
+    """`oracle` hands the model each task's delegation prior: on a task without one it ran as
+    `gen` does, silently, and its rows were scored as oracle's."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-enrollment-overview")
+    (priors / "lms-due-reminder.yaml").unlink()
+    store = tmp_path / "store.db"
+    result = mseval("run", "-m", "sim:oracle", "-v", "gen", "-v", "oracle", "--store", f"sqlite:///{store}",
+                    "--runs-dir", str(tmp_path / "runs"), env=env)  # fmt: skip
+    assert one_line_error(result) == (
+        f"--variant: oracle appends each task's delegation prior, and lms-due-reminder has none in {priors}: "
+        "write <task-id>.yaml there (docs/annotating-priors.md), or leave this variant out"
+    )
+    assert not store.exists() and not (tmp_path / "runs").exists()
