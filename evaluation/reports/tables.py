@@ -13,6 +13,7 @@ from typing import Any
 from contracts import EpisodeRecord
 from evaluation.contract import contract_lines
 from evaluation.document import Interval, ScoreDocument, SettingRow
+from evaluation.records import is_simulated
 from evaluation.success import is_completed
 from evaluation.taxonomy import CATEGORIES
 
@@ -47,7 +48,14 @@ def with_ci(value: float | None, interval: Interval | None) -> str:
 
 def model_name(row: SettingRow) -> str:
     """A model's name in tables, marking simulated models."""
-    return f"{row.model} (simulated)" if row.simulated else row.model
+    return simulated_name(row.model, simulated=row.simulated)
+
+
+def simulated_name(model: str, *, simulated: bool | None = None) -> str:
+    """`model`, marked "(simulated)" when it is a simulated agent (by default: by its name)."""
+    if simulated is None:
+        simulated = is_simulated(model)
+    return f"{model} (simulated)" if simulated else model
 
 
 def _ci(row: SettingRow, name: str) -> Interval | None:
@@ -138,7 +146,7 @@ def absent_table(records: Sequence[EpisodeRecord]) -> Table | None:
         return None
     rows = [
         [
-            model,
+            simulated_name(model),
             variant,
             str(len(which)),
             ", ".join(which[:MAX_LISTED]) + (" …" if len(which) > MAX_LISTED else ""),

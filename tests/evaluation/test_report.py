@@ -155,8 +155,8 @@ def test_the_report_says_why_episodes_are_absent(tmp_path: Path) -> None:
     doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
     files = write_report(doc, records, tmp_path)
     markdown, html = files.markdown.read_text(), files.html.read_text()
-    assert "| sim:test | sa | 2 | need2 (seed 0), no1 (seed 0) | " + refused + " |" in markdown
-    assert "| sim:test | spec | 1 | need1 (seed 0) | harness_error |" in markdown
+    assert "| sim:test (simulated) | sa | 2 | need2 (seed 0), no1 (seed 0) | " + refused + " |" in markdown
+    assert "| sim:test (simulated) | spec | 1 | need1 (seed 0) | harness_error |" in markdown
     assert "<h2>Absent episodes</h2>" in html and "refused the credentials" in html
     doc = score_records(
         records[:1], fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None))
@@ -227,3 +227,12 @@ def test_each_taxonomy_case_has_a_colour_of_its_own(tmp_path: Path, monkeypatch:
         if math.dist(colours[a], colours[b]) < 80
     ]
     assert near == []
+
+
+def test_the_absent_episodes_table_marks_simulated_models(tmp_path: Path) -> None:
+    """The last table named `sim:*` models bare, while every other table and plot says
+    "(simulated)" (SPEC §9, docs/scoring.md)."""
+    records = fixtures.records()  # sim:test, one absent episode
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    markdown = write_report(doc, records, tmp_path).markdown.read_text()
+    assert "| sim:test (simulated) | spec | 1 | orphan (seed 0) |" in markdown
