@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
-from html import escape
+from html import escape as _escape
 from pathlib import Path
 
 from evaluation.document import ScoreDocument
-from evaluation.reports.tables import Table, preamble, tables
+from evaluation.reports.tables import Table, preamble, printable, tables
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
@@ -20,6 +21,22 @@ img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
 """
 
 
+# A run of more characters than this without a space may break after every this many: a
+# 2,000-character model name or reason widened its table, and the page, to thousands of pixels.
+LONGEST_UNBROKEN = 30
+_PIECES = re.compile(rf"\S{{1,{LONGEST_UNBROKEN}}}|\s+")
+
+
+def escape(text: str) -> str:
+    """Text as HTML: control and bidirectional characters made visible (`tables.printable`), and
+    a long run without a space given a place to wrap (`<wbr>`) every `LONGEST_UNBROKEN` characters."""
+    pieces = _PIECES.findall(printable(text))
+    return "".join(
+        ("<wbr>" if i and not piece.isspace() and not pieces[i - 1].isspace() else "") + _escape(piece)
+        for i, piece in enumerate(pieces)
+    )
+
+
 def _table(table: Table) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in table.rows)
@@ -29,7 +46,7 @@ def _table(table: Table) -> str:
 
 def _image(title: str, path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<h3>{escape(title)}</h3><img alt="{escape(title)}" src="data:image/png;base64,{data}">'
+    return f'<h3>{escape(title)}</h3><img alt="{_escape(title)}" src="data:image/png;base64,{data}">'
 
 
 def render_html(doc: ScoreDocument, images: Sequence[tuple[str, Path]], more: Sequence[Table] = ()) -> str:

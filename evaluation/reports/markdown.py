@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from evaluation.document import ScoreDocument
-from evaluation.reports.tables import Table, preamble, tables
+from evaluation.reports.tables import Table, preamble, printable, tables
+
+# Emphasis, code and strike-through marks; a `_` inside a word (P_hit) opens no emphasis and stays.
+_MARKS = re.compile(r"[`*~]|(?<![^\W_])_+|_+(?![^\W_])")
 
 
 def _text(text: str) -> str:
     """Foreign text (model, variant, task names from other harnesses) as literal Markdown: no
     HTML passes through (`<script>` in a name), no link or image is made (`![](http://tracker/x)`
-    would load a remote image wherever report.md is rendered), and no line break ends a list item
-    or a row."""
-    text = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    would load a remote image wherever report.md is rendered), no line break (`\\n`, `\\r`) ends
+    a list item or a row, and `**b**` or a backtick is drawn as written, not as bold or code."""
+    text = printable(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    text = _MARKS.sub(lambda m: "".join("\\" + c for c in m.group()), text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _cell(text: str) -> str:
@@ -50,8 +55,8 @@ def render_markdown(doc: ScoreDocument, images: Sequence[tuple[str, str]], more:
         ]
     lines += ["## Run identity", "", "| key | value |", "|---|---|"]
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in head["identity"]] + [""]
-    lines += ["## Totals", ""] + [f"- {t}" for t in head["totals"]] + [""]
-    lines += ["## Aggregation contract", ""] + [f"- {c}" for c in head["contract"]] + [""]
+    lines += ["## Totals", ""] + [f"- {_text(t)}" for t in head["totals"]] + [""]
+    lines += ["## Aggregation contract", ""] + [f"- {_text(c)}" for c in head["contract"]] + [""]
     for table in [*tables(doc), *more]:
         lines += table_md(table)
     if images:

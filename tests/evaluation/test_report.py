@@ -236,3 +236,63 @@ def test_the_absent_episodes_table_marks_simulated_models(tmp_path: Path) -> Non
     doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
     markdown = write_report(doc, records, tmp_path).markdown.read_text()
     assert "| sim:test (simulated) | spec | 1 | orphan (seed 0) |" in markdown
+
+
+HOSTILE = (
+    'openai-compatible:<script>alert(1)</script>"><img src=x onerror=alert(2)></style>'
+    "|`tick`|**b** _i_ ~s~ a\r\nnew|row\u2028ls \u202eRTL עברית\x00nul\x1b[31m"
+)
+
+
+def _md_tables(markdown: str) -> list[list[int]]:
+    """Cells per row of each table of `markdown` as a CommonMark (+ GFM tables) renderer sees it."""
+    import re
+
+    markdown_it = pytest.importorskip("markdown_it")
+    html = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
+    return [
+        [row.count("<td") + row.count("<th") for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+        for table in re.findall(r"<table>.*?</table>", html, re.S)
+    ]
+
+
+def test_report_md_tables_stay_tables_and_names_literal_with_cr_and_marks(tmp_path: Path) -> None:
+    """A `\\r` in a model name ended each table row it was in (CommonMark ends a line at `\\r`):
+    the success table of 2 settings rendered as 5 rows. `**b**` and backticks in a name were drawn
+    bold and as code; NUL, ESC and a right-to-left override (U+202E, which turned the rest of the
+    row's numbers around) went into report.md as they were."""
+    records = fixtures.records(model=HOSTILE)
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    markdown = write_report(doc, records, tmp_path).markdown.read_text()
+    success = next(t for t in _md_tables(markdown) if t[0] == 11)
+    assert success == [11] * 3  # header and one row per setting
+    assert all(len(set(rows)) == 1 for rows in _md_tables(markdown))
+    assert not any(c in markdown for c in "\r\x00\x1b\u202e\u2028")
+    assert "\\\\x00nul\\\\x1b\\[31m" in markdown and "\\\\u202eRTL" in markdown
+    assert "\\|\\`tick\\`\\|\\*\\*b\\*\\* \\_i\\_ \\~s\\~ a new\\|row" in markdown
+    assert "P_hit" in markdown  # a `_` inside a word is left as it is
+
+
+def test_report_md_escapes_the_totals_and_contract_lines(tmp_path: Path) -> None:
+    """The totals and contract lines went into report.md raw; they carry the tagger's and the
+    embedder's names, which come from the command line (`st:<name-or-path>`)."""
+    records = fixtures.records()
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    doc = doc.model_copy(update={"tagging": {**doc.tagging, "tagger": "openai-compatible:<img src=x>"}})
+    markdown = write_report(doc, records, tmp_path).markdown.read_text()
+    assert "<img" not in markdown
+    assert "- Function labels: openai-compatible:&lt;img src=x&gt; tagger" in markdown
+
+
+def test_html_shows_control_characters_and_breaks_long_names(tmp_path: Path) -> None:
+    """NUL, ESC and U+202E reached index.html as they were (a right-to-left override turned the
+    following names of a warning around); a name of 2,000 characters without a space could not
+    wrap, and widened its table and the page to thousands of pixels."""
+    long_name = "openai:" + "x" * 2000
+    records = fixtures.records(model=HOSTILE) + fixtures.records(model=long_name)
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    html = write_report(doc, records, tmp_path).html.read_text()
+    assert not any(c in html for c in "\r\x00\x1b\u202e\u2028")
+    assert "\\x00nul\\x1b[31m" in html and "\\u202eRTL" in html
+    assert "<script>" not in html and "<img src=x" not in html and '</style>"' not in html
+    assert "x" * 31 not in html and "x" * 30 + "<wbr>" + "x" * 30 in html

@@ -64,3 +64,36 @@ def test_tables_and_images_render_in_chromium(tmp_path: Path) -> None:
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_hostile_names_render_as_text_within_the_page(tmp_path: Path) -> None:
+    """Names from foreign traces (markup, a 2,000-character name, control characters) stay text:
+    no element, dialog, request or console message of theirs, and the page keeps its width (a long
+    name without a space widened the page to 15,000 pixels)."""
+    from playwright.sync_api import sync_playwright
+
+    hostile = (
+        'openai-compatible:<script>alert(1)</script>"><img src=x onerror=alert(2)></style>'
+        "|`t`|\r\nrow \u202eRTL\x00\x1b[31m"
+    )
+    records = fixtures.records(model=hostile) + fixtures.records(model="openai:" + "x" * 2000)
+    doc = score_records(
+        records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None), resamples=20)
+    )
+    html = write_report(doc, records, tmp_path).html
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            seen: list[str] = []
+            page.on("console", lambda m: seen.append(f"console {m.type}: {m.text}"))
+            page.on("pageerror", lambda e: seen.append(f"error: {e}"))
+            page.on("dialog", lambda d: (seen.append(f"dialog: {d.message}"), d.dismiss()))
+            page.on("request", lambda r: None if r.url == html.as_uri() else seen.append(f"request {r.url}"))
+            page.goto(html.as_uri())
+            assert page.locator("script").count() == 0 and page.locator("style").count() == 1
+            assert page.locator("img").count() == 4  # the plots, none of a name
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+            assert seen == []
+        finally:
+            browser.close()
