@@ -22,6 +22,8 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from contracts import EpisodeRecord  # noqa: E402
 from evaluation.document import ScoreDocument, SettingRow  # noqa: E402
+from evaluation.records import is_simulated  # noqa: E402
+from evaluation.reports.tables import printable, simulated_name  # noqa: E402
 from evaluation.success import critical_steps  # noqa: E402
 from evaluation.taxonomy import CATEGORIES  # noqa: E402
 
@@ -50,10 +52,27 @@ def literal_text(plot: Callable[P, Path]) -> Callable[P, Path]:
     return drawn
 
 
+# Longest name drawn whole; a longer one keeps its start and end around "…". A 2,000-character
+# model name pushed the axes out of the figure ("Tight layout not applied") and its bars with it.
+MAX_NAME = 48
+
+
+def shown(name: str, limit: int = MAX_NAME) -> str:
+    """A foreign name (model, variant, task, sub-agent id) as drawn: on one line, its control
+    characters visible (`tables.printable`: NUL or ESC were drawn as tofu with a warning per
+    glyph), and at most `limit` characters."""
+    name = printable(name)
+    if len(name) <= limit:
+        return name
+    keep = limit - 1
+    return name[: keep - keep // 2] + "…" + name[len(name) - keep // 2 :]
+
+
 def label(row: SettingRow) -> str:
-    """A setting's name in plots, marking simulated models."""
-    suffix = " (simulated)" if row.simulated else ""
-    return f"{row.model}{suffix} / {row.variant}"
+    """A setting's name in plots, marking simulated models; a long one on two lines."""
+    model = simulated_name(shown(row.model), simulated=row.simulated)
+    variant = shown(row.variant)
+    return f"{model} / {variant}" if len(model) + len(variant) <= MAX_NAME else f"{model}\n/ {variant}"
 
 
 def _save(fig: Any, path: Path, rect: tuple[float, float, float, float] | None = None) -> Path:
@@ -99,6 +118,15 @@ def _baseline_of(doc: ScoreDocument, row: SettingRow) -> SettingRow | None:
 _MARKERS = "osD^vP*Xph"
 
 
+def _style(i: int, colours: Sequence[str]) -> dict[str, str]:
+    """Colour and marker of the i-th setting: both change from one setting to the next, and the
+    marker is shifted by one more each time the colours come round again, so the first
+    len(colours) × len(_MARKERS) settings (100) each have a pair of their own. Both by `i % 10`
+    gave settings 0 and 10 the same blue circle under two names."""
+    colour = i % len(colours)
+    return {"color": colours[colour], "marker": _MARKERS[(colour + i // len(colours)) % len(_MARKERS)]}
+
+
 @literal_text
 def tradeoff(doc: ScoreDocument, path: Path) -> Path:
     """ΔSR against Δcost and against ΔCSteps, each MAD-SAE setting relative to its baseline.
@@ -111,10 +139,11 @@ def tradeoff(doc: ScoreDocument, path: Path) -> Path:
         base = _baseline_of(doc, row) if row.baseline else None
         if base is not None and row.sr_diff is not None:
             points.append((row, base))
-    legend_rows = (len(points) + 1) // 2
+    lines = max((label(row).count("\n") + 1 for row, _ in points), default=1)  # a long name takes two
+    legend_rows = (len(points) + 1) // 2 * lines
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5 + 0.25 * legend_rows))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    legend: dict[str, Any] = {}
+    legend: dict[tuple[str, str], tuple[Any, str]] = {}  # by setting: shortened labels may coincide
     for ax, (attr, name) in zip(
         axes, (("mean_cost_usd", "Δ mean cost (USD)"), ("mean_csteps", "Δ mean critical steps")), strict=True
     ):
@@ -126,8 +155,10 @@ def tradeoff(doc: ScoreDocument, path: Path) -> Path:
             if mas_value is None or sa_value is None or row.sr_diff is None:
                 continue
             x, y = mas_value - sa_value, row.sr_diff
-            style = {"color": colours[i % len(colours)], "marker": _MARKERS[i % len(_MARKERS)]}
-            legend[label(row)] = ax.scatter([x], [y], s=40, alpha=0.8, **style)
+            legend[(row.model, row.variant)] = (
+                ax.scatter([x], [y], s=40, alpha=0.8, **_style(i, colours)),
+                label(row),
+            )
             drawn += 1
         if not drawn:
             _empty(ax, "no setting with a baseline")
@@ -140,7 +171,8 @@ def tradeoff(doc: ScoreDocument, path: Path) -> Path:
     axes[1].set_title("Success vs critical steps")
     if not legend:
         return _save(fig, path)
-    fig.legend(list(legend.values()), list(legend), loc="lower center", ncol=min(2, len(legend)), fontsize=8)
+    handles, names = zip(*legend.values(), strict=True)
+    fig.legend(handles, names, loc="lower center", ncol=min(2, len(legend)), fontsize=8)
     inches = fig.get_figheight()
     return _save(fig, path, rect=(0, (0.1 + 0.25 * legend_rows) / inches, 1, 1))
 
@@ -216,12 +248,12 @@ def waves_timeline(records: Sequence[EpisodeRecord], path: Path) -> Path:
         for name, start, length in bars:
             color = "#4575b4" if name == "main" else "#fc8d59"
             ax.barh(names.index(name), length, left=start, color=color, edgecolor="white")
-        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_yticks(range(len(names)), [shown(name) for name in names], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel(unit)
-        sim = " (simulated)" if record.model.startswith("sim:") else ""
+        model = simulated_name(shown(record.model), simulated=is_simulated(record.model))
         ax.set_title(
-            f"{record.task_id} · {record.model}{sim} / {record.variant} · seed {record.seed} · "
+            f"{shown(record.task_id)} · {model} / {shown(record.variant)} · seed {record.seed} · "
             f"CSteps {critical_steps(record)}",
             fontsize=9,
         )

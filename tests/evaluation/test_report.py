@@ -296,3 +296,39 @@ def test_html_shows_control_characters_and_breaks_long_names(tmp_path: Path) -> 
     assert "\\x00nul\\x1b[31m" in html and "\\u202eRTL" in html
     assert "<script>" not in html and "<img src=x" not in html and '</style>"' not in html
     assert "x" * 31 not in html and "x" * 30 + "<wbr>" + "x" * 30 in html
+
+
+def test_the_tradeoff_plot_tells_eleven_settings_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Colour and marker were both chosen by `i % 10`: settings 0 and 10 were the same blue circle
+    under two names in the legend. Now every setting of up to 100 has a pair of its own."""
+    records = [r for i in range(11) for r in fixtures.records(model=f"openai:m{i:02d}")]
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    fig = _drawn(monkeypatch, "tradeoff", doc, tmp_path)
+    legend = fig.legends[0]
+    styles = {
+        (to_rgb(handle.get_facecolor()[0]), handle.get_paths()[0].vertices.tobytes())
+        for handle in legend.legend_handles
+    }
+    assert len(legend.get_texts()) == 11 and len(styles) == 11
+
+
+def test_long_and_control_character_names_are_drawn_short_and_visible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2,000-character model name pushed the leaderboard's axes out of its figure (tight_layout
+    gave up with a warning), and NUL or ESC were drawn as missing glyphs, a warning each."""
+    import warnings
+
+    records = fixtures.records(model="openai:" + "x" * 2000) + fixtures.records(model=HOSTILE)
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = _drawn(monkeypatch, "msq_leaderboard", doc, tmp_path)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    lines = [line for label in labels for line in label.split("\n")]  # a long name on two lines
+    assert len(lines) <= 2 * len(labels) and all(len(line) <= 48 + len(" (simulated)") for line in lines)
+    assert not any(c in line for line in lines for c in "\r\x00\x1b\u202e")
+    box = fig.axes[0].get_tightbbox()
+    assert box is not None and box.x0 >= 0  # the names are inside the figure
