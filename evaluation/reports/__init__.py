@@ -3,10 +3,18 @@
 Every report states the run identity and the aggregation contract, prints the warnings (runs
 of different identity in one table, missing baselines, left-out tasks) before its tables, and
 labels simulated models as such.
+
+A report is written whole or not at all: its files are made in a hidden folder inside `out` and
+moved over the old ones only when all are made, so a failure (a plot that cannot be drawn, a
+full disk, a report file that is a folder) leaves `out` as it was.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import shutil
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,25 +57,56 @@ def choose_timeline_episodes(
     return list(best.values())[:limit]
 
 
+MARKDOWN = "report.md"
+HTML = "index.html"
+PLOTS = ("msq_leaderboard.png", "tradeoff.png", "taxonomy.png", "waves_timeline.png")
+
+
 def write_report(
     doc: ScoreDocument, records: Sequence[EpisodeRecord], out: Path, timeline: Sequence[str] = ()
 ) -> ReportFiles:
-    """Write report.md, index.html and the PNG plots into `out`."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write report.md, index.html and the PNG plots into `out`, all of them or none (an
+    `OSError` naming the file, `out` left as it was; a folder it had to make is removed)."""
+    made = _missing_folders(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (MARKDOWN, HTML, *PLOTS):
+            if (out / name).is_dir():  # before any file is moved in: os.replace would fail midway
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))
+        staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
+        try:
+            _write_files(doc, records, staging, timeline)
+            for name in (*PLOTS, MARKDOWN, HTML):
+                os.replace(staging / name, out / name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        for folder in made:  # innermost first; only folders left empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    return ReportFiles(out / MARKDOWN, out / HTML, [out / name for name in PLOTS])
+
+
+def _missing_folders(out: Path) -> list[Path]:
+    """The folders of `out` (itself first) that do not exist yet."""
+    return [folder for folder in [out, *out.parents] if not folder.exists()]
+
+
+def _write_files(
+    doc: ScoreDocument, records: Sequence[EpisodeRecord], folder: Path, timeline: Sequence[str]
+) -> None:
+    msq, trade, taxonomy, waves = (folder / name for name in PLOTS)
     plots = [
-        ("MSQ leaderboard", msq_leaderboard(doc, out / "msq_leaderboard.png")),
-        ("Trade-off against the baseline", tradeoff(doc, out / "tradeoff.png")),
-        ("Case taxonomy", taxonomy_bars(doc, out / "taxonomy.png")),
-        (
-            "Waves timeline",
-            waves_timeline(choose_timeline_episodes(records, timeline), out / "waves_timeline.png"),
-        ),
+        ("MSQ leaderboard", msq_leaderboard(doc, msq)),
+        ("Trade-off against the baseline", tradeoff(doc, trade)),
+        ("Case taxonomy", taxonomy_bars(doc, taxonomy)),
+        ("Waves timeline", waves_timeline(choose_timeline_episodes(records, timeline), waves)),
     ]
     more = [t for t in [absent_table(records)] if t is not None]
-    markdown = out / "report.md"
-    markdown.write_text(
+    (folder / MARKDOWN).write_text(
         render_markdown(doc, [(title, path.name) for title, path in plots], more), encoding="utf-8"
     )
-    html = out / "index.html"
-    html.write_text(render_html(doc, plots, more), encoding="utf-8")
-    return ReportFiles(markdown, html, [path for _, path in plots])
+    (folder / HTML).write_text(render_html(doc, plots, more), encoding="utf-8")

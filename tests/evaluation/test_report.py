@@ -332,3 +332,39 @@ def test_long_and_control_character_names_are_drawn_short_and_visible(
     assert not any(c in line for line in lines for c in "\r\x00\x1b\u202e")
     box = fig.axes[0].get_tightbbox()
     assert box is not None and box.x0 >= 0  # the names are inside the figure
+
+
+def test_a_report_that_fails_leaves_its_folder_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report file that is a folder (index.html) failed after report.md and the four plots were
+    written, and a plot that failed left the files before it new and the rest old: a report that
+    mixed two runs. It is now written whole or not at all."""
+    from evaluation.reports import plots
+
+    records = fixtures.records()
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    blocked = tmp_path / "blocked"
+    (blocked / "index.html").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError) as caught:
+        write_report(doc, records, blocked)
+    assert caught.value.filename == str(blocked / "index.html")
+    assert [p.name for p in blocked.iterdir()] == ["index.html"]
+
+    kept = tmp_path / "kept"
+    before = {p.name: p.read_bytes() for p in [*write_report(doc, records, kept).plots, kept / "report.md"]}
+
+    def broken(*_args: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(plots, "taxonomy_bars", broken)
+    monkeypatch.setattr("evaluation.reports.taxonomy_bars", broken)
+    other = score_records(
+        records[:4], fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None))
+    )
+    for out in (kept, tmp_path / "new" / "deeper"):
+        with pytest.raises(OSError, match="No space left"):
+            write_report(other, records[:4], out)
+    assert {p.name: p.read_bytes() for p in kept.iterdir() if p.name in before} == before
+    assert sorted(p.name for p in kept.iterdir()) == sorted([*before, "index.html"])  # no staging left
+    assert not (tmp_path / "new").exists()  # the folders it made are gone again
