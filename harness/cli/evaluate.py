@@ -266,8 +266,10 @@ def baseline_problems(
 
 
 def _warn(doc: ScoreDocument) -> None:
-    for warning in doc.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    from evaluation.reports.tables import printable
+
+    for warning in doc.warnings:  # names from the records: their control characters shown, not obeyed
+        print(f"warning: {printable(warning)}", file=sys.stderr)
 
 
 def _fmt(value: float | None) -> str:
@@ -276,6 +278,8 @@ def _fmt(value: float | None) -> str:
 
 def summary_table(doc: ScoreDocument) -> str:
     """A plain-text table of the headline numbers (the full document is `--json`)."""
+    from evaluation.reports.tables import printable
+
     columns = [
         "model",
         "variant",
@@ -295,8 +299,8 @@ def summary_table(doc: ScoreDocument) -> str:
     ]
     rows = [
         [
-            row.model + (" (sim)" if row.simulated else ""),
-            row.variant,
+            printable(row.model) + (" (sim)" if row.simulated else ""),  # an ESC in a name is not obeyed
+            printable(row.variant),
             str(row.episodes),
             str(row.absent),
             *(

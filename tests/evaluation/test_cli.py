@@ -391,3 +391,20 @@ def test_a_baseline_planned_by_a_run_but_not_yet_recorded_is_not_a_typo(exported
     assert result.returncode == 0, result.stderr
     sa = json.loads(result.stdout)["settings"][0]
     assert sa["variant"] == "sa" and sa["absent"] == len(tasks)
+
+
+def test_score_shows_control_characters_in_names_instead_of_sending_them_to_the_terminal(
+    exported: tuple[Path, Path],
+) -> None:
+    """Records from another harness name their model: an ESC sequence in it (`\\x1b]0;…` sets
+    the terminal's title, `\\x1b[2J` clears it) reached the terminal as it was, in the table and
+    in the warning that names simulated models. Now it is shown as `\\x1b`."""
+    episodes, priors = exported
+    evil = "sim:x\x1b[2J\x1b]0;owned\x07"
+    records = [r.model_copy(update={"model": evil}) for r in fixtures.records()]
+    episodes.write_text("".join(r.to_json() + "\n" for r in records))
+    result = mseval("score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stdout + result.stderr
+    assert "sim:x\\x1b[2J\\x1b]0;owned\\x07 (sim)" in result.stdout
+    assert "simulated models (not real LLMs): sim:x\\x1b[2J" in result.stderr
