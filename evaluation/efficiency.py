@@ -12,6 +12,7 @@ a/an/the dropped, whitespace split; two empty strings give 0.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections import Counter
@@ -88,9 +89,9 @@ def communication_efficiency(samples: Sequence[Sample], missing: MissingRule = "
     scores = [None if s.prediction is None else best_f1(s.prediction, s.gold) for s in samples]
     answered = [f for f in scores if f is not None]
     if missing == "filter":
-        mean = sum(answered) / len(answered) if answered else None
+        mean = math.fsum(answered) / len(answered) if answered else None
     else:
-        mean = sum(f or 0.0 for f in scores) / len(scores) if scores else None
+        mean = math.fsum(f or 0.0 for f in scores) / len(scores) if scores else None
     total = float(sum(s.communication for s in samples))
     aggregate = SCALE * mean / total if mean is not None and total > 0 else None
     per_sample = SCALE * mean / (total / len(samples)) if mean is not None and total > 0 else None

@@ -28,7 +28,8 @@ from evaluation.records import prior_files
 # episodes without a record count absent; \boxed{} answers keep their inner braces; the bootstrap
 # draws tasks in id order. 0.3.1: the TF-IDF cosine is summed exactly, so IDS no longer moves in
 # its last digit with the process's string hashing. 0.3.2: a resumed sub-agent's temporal edge
-# comes from its agent's latest run, whichever earlier run id `resume_of` names.
+# comes from its agent's latest run, whichever earlier run id `resume_of` names; float means
+# are summed exactly (math.fsum), so the same records in any order score the same to the last digit.
 SCORER_VERSION = "0.3.2"
 
 # Which run-identity keys name each of the four things that must agree within one table;

@@ -8,6 +8,7 @@ reduced to a single node are counted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -110,8 +111,8 @@ def graph_scores(records: Sequence[EpisodeRecord], options: GraphOptions) -> Gra
         else:
             upr_values.append(scores.upr.value)
     return GraphScores(
-        ids=sum(ids_values) / len(ids_values) if ids_values else None,
-        upr=sum(upr_values) / len(upr_values) if upr_values else None,
+        ids=math.fsum(ids_values) / len(ids_values) if ids_values else None,
+        upr=math.fsum(upr_values) / len(upr_values) if upr_values else None,
         embedder=options.embedder_id,
         ids_defined=len(ids_values),
         ids_undefined=ids_undefined,

@@ -13,6 +13,7 @@ with `success: null` (no verdict) is a failure, and counted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -128,7 +129,7 @@ def mean_cost(records: Sequence[EpisodeRecord]) -> Mean:
     """Mean cost in USD over completed episodes that recorded one (the rest are counted)."""
     costs = [r.cost_usd for r in records if is_completed(r)]
     known = [c for c in costs if c is not None]
-    return Mean(sum(known) / len(known) if known else None, len(known), len(costs) - len(known))
+    return Mean(math.fsum(known) / len(known) if known else None, len(known), len(costs) - len(known))
 
 
 def task_count(records: Iterable[EpisodeRecord]) -> int:

@@ -14,6 +14,7 @@ averaged over the same sets — is reported beside it as a diagnostic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -109,8 +110,8 @@ def utilities(mas: Sequence[EpisodeRecord], sa: Sequence[EpisodeRecord]) -> Util
     wins_sa = sum(1 for p in d_del if is_success(p.sa))
     steps_mas = sum(critical_steps(p.mas) for p in d_plus)
     steps_sa = sum(critical_steps(p.sa) for p in d_plus)
-    cost_mas = sum(p.mas.cost_usd or 0.0 for p in costed)
-    cost_sa = sum(p.sa.cost_usd or 0.0 for p in costed)
+    cost_mas = math.fsum(p.mas.cost_usd or 0.0 for p in costed)
+    cost_sa = math.fsum(p.sa.cost_usd or 0.0 for p in costed)
 
     # Ratio form: the set sizes cancel, so U_p = wins_MAS / (wins_MAS + wins_SA) and
     # U_e = ΣC_SA / (ΣC_SA + ΣC_MAS); 'lower is better' quantities swap places.

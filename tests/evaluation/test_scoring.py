@@ -426,3 +426,18 @@ def test_records_without_turns_are_said_to_be_one_node() -> None:
         "1 completed record(s) give no main.turns, or a wave without main_step: their main agent is one "
         "node of the agent graph, so their IDS and UPR may be undefined"
     ]
+
+
+def test_the_document_does_not_depend_on_the_order_of_the_records() -> None:
+    """Float means are summed exactly (math.fsum): costs 0.1, 0.2, 0.3 summed in that order are
+    0.6000000000000001, in the reverse order 0.6, so the same export in another order (a JSONL
+    sorted differently, rows of another store) gave means differing in their last digit."""
+    records = [
+        episode(task, variant, seed=0, cost=cost, success=task != "t3")
+        for variant in ("sa", "spec")
+        for task, cost in (("t1", 0.1), ("t2", 0.2), ("t3", 0.3))
+    ]
+    options = ScoreOptions(graph=GraphOptions(embedder=None))
+    forward = score_records(records, {}, options=options)
+    assert [row.mean_cost_usd for row in forward.settings] == [0.6 / 3, 0.6 / 3]  # fsum: 0.6 exactly
+    assert score_records(records[::-1], {}, options=options).to_json() == forward.to_json()
