@@ -16,7 +16,10 @@ then show real parallelism).
 
 The agent's role and progress are read from the messages alone (is `claim_done` offered? how
 many assistant turns since the sub-task prompt?), so the policy is stateless and a resumed
-sub-agent continues where its context says it is. Usage is estimated as ⌈characters / 4⌉.
+sub-agent continues where its context says it is. Usage is estimated as ⌈characters / 4⌉ of what
+the agent reads (every offered tool's name, description and input schema, then the messages) and
+writes; the cached part is what its previous call read (the tools and the messages before its last
+reply), as a provider's prompt cache would hold it.
 """
 
 from __future__ import annotations
@@ -69,6 +72,11 @@ def _chars(m: Message) -> int:
     if isinstance(m, AssistantMessage):
         n += sum(len(c.name) + len(json.dumps(c.arguments or {})) for c in m.tool_calls)
     return n
+
+
+def _spec_chars(t: ToolSpec) -> int:
+    """What a model reads of an offered tool: its name, description and input schema."""
+    return len(t.name) + len(t.description) + len(json.dumps(t.input_schema))
 
 
 @cache
@@ -146,15 +154,16 @@ class SimModel:
             message = self._main_turn(messages, tools)
         else:
             message = self._sub_turn(messages)
-        prefix = 0
-        for i in range(len(messages) - 1, -1, -1):
-            if isinstance(messages[i], AssistantMessage):
-                prefix = sum(_chars(m) for m in messages[: i + 1])
-                break
-        total = sum(_chars(m) for m in messages) + sum(len(t.description) + 40 for t in tools)
+        offer = sum(_spec_chars(t) for t in tools)
+        last_reply = next(
+            (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AssistantMessage)), None
+        )
+        # The prompt cache holds what this agent's previous call read: the tools and the messages
+        # before its last reply (that reply was output, never read); a first call has none cached.
+        cached = 0 if last_reply is None else offer + sum(_chars(m) for m in messages[:last_reply])
         usage = Usage(
-            input_tokens=_tokens(total),
-            cached_input_tokens=_tokens(prefix),
+            input_tokens=_tokens(offer + sum(_chars(m) for m in messages)),
+            cached_input_tokens=_tokens(cached),
             output_tokens=_tokens(_chars(message)),
         )
         return ModelResponse(

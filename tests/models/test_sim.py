@@ -1,0 +1,63 @@
+"""The simulated agents (SPEC §4) as a model: what they answer and the usage they report."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from harness.catalog import load_tasks
+from harness.models.base import (
+    AssistantMessage,
+    Message,
+    ModelSettings,
+    SystemMessage,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from harness.models.sim import SimModel
+from harness.tools import CLAIM_DONE
+
+(TASK,) = load_tasks("lms-due-reminder")
+SCHEMA = {
+    "type": "object",
+    "properties": {"course": {"type": "string", "description": "the course code, e.g. CS101"}},
+    "required": ["course"],
+}
+TOOLS = [
+    ToolSpec(name=CLAIM_DONE, description="Say that the task is done.", input_schema={"type": "object"}),
+    ToolSpec(
+        name="mcp__lms__list_assignments", description="List a course's assignments.", input_schema=SCHEMA
+    ),
+]
+SETTINGS = ModelSettings()
+
+
+def _read(tools: list[ToolSpec], messages: list[Message]) -> int:
+    """The characters a model reads: every offered tool whole, then the messages."""
+    offered = sum(len(t.name) + len(t.description) + len(json.dumps(t.input_schema)) for t in tools)
+    return offered + sum(len(m.content) for m in messages)
+
+
+async def test_sim_usage_counts_the_whole_tool_offer_and_caches_what_the_previous_call_read() -> None:
+    """Input counted each tool as its description + 40 characters, whatever its name and schema
+    (a built-in main agent's 18 tools: 2,717 characters counted of 7,996 read, its first call
+    1,715 tokens instead of 3,034); the cached part was the messages up to the last reply, that
+    reply included (output, never read) and the tools left out (the start of every prompt)."""
+    model = SimModel.from_name("sim:single", TASK, seed=0)
+    messages: list[Message] = [
+        SystemMessage(content="You are the main agent."),
+        UserMessage(content="Remind CS101."),
+    ]
+    first = await model.generate(messages, TOOLS, SETTINGS)
+    assert first.usage.input_tokens == math.ceil(_read(TOOLS, messages) / 4)
+    assert first.usage.cached_input_tokens == 0
+    (call,) = first.message.tool_calls
+    written = len(first.message.content) + len(call.name) + len(json.dumps(call.arguments))
+    assert first.usage.output_tokens == math.ceil(written / 4)
+
+    result = ToolMessage(tool_call_id=call.id, name=call.name, content="x" * 101)
+    second = await model.generate([*messages, first.message, result], TOOLS, SETTINGS)
+    assert second.usage.cached_input_tokens == first.usage.input_tokens
+    assert second.usage.input_tokens == math.ceil((_read(TOOLS, messages) + written + 101) / 4)
+    assert isinstance(second.message, AssistantMessage) and second.message.tool_calls
