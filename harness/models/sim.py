@@ -10,6 +10,7 @@ tool calls go to the real MCP servers, delegation starts real sub-agents in wave
 - `sim:eager` delegates every sub-task, one sub-agent per wave, needed or not.
 - `sim:shy` never delegates, even when offered sub-agents (the name for the non-delegating
   policy under a delegating variant; it behaves as `single`).
+Under a plan-first variant every policy's first step is the `planner` call the rule asks for.
 Options `?noise=P&seed=N`: each tool call is dropped (P/2) or garbled (P/2); `latency=S` makes
 every call take S seconds (at most MAX_LATENCY_S, an hour), like a model behind an API (waves
 then show real parallelism).
@@ -218,7 +219,9 @@ class SimModel:
     def _main_plan(self, types: list[str], plan_first: bool) -> list[AssistantMessage]:
         delegate = self.policy in ("oracle", "eager") and bool(types)
         steps: list[AssistantMessage] = []
-        if delegate and plan_first and PLANNER in types:
+        if plan_first and PLANNER in types:
+            # The rule of the variant, which the runtime enforces by refusing every other call until
+            # the planner runs: every policy follows it (single and shy then work alone).
             plan = ToolCall(id="sim_main_plan", name=AGENT, arguments={
                 "description": "plan the task", "subagent_type": PLANNER,
                 "prompt": f"{PLAN_MARK} Decompose this task into sub-tasks and a delegation plan: {self.task.spec.title}",

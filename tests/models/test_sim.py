@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
+from pathlib import Path
+
+import pytest
 
 from harness.catalog import load_tasks
 from harness.models.base import (
@@ -15,7 +19,10 @@ from harness.models.base import (
     ToolSpec,
     UserMessage,
 )
+from harness.models.pricing import load_prices
 from harness.models.sim import SimModel
+from harness.profiles import PLANNER, load_profiles
+from harness.runner import Runner, RunPlan
 from harness.tools import CLAIM_DONE
 
 (TASK,) = load_tasks("lms-due-reminder")
@@ -61,3 +68,21 @@ async def test_sim_usage_counts_the_whole_tool_offer_and_caches_what_the_previou
     assert second.usage.cached_input_tokens == first.usage.input_tokens
     assert second.usage.input_tokens == math.ceil((_read(TOOLS, messages) + written + 101) / 4)
     assert isinstance(second.message, AssistantMessage) and second.message.tool_calls
+
+
+@pytest.mark.parametrize("policy", ["single", "shy"])
+def test_sims_that_work_alone_still_call_the_planner_first_under_plan_first(
+    tmp_path: Path, policy: str
+) -> None:
+    """Only `oracle` and `eager` made the planner call plan-first asks for: `single` and `shy`
+    had every call refused, claim_done too, and failed all 48 tasks (SR 0.00, text_only)."""
+    plan = RunPlan(
+        settings_matrix=[(f"sim:{policy}", "plan-first")], tasks=[TASK], profiles=load_profiles(),
+        prices=load_prices(), store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path,
+    )  # fmt: skip
+    (record,) = asyncio.run(Runner(plan).run()).records
+    assert record.success and record.termination == "claim_done"
+    assert [(w.main_step, [s.type for s in w.subagents]) for w in record.waves] == [(1, [PLANNER])]
+    assert [t.tools for t in record.main.turns or []][1:] == [
+        [c.tool for c in st.calls] for st in TASK.solution.subtasks
+    ] + [[CLAIM_DONE]]
