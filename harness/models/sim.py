@@ -87,7 +87,8 @@ def _label_types() -> dict[str, dict[str, str]]:
 
 @dataclass(frozen=True)
 class SimOptions:
-    """What a `sim:POLICY?noise=P&seed=N&latency=S` name asks for (seed None: the episode's)."""
+    """What a `sim:POLICY?noise=P&seed=N&latency=S` name asks for (seed None: the episode's seed
+    alone draws the noise; N: N with the episode's seed, so `--seeds K` still gives K draws)."""
 
     policy: str
     noise: float = 0.0
@@ -130,14 +131,16 @@ class SimModel:
     policy: str
     task: Task
     noise: float = 0.0
-    noise_seed: int = 0
+    noise_seed: str = "0"  # what draws the noise: the episode's seed, or `N/seed` for `?seed=N`
     latency_s: float = 0.0
     _plans: dict[Any, list[AssistantMessage]] = field(default_factory=dict)
 
     @classmethod
     def from_name(cls, name: str, task: Task, seed: int) -> SimModel:
         o = parse_sim_name(name)
-        noise_seed = seed if o.seed is None else o.seed
+        # `?seed=N` picks another family of draws, never one draw for every episode seed: with
+        # `--seeds K` the K episodes of a task would be copies of one (the same calls dropped).
+        noise_seed = str(seed) if o.seed is None else f"{o.seed}/{seed}"
         return cls(
             name=name, policy=o.policy, task=task, noise=o.noise, noise_seed=noise_seed, latency_s=o.latency_s
         )

@@ -86,3 +86,42 @@ def test_sims_that_work_alone_still_call_the_planner_first_under_plan_first(
     assert [t.tools for t in record.main.turns or []][1:] == [
         [c.tool for c in st.calls] for st in TASK.solution.subtasks
     ] + [[CLAIM_DONE]]
+
+
+NOISY_TASK = next(iter(load_tasks("ar-delegation-survey-notes")))  # 30 gold calls
+
+
+async def _main_calls(name: str, seed: int) -> list[tuple[str, str]]:
+    """The (tool, arguments) a sim main agent offered no sub-agents calls, to its end."""
+    model = SimModel.from_name(name, NOISY_TASK, seed=seed)
+    messages: list[Message] = [SystemMessage(content="main"), UserMessage(content="the task")]
+    calls: list[tuple[str, str]] = []
+    while True:
+        reply = (await model.generate(messages, TOOLS, SETTINGS)).message
+        messages.append(reply)
+        calls += [(c.name, json.dumps(c.arguments)) for c in reply.tool_calls]
+        if not reply.tool_calls or calls[-1][0] == CLAIM_DONE:
+            return calls
+        messages += [ToolMessage(tool_call_id=c.id, name=c.name, content="ok") for c in reply.tool_calls]
+
+
+async def test_sim_noise_zero_is_no_noise_and_noise_one_spares_no_call() -> None:
+    gold = [(c.tool, json.dumps(c.arguments)) for st in NOISY_TASK.solution.subtasks for c in st.calls]
+    plain = await _main_calls("sim:single", 0)
+    assert plain == [*gold, (CLAIM_DONE, plain[-1][1])]
+    assert await _main_calls("sim:single?noise=0&seed=5", 0) == plain
+    every = await _main_calls("sim:single?noise=1", 0)
+    assert every[-1][0] == CLAIM_DONE and not set(every[:-1]) & set(gold)  # each one dropped or garbled
+    assert 0 < len(every) - 1 < len(gold)  # some dropped, some garbled
+
+
+async def test_sim_noise_is_drawn_again_for_each_episode_seed_even_with_a_seed_option() -> None:
+    """`?seed=N` replaced the episode's seed: `--seeds 3` with `sim:oracle?noise=0.3&seed=1` ran
+    three identical episodes of each task (same calls dropped, same steps, same tokens), so
+    several seeds added copies, not samples."""
+    name = "sim:single?noise=0.3&seed=1"
+    assert await _main_calls(name, 0) == await _main_calls(name, 0)
+    draws = {
+        json.dumps(await _main_calls(n, s)) for n in (name, "sim:single?noise=0.3&seed=2") for s in (0, 1)
+    }
+    assert len(draws) == 4
