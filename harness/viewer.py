@@ -6,12 +6,18 @@ the main agent's turns and the event stream. Plain HTML and inline SVG rendered 
 scripts, no external assets, which the Content-Security-Policy holds every page to. A request
 whose Host is not this server's own (127.0.0.1:PORT or localhost:PORT) is refused, so a web
 page whose name is rebound to 127.0.0.1 (DNS rebinding) cannot read the episodes.
+
+Everything shown comes from agents and tools and is treated as hostile: it is escaped; its control
+and bidirectional characters (and lone surrogates) are written out as `\\xNN` / `\\uNNNN`; a long
+run without a space may wrap.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,15 +40,35 @@ SECURITY_HEADERS = {
 }
 STYLE = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}.ok{color:#070}.bad{color:#b00}
-pre{white-space:pre-wrap;background:#f7f7f7;padding:6px}svg text{font:11px sans-serif}"""
+pre{white-space:pre-wrap;background:#f7f7f7;padding:6px}svg text{font:11px sans-serif}
+h1,p,td,th{overflow-wrap:anywhere}"""
+# A long run without a space may break anywhere (above): a 100,000-character task id made the
+# index 830,000 pixels wide.
+
+# Tabs and line breaks of any kind, shown as one space (a table cell draws them so anyway).
+_BREAKS = re.compile("\r\n|[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# Bidirectional embeddings, overrides and isolates: a U+202E drew the rest of its line right to left.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def visible(text: str) -> str:
+    """Foreign text as one visible line: line breaks and tabs become spaces; other control
+    characters (NUL, ESC, …), bidirectional controls and lone surrogates (which UTF-8 cannot
+    encode: the page was not sent at all) are written as `\\xNN` / `\\uNNNN`."""
+    return "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        if c in _BIDI or unicodedata.category(c) in ("Cc", "Cs")
+        else c
+        for c in _BREAKS.sub(" ", text)
+    )
 
 
 def _page(title: str, body: str) -> bytes:
-    return f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>".encode()
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>".encode()
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value))
+    return html.escape(visible(str(value)))
 
 
 def _n(value: Any) -> str:

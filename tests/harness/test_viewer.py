@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import importlib.util
 import re
 import urllib.request
 from pathlib import Path
@@ -192,3 +193,73 @@ def test_the_store_counts_the_older_runs_episodes_it_leaves_out(tmp_path: Path) 
         store.finish_episode(key, store.start_episode(key, run_id, r.task_id, r.model, r.variant, r.seed), r)
     assert [r.episode_id for r in store.records()] == ["e-r2"] and store.superseded == 1
     store.close()
+
+
+def test_foreign_text_is_shown_with_its_control_characters_visible(tmp_path: Path) -> None:
+    """A lone surrogate in a stored reason (JSON keeps `\\ud800`) made the page unencodable: the
+    connection closed with no answer and a traceback on the terminal. NUL, ESC and U+202E (which
+    drew the rest of a line right to left) reached the page as they were."""
+    hostile = "r\ud800 \u202eRTL\x00\x1b[31m"
+    record = _record("e1").model_copy(update={"reason": hostile, "task_id": "t"})
+    record.waves[0].subagents[0].description = hostile
+    with serving(_stored(tmp_path, record)) as server:
+        port = server.server_address[1]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/episode/e1")
+        response = conn.getresponse()
+        body = response.read().decode()
+        conn.close()
+    assert response.status == 200
+    assert body.count("r\\ud800 \\u202eRTL\\x00\\x1b[31m") == 2  # the reason and the bar's title
+    assert not any(c in body for c in "\u202e\x00\x1b")
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian chromium is not installed (apt-get install chromium)"
+)
+@pytest.mark.skipif(
+    importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
+)
+def test_hostile_text_stays_text_within_the_page_in_chromium(tmp_path: Path) -> None:
+    """Markup, control characters and a 5,000-character task id and reason from an episode: no
+    element, dialog, request or console message of theirs, and the page keeps its width (the long
+    id made the index 830,000 pixels wide at 100,000 characters, 28,162 at 5,000)."""
+    from playwright.sync_api import Dialog, sync_playwright
+
+    hostile = (
+        '<script>alert(1)</script>"><img src=x onerror=alert(2)></textarea></style>'
+        "<svg onload=alert(3)> javascript:alert(4) \u202eRTL\x00\x1b[31m"
+    )
+    record = _record("e1").model_copy(
+        update={"task_id": "t" * 5000, "reason": hostile + "r" * 5000, "model": "openai:" + hostile}
+    )
+    record.waves[0].subagents[0].description = hostile
+    with serving(_stored(tmp_path, record)) as server, sync_playwright() as p:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            seen: list[str] = []
+            page.on("console", lambda m: seen.append(f"console {m.type}: {m.text}"))
+            page.on("pageerror", lambda e: seen.append(f"error: {e}"))
+
+            def dialog(d: Dialog) -> None:
+                seen.append(f"dialog: {d.message}")
+                d.dismiss()
+
+            page.on("dialog", dialog)
+            page.on("request", lambda r: seen.extend([] if r.url.startswith(base + "/") else [r.url]))
+            for path in ("/", "/episode/e1"):
+                page.goto(base + path)
+                assert page.locator("script, img, textarea, svg svg, body style").count() == 0, path
+                assert page.evaluate("document.documentElement.scrollWidth") <= 1280, path
+            assert "<script>alert(1)</script>" in page.locator("p.bad").inner_text()
+            assert seen == []
+        finally:
+            browser.close()
