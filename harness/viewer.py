@@ -10,13 +10,16 @@ page whose name is rebound to 127.0.0.1 (DNS rebinding) cannot read the episodes
 Everything shown comes from agents and tools and is treated as hostile: it is escaped; its control
 and bidirectional characters (and lone surrogates) are written out as `\\xNN` / `\\uNNNN`; a long
 run without a space may wrap.
+A store that cannot be read is answered with 503 and its reason; the server stays up.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import sys
 import threading
+import traceback
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,9 +27,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
+
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
-from harness.store import Store, episode_key
+from harness.store import Store, StoreError, episode_key
 
 MAX_PORT = 65535
 EVENTS_PER_PAGE = 1000
@@ -172,6 +178,8 @@ def index_page(records: list[EpisodeRecord]) -> bytes:
         f"<td>{_n(r.critical_steps)}</td><td>{len(r.waves)}</td><td>{len(r.subagents)}</td></tr>"
         for r in sorted(records, key=lambda r: (r.model, r.variant, r.task_id, r.seed))
     )
+    if not records:
+        return _page("mseval episodes", "<h1>Episodes</h1><p>No finished episodes in this store yet.</p>")
     head = "<tr><th>task</th><th>model</th><th>variant</th><th>seed</th><th>success</th><th>termination</th><th>CSteps</th><th>waves</th><th>sub-agents</th></tr>"
     return _page("mseval episodes", f"<h1>Episodes</h1><table>{head}{rows}</table>")
 
@@ -188,11 +196,15 @@ def _page_number(query: str) -> int | None:
 def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
     cache: dict[str, Any] = {}
     lock = threading.Lock()
+    # A SQLite file the viewer was started on: SQLite would make it again, empty, when deleted.
+    watched = store.file if store.file is not None and store.file.is_file() else None
 
     def records() -> list[EpisodeRecord]:
         """The store's finished episodes, parsed again only when one has finished since (every
         page parsed the whole store, about 0.5 s on a large one)."""
         with lock:
+            if watched is not None and not watched.exists():
+                raise StoreError(f"the store {store.shown} no longer exists ({watched} was deleted or moved)")
             mark = store.finished_mark()
             if cache.get("mark") != mark:
                 cache["records"], cache["mark"] = store.records(), mark
@@ -201,10 +213,20 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-            self._send(*self._page())
+            self._send(*self._answer())
 
         def do_HEAD(self) -> None:  # noqa: N802 - the stdlib's name
-            self._send(*self._page(), with_body=False)
+            self._send(*self._answer(), with_body=False)
+
+        def _answer(self) -> tuple[int, bytes]:
+            """The page, or why there is none: a request that failed ended with no answer at all."""
+            try:
+                return self._page()
+            except StoreError as exc:
+                return 503, _page("store unavailable", f"<p class='bad'>{_e(exc)}</p>")
+            except Exception as exc:  # a fault of the viewer: answered, and shown on its terminal
+                traceback.print_exc(file=sys.stderr)
+                return 500, _page("viewer error", f"<p class='bad'>{_e(type(exc).__name__)}: {_e(exc)}</p>")
 
         def _page(self) -> tuple[int, bytes]:
             if not self._own_host():
@@ -250,14 +272,30 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-answer is no error of the viewer's (it printed a traceback)."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def _fresh_connections(store: Store) -> Store:
+    """`store` reading its SQLite file afresh for every request: a pooled connection kept reading
+    a file deleted or replaced while the viewer ran, showing the old episodes and never new ones."""
+    if store.file is not None:
+        store.engine.dispose()
+        store.engine = create_engine(store.url, connect_args={"timeout": 30}, poolclass=NullPool)
+    return store
+
+
 @contextmanager
 def serving(store_url: str, port: int = 0) -> Iterator[ThreadingHTTPServer]:
     """The viewer running in a background thread on 127.0.0.1 (port 0: any free port)."""
     if not 0 <= port <= MAX_PORT:
         raise InputError.one("--port", None, f"{port} is not a port number (0 to {MAX_PORT})")
-    store = Store(store_url)
+    store = _fresh_connections(Store(store_url, create=False))  # a viewer makes no tables
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(store))
+        server = _Server(("127.0.0.1", port), make_handler(store))
     except OSError as exc:
         store.close()
         raise InputError.one(

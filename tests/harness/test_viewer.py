@@ -214,6 +214,107 @@ def test_foreign_text_is_shown_with_its_control_characters_visible(tmp_path: Pat
     assert not any(c in body for c in "\u202e\x00\x1b")
 
 
+def test_a_store_that_cannot_be_read_is_answered_with_503(tmp_path: Path) -> None:
+    """A store file replaced by another file while the viewer ran: each request ended with no
+    answer (curl: empty reply) and a traceback on the viewer's terminal."""
+    url = _stored(tmp_path, _record())
+    with serving(url) as server:
+        port = server.server_address[1]
+        (tmp_path / "other").write_bytes(b"not a database" * 100)
+        (tmp_path / "other").replace(tmp_path / "v.db")
+        for path in ("/", "/episode/e1"):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = response.read().decode()
+            conn.close()
+            assert response.status == 503, path
+            assert "could not read its episodes: file is not a database" in body
+
+
+def _answer(port: int, path: str) -> tuple[int, str]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path)
+    response = conn.getresponse()
+    body = response.read().decode()
+    conn.close()
+    return response.status, body
+
+
+def test_a_store_deleted_or_replaced_while_the_viewer_runs_is_noticed(tmp_path: Path) -> None:
+    """A pooled connection kept reading a store file deleted or replaced after the first page:
+    the old episodes were shown, the new store's never; a deleted file is not made again."""
+    url = _stored(tmp_path, _record("e1"))
+    with serving(url) as server:
+        port = server.server_address[1]
+        assert _answer(port, "/episode/e1")[0] == 200
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "v.db").write_bytes(
+            Path(_stored(other, _record("e2")).removeprefix("sqlite:///")).read_bytes()
+        )
+        (other / "v.db").replace(tmp_path / "v.db")
+        assert _answer(port, "/episode/e2")[0] == 200
+        assert _answer(port, "/episode/e1")[0] == 404
+        (tmp_path / "v.db").unlink()
+        code, body = _answer(port, "/")
+        assert code == 503 and "no longer exists" in body
+        assert not (tmp_path / "v.db").exists()
+
+
+def test_the_viewer_makes_no_tables_and_says_when_there_are_no_episodes(tmp_path: Path) -> None:
+    """Opening the store made any table it lacked (a write by a command that only reads)."""
+    import sqlite3
+
+    url = _stored(tmp_path)
+    with sqlite3.connect(tmp_path / "v.db") as db:
+        db.execute("DROP TABLE mseval_claim")
+    with serving(url) as server:
+        code, body = _answer(server.server_address[1], "/")
+    assert code == 200 and "No finished episodes in this store yet." in body
+    with sqlite3.connect(tmp_path / "v.db") as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "mseval_claim" not in tables and "mseval_episode" in tables
+
+
+def test_a_client_that_goes_away_leaves_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A browser tab closed during a page printed a BrokenPipeError (or ConnectionResetError)
+    traceback on the viewer's terminal; the server then answers the next request as before."""
+    import socket
+    import struct
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    done = threading.Event()
+    shutdown_request = ThreadingHTTPServer.shutdown_request
+
+    def finished(self: ThreadingHTTPServer, request: socket.socket) -> None:
+        shutdown_request(self, request)
+        done.set()  # after the request's handling, its error included
+
+    monkeypatch.setattr(ThreadingHTTPServer, "shutdown_request", finished)
+    url = _stored(tmp_path, _record("e1"))
+    store = Store(url)
+    key = episode_key("r1", "t", "openai:m", "spec", 0)
+    store.write_events([
+        {"episode_key": key, "attempt": 1, "seq": n, "t": n, "kind": "tool_call", "agent": "main", "data": {"n": n}}
+        for n in range(1000)
+    ])  # fmt: skip
+    store.close()
+    with serving(url) as server:
+        port = server.server_address[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        client.sendall(f"GET /episode/e1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset, before the page is read
+        assert done.wait(30)
+        assert _answer(port, "/episode/e1")[0] == 200
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err
+
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
