@@ -277,6 +277,35 @@ def test_the_viewer_makes_no_tables_and_says_when_there_are_no_episodes(tmp_path
     assert "mseval_claim" not in tables and "mseval_episode" in tables
 
 
+def test_a_page_of_huge_events_reads_only_their_beginnings(tmp_path: Path) -> None:
+    """Every event of a page was read whole to show 300 characters of it: a page of 1,000
+    events of 1 MB each took 2 GB and 10 s. Here 8 events of 2 MB: what the page allocates."""
+    import tracemalloc
+
+    url = _stored(tmp_path, _record("e1"))
+    store = Store(url)
+    key = episode_key("r1", "t", "openai:m", "spec", 0)
+    store.write_events([
+        {"episode_key": key, "attempt": 1, "seq": n, "t": n, "kind": "tool_result", "agent": "main",
+         "data": {"text": f"start-{n}-" + "y" * 2_000_000}}
+        for n in range(8)
+    ] + [{"episode_key": key, "attempt": 1, "seq": 8, "t": 8, "kind": "tool_result", "agent": "main",
+          "data": {"text": "café\n\x1b", "n": None}}])  # fmt: skip
+    store.close()
+    with serving(url) as server:
+        port = server.server_address[1]
+        assert _answer(port, "/")[0] == 200
+        tracemalloc.start()
+        try:
+            code, body = _answer(port, "/episode/e1")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert code == 200 and peak < 4_000_000, peak  # one event alone was 2 MB
+    assert all(f"{{&quot;text&quot;: &quot;start-{n}-yyy" in body for n in range(8))
+    assert "{&quot;text&quot;: &quot;café\\n\\u001b&quot;, &quot;n&quot;: null}" in body  # JSON, made whole
+
+
 def test_a_client_that_goes_away_leaves_no_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
