@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import sys
 import threading
 import traceback
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from sqlalchemy.pool import NullPool
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
+from contracts.printable import printable
 from harness.store import EpisodeRow, EventRow, Store, StoreError, episode_key
 
 MAX_PORT = 65535
@@ -59,30 +58,13 @@ h1,p,td,th{overflow-wrap:anywhere}"""
 # A long run without a space may break anywhere (above): a 100,000-character task id made the
 # index 830,000 pixels wide.
 
-# Tabs and line breaks of any kind, shown as one space (a table cell draws them so anyway).
-_BREAKS = re.compile("\r\n|[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-# Bidirectional embeddings, overrides and isolates: a U+202E drew the rest of its line right to left.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def visible(text: str) -> str:
-    """Foreign text as one visible line: line breaks and tabs become spaces; other control
-    characters (NUL, ESC, …), bidirectional controls and lone surrogates (which UTF-8 cannot
-    encode: the page was not sent at all) are written as `\\xNN` / `\\uNNNN`."""
-    return "".join(
-        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-        if c in _BIDI or unicodedata.category(c) in ("Cc", "Cs")
-        else c
-        for c in _BREAKS.sub(" ", text)
-    )
-
 
 def _page(title: str, body: str) -> bytes:
     return f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>".encode()
 
 
 def _e(value: Any) -> str:
-    return html.escape(visible(str(value)))
+    return html.escape(printable(str(value)))
 
 
 def _n(value: Any) -> str:

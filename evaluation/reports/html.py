@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from html import escape as _escape
 from pathlib import Path
 
+from contracts.printable import printable
 from evaluation.document import ScoreDocument
-from evaluation.reports.tables import Table, preamble, printable, tables
+from evaluation.reports.tables import Table, preamble, tables
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}

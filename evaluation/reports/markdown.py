@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from contracts.printable import printable
 from evaluation.document import ScoreDocument
-from evaluation.reports.tables import Table, preamble, printable, tables
+from evaluation.reports.tables import Table, preamble, tables
 
 # Emphasis, code and strike-through marks; a `_` inside a word (P_hit) opens no emphasis and stays.
 _MARKS = re.compile(r"[`*~]|(?<![^\W_])_+|_+(?![^\W_])")

@@ -21,9 +21,10 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from contracts import EpisodeRecord  # noqa: E402
+from contracts.printable import printable  # noqa: E402
 from evaluation.document import ScoreDocument, SettingRow  # noqa: E402
 from evaluation.records import is_simulated  # noqa: E402
-from evaluation.reports.tables import printable, simulated_name  # noqa: E402
+from evaluation.reports.tables import simulated_name  # noqa: E402
 from evaluation.success import critical_steps  # noqa: E402
 from evaluation.taxonomy import CATEGORIES  # noqa: E402
 

@@ -6,8 +6,6 @@ models, left-out tasks) before any table, and the aggregation contract (SPEC §9
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,26 +18,6 @@ from evaluation.success import is_completed
 from evaluation.taxonomy import CATEGORIES
 
 UNDEFINED = "undefined"
-
-# Tabs and line breaks of any kind (CommonMark ends a line at \r too: a \r in a model name split
-# each report.md table row it was in).
-_BREAKS = re.compile("\r\n|[\t\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-# Bidirectional embeddings, overrides and isolates: a U+202E in a model name drew the rest of
-# its line (the row's numbers in report.md, the following names of a warning) right to left.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def printable(text: str) -> str:
-    """Foreign text (model, variant, task names, reasons) as one visible line: tabs and line
-    breaks become spaces; other control characters (NUL, ESC, …) and bidirectional controls are
-    written as `\\xNN` / `\\uNNNN`, so they are seen rather than dropped, drawn as tofu or obeyed."""
-    text = _BREAKS.sub(" ", text)
-    return "".join(
-        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-        if c in _BIDI or unicodedata.category(c) == "Cc"
-        else c
-        for c in text
-    )
 
 
 @dataclass(frozen=True)

@@ -266,7 +266,7 @@ def baseline_problems(
 
 
 def _warn(doc: ScoreDocument) -> None:
-    from evaluation.reports.tables import printable
+    from contracts.printable import printable
 
     for warning in doc.warnings:  # names from the records: their control characters shown, not obeyed
         print(f"warning: {printable(warning)}", file=sys.stderr)
@@ -278,7 +278,7 @@ def _fmt(value: float | None) -> str:
 
 def summary_table(doc: ScoreDocument) -> str:
     """A plain-text table of the headline numbers (the full document is `--json`)."""
-    from evaluation.reports.tables import printable
+    from contracts.printable import printable
 
     columns = [
         "model",

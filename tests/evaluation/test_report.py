@@ -298,6 +298,16 @@ def test_html_shows_control_characters_and_breaks_long_names(tmp_path: Path) -> 
     assert "x" * 31 not in html and "x" * 30 + "<wbr>" + "x" * 30 in html
 
 
+def test_a_lone_surrogate_in_a_name_is_shown_not_a_crash(tmp_path: Path) -> None:
+    """A JSON record may name its model "x\\ud800y" (an escape json.loads takes); the plots failed
+    on it with matplotlib's TypeError, and no UTF-8 file could hold it. It is written out instead."""
+    records = fixtures.records(model="openai:x\ud800y")
+    doc = score_records(records, fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None)))
+    files = write_report(doc, records, tmp_path)
+    assert "openai:x\\ud800y" in files.html.read_text()
+    assert "openai:x\\\\ud800y" in files.markdown.read_text()  # its backslash escaped for Markdown
+
+
 def test_the_tradeoff_plot_tells_eleven_settings_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
