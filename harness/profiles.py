@@ -51,6 +51,13 @@ class Profile:
     source: Path
     lines: dict[tuple[str | int, ...], int]
     text: str
+    # front-matter keys that failed validation: the header holds placeholders for them, and the
+    # profile is read only to check the rest of it (a partial profile is never loaded)
+    invalid: frozenset[str] = frozenset()
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.invalid)
 
     @property
     def name(self) -> str:
@@ -84,10 +91,11 @@ def parse_profile(path: Path, text: str | None = None) -> Profile:
 
 
 def read_profile(path: Path, text: str | None = None) -> tuple[Profile | None, list[Problem]]:
-    """One profile file and its problems: no profile when it cannot be read as one (not YAML, a
-    field missing or of the wrong type); a profile and its problems when only their values
-    disagree (a name unlike the file's, plan-first without a planner), so a loader can still
-    check its sub-agents and globs and report every problem at once."""
+    """One profile file and its problems: no profile when it cannot be read as one (not YAML, no
+    front matter, not a mapping); a profile and its problems otherwise, so a loader can still
+    check its sub-agents and globs and report every problem at once. When fields fail validation
+    (missing, of the wrong type or value) the profile is partial: `invalid` names those keys, its
+    header holds placeholders for them, and only the checks that need none of them are made."""
     try:
         return _read_profile(path, text)
     except InputError as exc:
@@ -109,12 +117,19 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
     lines = {k: v + 1 for k, v in lines.items()}  # the opening '---' is line 1
     if not isinstance(data, dict):
         raise InputError.one(file, 2, "the front matter must be a mapping")
+    problems: list[Problem] = []
+    invalid: frozenset[str] = frozenset()
     try:
         header = ProfileHeader.model_validate(data)
     except ValidationError as exc:
-        raise InputError(validation_problems(file, exc, lines)) from None
-    problems = []
-    if header.name != path.stem:
+        problems += validation_problems(file, exc, lines)
+        invalid = frozenset(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+        header = _partial_header(data, invalid)
+
+    def valid(*keys: str) -> bool:
+        return invalid.isdisjoint(keys)
+
+    if valid("name") and header.name != path.stem:
         problems.append(
             Problem(
                 file, lines.get(("name",)), f"name {header.name!r} must match the file name {path.stem!r}"
@@ -123,13 +138,13 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
     principles = m.group(2).strip()
     if not principles:
         problems.append(Problem(file, None, "the principles (the Markdown after the front matter) are empty"))
-    if header.delegation is None and header.subagents is not None:
+    if valid("delegation", "subagents") and header.delegation is None and header.subagents is not None:
         problems.append(
             Problem(file, lines.get(("subagents",)), "'subagents' belongs to a variant: add 'delegation'")
         )
-    if header.delegation is None and not header.whenToUse:
+    if valid("delegation", "whenToUse") and header.delegation is None and not header.whenToUse:
         problems.append(Problem(file, 2, "missing field 'whenToUse' (a sub-agent role says when to use it)"))
-    if header.delegation is not None:
+    if valid("delegation", "subagents") and header.delegation is not None:
         subs = header.subagents or ()
         if header.delegation == "none" and subs:
             problems.append(
@@ -154,7 +169,23 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
             problems.append(
                 Problem(file, lines.get(("subagents",)), f"plan-first needs the {PLANNER!r} sub-agent")
             )
-    return Profile(header=header, principles=principles, source=path, lines=lines, text=text), problems
+    profile = Profile(
+        header=header, principles=principles, source=path, lines=lines, text=text, invalid=invalid
+    )
+    return profile, problems
+
+
+# what a partial header holds in place of a required key that failed validation
+_PLACEHOLDERS: dict[str, object] = {"name": "invalid", "description": "invalid", "tools": ("*",)}
+
+
+def _partial_header(data: dict[object, object], invalid: frozenset[str]) -> ProfileHeader:
+    """The header of the keys that passed validation, placeholders for the others (a missing or
+    invalid optional key takes its default): every field validates on its own, so this does."""
+    kept = {k: v for k, v in data.items() if k in ProfileHeader.model_fields and k not in invalid}
+    header = ProfileHeader.model_validate({**_PLACEHOLDERS, **kept})
+    # no tool globs to check where 'tools' was invalid
+    return header if "tools" not in invalid else header.model_copy(update={"tools": ()})
 
 
 @dataclass(frozen=True)
@@ -189,11 +220,13 @@ def load_profiles(
     more_problems: Callable[[list[Profile]], list[Problem]] | None = None,
 ) -> ProfileSet:
     """Built-in profiles plus those of `extra_dirs`; every problem of every file at once, with
-    `more_problems` of the profiles read (their tool globs), even of those with problems. A
+    `more_problems` of the profiles read (their tool globs), even of those with problems (and of
+    partial ones, whose fields failed validation: their sub-agents are checked too). A
     folder given twice (the same once resolved, the built-in one too) is read once: read again,
     each of its profiles was told to set 'override: true' to replace itself."""
     problems: list[Problem] = []
     profiles: dict[str, Profile] = {}
+    partial: list[Profile] = []  # read to be checked, never loaded
     builtins: set[str] = set()
     read: set[Path] = set()
     for folder, is_builtin in [(builtin, True), *((d, False) for d in extra_dirs)]:
@@ -207,6 +240,9 @@ def load_profiles(
             p, found = read_profile(path)
             problems.extend(found)
             if p is None:
+                continue
+            if p.partial:
+                partial.append(p)
                 continue
             if p.name in profiles and not (p.header.override and not is_builtin):
                 problems.append(
@@ -239,10 +275,16 @@ def load_profiles(
             profiles[p.name] = p
             if is_builtin:
                 builtins.add(p.name)
-    for p in profiles.values():
+    # a partial profile may be the role a variant names: its own problems are told, not this one
+    maybe_roles = {
+        p.name
+        for p in partial
+        if "name" not in p.invalid and not (p.is_variant and "delegation" not in p.invalid)
+    }
+    for p in [*profiles.values(), *partial]:
         for i, sub in enumerate(p.header.subagents or ()):
             target = profiles.get(sub)
-            if target is None or target.is_variant:
+            if (target is None or target.is_variant) and sub not in maybe_roles:
                 problems.append(
                     Problem(
                         str(p.source),
@@ -251,7 +293,7 @@ def load_profiles(
                     )
                 )
     if more_problems is not None:
-        problems += more_problems(list(profiles.values()))
+        problems += more_problems([*profiles.values(), *partial])
     if problems:
         raise InputError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     return ProfileSet(profiles)

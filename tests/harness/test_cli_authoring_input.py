@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
+from harness.profiles import BUILTIN_DIR
 from harness.store import Store
-from tests.harness.cli_support import catalog_copy, mseval, one_line_error
+from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
 
 
 def _draft(env: dict[str, str], store: str, *args: str) -> str:
@@ -70,3 +72,67 @@ def test_an_empty_name_is_named_as_empty(tmp_path: Path) -> None:
     line = one_line_error(mseval("profiles", "new", "", "--dir", str(tmp_path / "profiles")))
     assert line == "'': a profile name is lower-case letters, digits and dashes"
     assert not (tmp_path / "profiles").exists()
+
+
+def _gen_copy(folder: Path, name: str, *extra: str, subagents: str = "[planner, explorer, coder]") -> Path:
+    """A copy of the built-in variant `gen` as `name`, with its sub-agents and `extra` front-matter lines."""
+    text = (BUILTIN_DIR / "gen.md").read_text().replace("name: gen\n", f"name: {name}\n", 1)
+    text = text.replace(
+        "subagents: [planner, explorer, coder]\n", "\n".join([f"subagents: {subagents}", *extra]) + "\n"
+    )
+    folder.mkdir(exist_ok=True)
+    (path := folder / f"{name}.md").write_text(text)
+    return path
+
+
+def _problems(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert result.returncode == 2 and "Traceback" not in result.stderr, (result.returncode, result.stderr)
+    return result.stderr.strip().splitlines()
+
+
+def test_profiles_validate_tells_an_unknown_sub_agent_with_an_invalid_field(tmp_path: Path) -> None:
+    """With `maxSteps: 0` in the front matter the file was not read further: the unknown
+    sub-agent 'wizard' (and a glob matching no tool) were told only once maxSteps was fixed."""
+    path = _gen_copy(tmp_path / "p", "myvar", "maxSteps: 0", subagents="[planner, wizard]")
+    text = path.read_text().replace('tools: ["mcp__*"]', 'tools: ["mcp__*", "mcp__nosuch__*"]')
+    path.write_text(text)
+    assert _problems(mseval("profiles", "validate", "--dir", str(path.parent))) == [
+        f"{path}:{line_of(path, 'tools:')}: tools glob 'mcp__nosuch__*' matches no known tool",
+        f"{path}:{line_of(path, 'subagents:')}: unknown sub-agent 'wizard'",
+        f"{path}:{line_of(path, 'maxSteps:')}: maxSteps: Input should be greater than or equal to 1",
+    ]
+
+
+def test_a_role_with_an_invalid_field_is_not_also_an_unknown_sub_agent(tmp_path: Path) -> None:
+    """A variant naming a role of the folder whose front matter has a bad value was told
+    'unknown sub-agent' too: the role exists, its own problem is the one to fix."""
+    folder = tmp_path / "p"
+    variant = _gen_copy(folder, "myvar", subagents="[planner, reader]")
+    role = folder / "reader.md"
+    role.write_text(
+        "---\nname: reader\ndescription: reads\nwhenToUse: to read\nmode: read-only\n"
+        'tools: ["mcp__lms__*"]\nmaxSteps: many\n---\nRead.\n'
+    )
+    assert _problems(mseval("profiles", "validate", "--dir", str(folder))) == [
+        f"{role}:7: maxSteps: Input should be a valid integer, unable to parse string as an integer"
+    ]
+    assert variant.exists()
+
+
+def test_a_profile_with_an_invalid_delegation_reports_its_other_problems_only(tmp_path: Path) -> None:
+    """The checks that need a field that failed are left out (no "'subagents' belongs to a
+    variant" for a misspelt delegation); those that need none of them are made."""
+    path = _gen_copy(tmp_path / "p", "myvar", subagents="[planner, wizard]")
+    path.write_text(
+        path.read_text()
+        .replace("delegation: autonomous", "delegation: sometimes")
+        .replace("name: myvar", "name: other")
+    )
+    lines = _problems(mseval("profiles", "validate", "--dir", str(path.parent)))
+    assert lines[0] == f"{path}:{line_of(path, 'name:')}: name 'other' must match the file name 'myvar'"
+    assert (
+        lines[1]
+        == f"{path}:{line_of(path, 'delegation:')}: delegation: Input should be 'none', 'autonomous', 'plan-first' or 'oracle'"
+    )
+    assert lines[2] == f"{path}:{line_of(path, 'subagents:')}: unknown sub-agent 'wizard'"
+    assert len(lines) == 3
