@@ -29,6 +29,8 @@ from contracts.yamlio import read_yaml, validate_data
 from harness.budgets import BudgetOverrides
 from harness.catalog_rules import (
     Lines,
+    SolutionView,
+    TaskView,
     check_file_problems,
     cross_file_problems,
     duplicate_id_problems,
@@ -172,32 +174,38 @@ def _digest(paths: Iterable[Path]) -> str:
 
 def _load(
     path: Path, model: type[M], problems: list[Problem], required: bool = True
-) -> tuple[M | None, Lines]:
-    """The file as `model` and the line of each key; problems are added to `problems`."""
+) -> tuple[M | None, Lines, Any]:
+    """The file as `model`, the line of each key and the data read (None when not YAML);
+    problems are added to `problems`."""
     if not path.exists():
         if required:
             problems.append(Problem(str(path), None, "missing file"))
-        return None, {}
+        return None, {}, None
     lines: Lines = {}
+    data: Any = None
     try:
         data, lines = read_yaml(path)
-        return validate_data(model, data, str(path), lines), lines
+        return validate_data(model, data, str(path), lines), lines, data
     except InputError as exc:
         problems.extend(exc.problems)
-        return None, lines  # the lines of a file that is YAML but not valid, for the checks across files
+        # the data and lines of a file that is YAML but not valid, for the checks across files
+        return None, lines, data
 
 
 def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     problems: list[Problem] = []
     prior_path = priors_dir / f"{folder.name}.yaml"
-    spec, tlines = _load(folder / "task.yaml", TaskSpec, problems)
-    solution, slines = _load(folder / "solution.yaml", Solution, problems)
-    prior, plines = _load(prior_path, DelegationPrior, problems, required=False)
+    spec, tlines, tdata = _load(folder / "task.yaml", TaskSpec, problems)
+    solution, slines, sdata = _load(folder / "solution.yaml", Solution, problems)
+    prior, plines, _ = _load(prior_path, DelegationPrior, problems, required=False)
     check_path = folder / "check.py"
     problems += check_file_problems(check_path)
-    if spec is not None and spec.setup:
-        problems += setup_problems(spec, str(folder / "task.yaml"), tlines)
-    problems += cross_file_problems(spec, solution, prior, folder, prior_path, (tlines, slines, plines))
+    # a file with problems of its own is still checked as far as its valid parts go (all at once)
+    task_view, solution_view = TaskView.of(spec, tdata), SolutionView.of(solution, sdata)
+    problems += setup_problems(task_view.setup, str(folder / "task.yaml"), tlines)
+    problems += cross_file_problems(
+        task_view, solution_view, prior, folder, prior_path, (tlines, slines, plines)
+    )
     if problems:
         raise InputError(problems)
     assert spec is not None and solution is not None

@@ -9,9 +9,12 @@ types. Every problem names its file and, where the YAML gives it, the line.
 from __future__ import annotations
 
 import ast
+import contextlib
+import re
 from collections.abc import Container, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from contracts.errors import InputError, Problem
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
@@ -19,23 +22,107 @@ from contracts.yamlio import KeyPath, read_yaml
 
 if TYPE_CHECKING:
     from contracts.prior import DelegationPrior
-    from harness.catalog import Solution, Task, TaskSpec
+    from harness.catalog import SetupStep, Solution, Task, TaskSpec
 
 Lines = dict[KeyPath, int]
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_TOOL = re.compile(r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$")
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _items(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """What the checks across files need of task.yaml: from the valid spec, or, when it has
+    problems of its own, the values of the data read that are valid (None: not known)."""
+
+    id: str | None
+    scenario: str | None
+    servers: list[str] | None
+    setup: list[tuple[int, SetupStep]]  # (index in `setup`, step): the steps that are valid
+
+    @classmethod
+    def of(cls, spec: TaskSpec | None, data: object) -> TaskView:
+        if spec is not None:
+            return cls(spec.id, spec.scenario, list(spec.servers), list(enumerate(spec.setup)))
+        from pydantic import ValidationError
+
+        from harness.catalog import SetupStep
+
+        d = data if isinstance(data, dict) else {}
+        task_id = _text(d.get("id"))
+        servers = d.get("servers")
+        setup: list[tuple[int, SetupStep]] = []
+        for i, step in enumerate(_items(d.get("setup"))):
+            with contextlib.suppress(ValidationError):
+                setup.append((i, SetupStep.model_validate(step)))
+        return cls(
+            id=task_id if task_id and _ID.match(task_id) else None,
+            scenario=_text(d.get("scenario")),
+            servers=servers
+            if isinstance(servers, list) and servers and all(isinstance(s, str) for s in servers)
+            else None,
+            setup=setup,
+        )
+
+
+@dataclass(frozen=True)
+class SolutionView:
+    """What the checks across files need of solution.yaml, likewise: the task it names, the
+    sub-task ids (with their index), whether every sub-task's id is known, and the tool calls."""
+
+    task: str | None
+    ids: list[tuple[int, str]]
+    all_ids: bool
+    calls: list[tuple[int, int, str, str]]  # (sub-task index, call index, sub-task id, tool)
+
+    @classmethod
+    def of(cls, solution: Solution | None, data: object) -> SolutionView:
+        if solution is not None:
+            return cls(
+                solution.task,
+                [(i, s.id) for i, s in enumerate(solution.subtasks)],
+                True,
+                [
+                    (i, j, s.id, c.tool)
+                    for i, s in enumerate(solution.subtasks)
+                    for j, c in enumerate(s.calls)
+                ],
+            )
+        d = data if isinstance(data, dict) else {}
+        subtasks = _items(d.get("subtasks"))
+        ids: list[tuple[int, str]] = []
+        calls: list[tuple[int, int, str, str]] = []
+        for i, sub in enumerate(subtasks):
+            sub = sub if isinstance(sub, dict) else {}
+            if (sid := _text(sub.get("id"))) is not None:
+                ids.append((i, sid))
+            for j, call in enumerate(_items(sub.get("calls"))):
+                tool = _text(call.get("tool")) if isinstance(call, dict) else None
+                if tool is not None and _TOOL.match(tool):
+                    calls.append((i, j, sid or f"#{i + 1}", tool))
+        return cls(_text(d.get("task")), ids, bool(subtasks) and len(ids) == len(subtasks), calls)
 
 
 def cross_file_problems(
-    spec: TaskSpec | None, solution: Solution | None, prior: DelegationPrior | None, folder: Path,
+    spec: TaskView, solution: SolutionView, prior: DelegationPrior | None, folder: Path,
     prior_path: Path, lines: tuple[Lines, Lines, Lines],
 ) -> list[Problem]:  # fmt: skip
-    """What the task's files say of each other, each as far as the files that are valid tell:
-    a task.yaml with problems still has its solution's ids and its prior's references checked."""
+    """What the task's files say of each other, each as far as the files' valid parts tell: a
+    task.yaml with problems still has its scenario, servers and id checked, and its solution's
+    ids and its prior's references too (SPEC §12: all problems at once)."""
     tlines, slines, plines = lines
-    problems = [] if spec is None else _spec_problems(spec, folder, tlines)
+    problems = _spec_problems(spec, folder, tlines)
     sfile = str(folder / "solution.yaml")
-    ids = [] if solution is None else [s.id for s in solution.subtasks]
-    for i, sid in enumerate(ids):
-        if sid in ids[:i]:
+    ids = [sid for _, sid in solution.ids]
+    for n, (i, sid) in enumerate(solution.ids):
+        if sid in ids[:n]:
             problems.append(
                 Problem(
                     sfile,
@@ -43,31 +130,29 @@ def cross_file_problems(
                     f"sub-task id {sid!r} is used twice; ids must be unique",
                 )
             )
-    if spec is not None and solution is not None:
-        if solution.task != spec.id:
-            problems.append(
-                Problem(
-                    sfile,
-                    slines.get(("task",), 1),
-                    f"solution is for task {solution.task!r}, not {spec.id!r}",
-                )
+    if spec.id is not None and solution.task is not None and solution.task != spec.id:
+        problems.append(
+            Problem(
+                sfile,
+                slines.get(("task",), 1),
+                f"solution is for task {solution.task!r}, not {spec.id!r}",
             )
+        )
+    if spec.servers is not None:
         allowed = set(spec.servers) | {"local"}
-        for i, s in enumerate(solution.subtasks):
-            for j, c in enumerate(s.calls):
-                server = c.tool.split("__")[1]
-                if server not in allowed:
-                    problems.append(
-                        Problem(
-                            sfile,
-                            slines.get(("subtasks", i, "calls", j, "tool")),
-                            f"sub-task {s.id}: {c.tool} is not on the task's servers {sorted(allowed)}",
-                        )
+        for i, j, sid, tool in solution.calls:
+            if tool.split("__")[1] not in allowed:
+                problems.append(
+                    Problem(
+                        sfile,
+                        slines.get(("subtasks", i, "calls", j, "tool")),
+                        f"sub-task {sid}: {tool} is not on the task's servers {sorted(allowed)}",
                     )
+                )
     refs = _prior_refs(prior, prior_path)
     if refs is not None:
         pfile, (task, units) = str(prior_path), refs
-        task_id = folder.name if spec is None else spec.id
+        task_id = spec.id or folder.name
         if isinstance(task, str) and task != task_id:
             problems.append(
                 Problem(pfile, plines.get(("task",), 1), f"prior is for task {task!r}, not {task_id!r}")
@@ -75,7 +160,7 @@ def cross_file_problems(
         seen: set[str] = set()
         for w, u, subtask in units:
             line = plines.get(("waves", w, u, "subtask"))
-            if solution is not None and subtask not in ids:
+            if solution.all_ids and subtask not in ids:
                 problems.append(Problem(pfile, line, f"sub-task {subtask!r} is not in {task_id}'s solution"))
             if subtask in seen:
                 problems.append(Problem(pfile, line, f"sub-task {subtask!r} is delegated twice"))
@@ -83,14 +168,16 @@ def cross_file_problems(
     return problems
 
 
-def _spec_problems(spec: TaskSpec, folder: Path, tlines: Lines) -> list[Problem]:
+def _spec_problems(spec: TaskView, folder: Path, tlines: Lines) -> list[Problem]:
     """task.yaml against its place in the catalog and the servers there are."""
     from mcp_servers.common import registry
 
     problems = []
     tfile = str(folder / "task.yaml")
     scenario_line = tlines.get(("scenario",))
-    if spec.scenario not in SCENARIOS:
+    if spec.scenario is None:
+        pass  # missing or not text: said already
+    elif spec.scenario not in SCENARIOS:
         problems.append(
             Problem(
                 tfile, scenario_line, f"unknown scenario {spec.scenario!r}; known: {', '.join(SCENARIOS)}"
@@ -104,7 +191,7 @@ def _spec_problems(spec: TaskSpec, folder: Path, tlines: Lines) -> list[Problem]
                 f"scenario {spec.scenario!r} but the task lives under tasks/{folder.parent.name}/",
             )
         )
-    elif SCENARIO_SERVERS[spec.scenario] not in spec.servers:
+    elif spec.servers is not None and SCENARIO_SERVERS[spec.scenario] not in spec.servers:
         problems.append(
             Problem(
                 tfile,
@@ -112,11 +199,11 @@ def _spec_problems(spec: TaskSpec, folder: Path, tlines: Lines) -> list[Problem]
                 f"a {spec.scenario} task uses the {SCENARIO_SERVERS[spec.scenario]} server",
             )
         )
-    if folder.name != spec.id:
+    if spec.id is not None and folder.name != spec.id:
         problems.append(
             Problem(tfile, tlines.get(("id",)), f"id {spec.id!r} must match the folder name {folder.name!r}")
         )
-    for i, server in enumerate(spec.servers):
+    for i, server in enumerate(spec.servers or ()):
         if server not in registry.names():
             problems.append(
                 Problem(
@@ -186,14 +273,15 @@ def _binds_check(node: ast.stmt) -> bool:
     return False
 
 
-def setup_problems(spec: TaskSpec, file: str, lines: Lines) -> list[Problem]:
-    """Setup steps naming a table no server has, or columns the table lacks, or a file outside
-    the workspace (absolute, `~`, `..`: the rules of the file tools, checked without a workspace)."""
+def setup_problems(steps: Iterable[tuple[int, SetupStep]], file: str, lines: Lines) -> list[Problem]:
+    """Setup steps (index, step) naming a table no server has, or columns the table lacks, or a
+    file outside the workspace (absolute, `~`, `..`: the rules of the file tools, checked
+    without a workspace)."""
     from mcp_servers.common import registry
     from mcp_servers.common.workspace import checked
 
     problems = []
-    for i, step in enumerate(spec.setup):
+    for i, step in steps:
         if step.file is not None:
             try:
                 checked(step.file)

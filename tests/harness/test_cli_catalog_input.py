@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from contracts.scenarios import SCENARIOS
+from harness.catalog import TASKS_DIR
 from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
 
 
@@ -135,6 +137,69 @@ def test_a_file_with_problems_does_not_hide_the_others_checks(tmp_path: Path) ->
         f"{task_yaml}:{line_of(task_yaml, '- nosuchserver')}: unknown server 'nosuchserver'" in result.stderr
     )
     assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in result.stderr
+
+
+def test_a_field_with_problems_does_not_hide_the_file_s_other_checks(tmp_path: Path) -> None:
+    """`title: 5` in task.yaml hid its unknown scenario and server, its unknown setup table and the
+    solution naming another task; a bad label in one sub-task hid another's tool off the task's
+    servers and the prior naming a sub-task the solution lacks: one fix-and-rerun round each."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    folder = tasks / "lms" / "lms-enrollment-overview"
+    task_yaml, solution, prior = (
+        folder / "task.yaml",
+        folder / "solution.yaml",
+        priors / "lms-enrollment-overview.yaml",
+    )
+    text = (
+        task_yaml.read_text()
+        .replace("title:", "title: 5\nold-title:", 1)
+        .replace("- excel", "- excel\n- nosuchserver")
+    )
+    task_yaml.write_text(
+        text.replace("scenario: lms", "scenario: zz")
+        + "setup:\n- {insert: no_such_table, rows: []}\n- {bad: 1}\n"
+    )
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    for line in (
+        f"{task_yaml}:{line_of(task_yaml, 'title: 5')}: title: Input should be a valid string",
+        f"{task_yaml}:{line_of(task_yaml, 'scenario: zz')}: unknown scenario 'zz'; known: {', '.join(SCENARIOS)}",
+        f"{task_yaml}:{line_of(task_yaml, 'no_such_table')}: setup step 1: unknown table 'no_such_table'",
+        f"{task_yaml}:{line_of(task_yaml, '{bad: 1}')}: unknown key 'bad'",
+    ):
+        assert line in lines
+    assert (
+        f"{task_yaml}:{line_of(task_yaml, '- nosuchserver')}: unknown server 'nosuchserver'" in result.stderr
+    )
+    task_yaml.write_text(text.replace("id: lms-enrollment-overview", "id: other-id"))
+    result = mseval("tasks", "list", env=env)
+    assert (
+        f"{task_yaml}:1: id 'other-id' must match the folder name 'lms-enrollment-overview'" in result.stderr
+    )
+    assert f"{solution}:1: solution is for task 'lms-enrollment-overview', not 'other-id'" in result.stderr
+    shutil.copy(TASKS_DIR / "lms" / "lms-enrollment-overview" / "task.yaml", task_yaml)
+    gold = solution.read_text()
+    solution.write_text(
+        gold.replace("label: course-records-lookup", "label: roster-lookup", 1).replace(
+            "tool: mcp__excel__", "tool: mcp__shop__", 1
+        )
+    )
+    prior.write_text(prior.read_text().replace("subtask: s3", "subtask: s9", 1))
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    shop = line_of(solution, "tool: mcp__shop__")
+    lines = result.stderr.strip().splitlines()
+    assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in lines
+    assert any(
+        ln.startswith(f"{solution}:{shop}: sub-task s") and "is not on the task's servers" in ln
+        for ln in lines
+    )
+    assert (
+        f"{prior}:{line_of(prior, 'subtask: s9')}: sub-task 's9' is not in lms-enrollment-overview's solution"
+        in lines
+    )
+    assert len(lines) == 3, lines
 
 
 def test_a_gold_argument_that_is_not_json_is_refused_at_load(tmp_path: Path) -> None:
