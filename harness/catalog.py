@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from contracts.errors import InputError, Problem
 from contracts.jsonvalue import JsonObject
@@ -100,11 +100,12 @@ class Subtask(_Strict):
     def mode(self) -> Literal["read-only", "writable"]:
         return label_mode(self.label)
 
-    @model_validator(mode="after")
-    def _label(self) -> Subtask:
-        if self.label not in LABELS:
-            raise ValueError(f"unknown function label {self.label!r}")
-        return self
+    @field_validator("label")
+    @classmethod
+    def _label(cls, label: str) -> str:  # a field's check: its problem has the label's line
+        if label not in LABELS:
+            raise ValueError(f"unknown function label {label!r}")
+        return label
 
 
 class Solution(_Strict):

@@ -136,7 +136,10 @@ def test_a_file_with_problems_does_not_hide_the_others_checks(tmp_path: Path) ->
     assert (
         f"{task_yaml}:{line_of(task_yaml, '- nosuchserver')}: unknown server 'nosuchserver'" in result.stderr
     )
-    assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in result.stderr
+    assert (
+        f"{solution}:{line_of(solution, 'label: roster-lookup')}: subtasks.0.label: unknown function label 'roster-lookup'"
+        in result.stderr
+    )
 
 
 def test_a_field_with_problems_does_not_hide_the_file_s_other_checks(tmp_path: Path) -> None:
@@ -190,7 +193,10 @@ def test_a_field_with_problems_does_not_hide_the_file_s_other_checks(tmp_path: P
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     shop = line_of(solution, "tool: mcp__shop__")
     lines = result.stderr.strip().splitlines()
-    assert f"{solution}:3: subtasks.0: unknown function label 'roster-lookup'" in lines
+    assert (
+        f"{solution}:{line_of(solution, 'label: roster-lookup')}: subtasks.0.label: unknown function label 'roster-lookup'"
+        in lines
+    )
     assert any(
         ln.startswith(f"{solution}:{shop}: sub-task s") and "is not on the task's servers" in ln
         for ln in lines
