@@ -92,6 +92,7 @@ def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: Profi
     }
     sfile = task.folder / "solution.yaml"
     slines, plines = _lines(sfile), _lines(task.prior_path)
+    known = {t.name for t in catalog}
     for k, st in enumerate(task.solution.subtasks):
         unit, where = units.get(st.id, (None, ()))
         for family in ("gen", "spec"):
@@ -116,7 +117,8 @@ def delegation_problems(task: Task, catalog: Sequence[ToolInfo], profiles: Profi
                 servers=task.servers,
                 subagent=True,
             )
-            missing = sorted({c.tool for c in st.calls} - set(reach))
+            # a tool no server offers is told once, as its gold call's problem
+            missing = sorted({c.tool for c in st.calls if c.tool in known} - set(reach))
             if missing:
                 problems.append(
                     Problem(

@@ -371,14 +371,18 @@ def test_tasks_validate_names_the_file_and_line_of_a_failing_gold_call(tmp_path:
     tasks, _priors, env = catalog_copy(tmp_path, "lms-due-reminder", "lms-enrollment-overview")
     solution = tasks / "lms" / "lms-enrollment-overview" / "solution.yaml"
     solution.write_text(
-        solution.read_text().replace("mcp__lms__list_enrollments", "mcp__lms__no_such_tool", 1)
+        solution.read_text()
+        .replace("mcp__lms__list_enrollments", "mcp__lms__no_such_tool", 1)
+        .replace("mcp__excel__create_workbook", "mcp__excel__no_such_tool", 1)
     )
     result = mseval("tasks", "validate", env=env)
     assert result.returncode == 1, result.stdout + result.stderr  # a validation failure, not bad input
     line = line_of(solution, "mcp__lms__no_such_tool")
     assert f"    {solution}:{line}: sub-task s1: no tool mcp__lms__no_such_tool" in result.stdout.splitlines()
     problems = sum(1 for text in result.stdout.splitlines() if text.startswith("    "))
-    assert problems >= 2  # the call, and the check it then fails
+    assert problems >= 3, result.stdout  # the two calls, the writes to the missing workbook, the check
+    # each told once: not also as a tool that the sub-task's gen and spec types cannot call
+    assert "cannot call" not in result.stdout
     # the last line counted failing tasks as "problems" (1 problems under 4 problem lines)
     assert result.stdout.splitlines()[-1] == f"2 tasks, 1 failing ({problems} problems)"
 
