@@ -157,11 +157,22 @@ def _load_check(path: Path) -> CheckFn:
     except SyntaxError as exc:
         raise InputError.one(path, exc.lineno, f"syntax error: {exc.msg}") from None
     except (Exception, SystemExit) as exc:
-        raise InputError.one(path, None, f"importing check.py failed: {exc!r}") from None
+        line = _line_in(exc, path)
+        raise InputError.one(path, line, f"importing check.py failed: {exc!r}") from None
     fn = getattr(module, "check", None)
     if not callable(fn):
         raise InputError.one(path, None, "check.py must define check(world) -> list[Criterion]")
     return fn  # type: ignore[no-any-return]
+
+
+def _line_in(exc: BaseException, path: Path) -> int | None:
+    """The line of `path` that raised `exc` last (a call in check.py, not the module it called)."""
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == str(path):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _digest(paths: Iterable[Path]) -> str:

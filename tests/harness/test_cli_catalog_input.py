@@ -399,11 +399,13 @@ def test_run_refuses_a_check_that_cannot_be_imported_before_anything_runs(tmp_pa
         ("import no_such_module_here\n", "importing check.py failed: ModuleNotFoundError(\"No module named 'no_such_module_here'\")"),
         ("raise SystemExit(0)\n", "importing check.py failed: SystemExit(0)"),
     ]:  # fmt: skip
-        check.write_text(first_line + source)
-        assert one_line_error(mseval(*run, env=env)) == f"{check}: {message}"
+        check.write_text(source + "\n" + first_line)  # the line that fails is told
+        line = len(source.splitlines()) + 2
+        assert one_line_error(mseval(*run, env=env)) == f"{check}:{line}: {message}"
         # `tasks validate` too (it reported a failing task, exit 1, against its help's exit 2)
         assert (
-            one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env)) == f"{check}: {message}"
+            one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env))
+            == f"{check}:{line}: {message}"
         )
     check.write_text(source.replace("def check(", "def _check(", 1) + "\ncheck = 5\n")
     assert (
