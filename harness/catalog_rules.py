@@ -318,19 +318,31 @@ def prior_type_problems(task: Task, roles: Container[str]) -> list[Problem]:
     """Prior units naming a gen or spec sub-agent type that is no sub-agent role."""
     if task.prior is None or task.prior_path is None:
         return []
-    lines: Lines = {}
+    return prior_file_type_problems(task.prior_path, roles)
+
+
+def prior_file_type_problems(path: Path, roles: Container[str]) -> list[Problem]:
+    """The same of a prior file as written, whether it loads or not (a unit's bad mode, say, does
+    not hide its unknown type): every unit's `gen` and `spec` that is text; nothing when the file
+    is not YAML (said by loading it)."""
+    try:
+        data, lines = read_yaml(path)
+    except InputError:
+        return []
+    waves = data.get("waves") if isinstance(data, dict) else None
     problems = []
-    for w, wave in enumerate(task.prior.waves):
-        for u, unit in enumerate(wave):
+    for w, wave in enumerate(_items(waves)):
+        for u, unit in enumerate(_items(wave)):
             for family in ("gen", "spec"):
-                name = getattr(unit, family)
-                if name not in roles:
-                    lines = lines or read_yaml(task.prior_path)[1]
+                name = unit.get(family) if isinstance(unit, dict) else None
+                if isinstance(name, str) and name not in roles:
+                    subtask = unit.get("subtask")
                     problems.append(
                         Problem(
-                            str(task.prior_path),
+                            str(path),
                             lines.get(("waves", w, u, family)),
-                            f"sub-task {unit.subtask}: unknown {family} sub-agent type {name!r}",
+                            f"sub-task {subtask if isinstance(subtask, str) else '?'}: "
+                            f"unknown {family} sub-agent type {name!r}",
                         )
                     )
     return problems

@@ -105,23 +105,31 @@ def tasks_new(
 def priors_validate() -> None:
     """Every prior parses, uses the 24 labels, refers to its task's solution sub-tasks and to known sub-agent types."""
     from contracts.errors import InputError, Problem
-    from harness.catalog import PRIORS_DIR, load_tasks
-    from harness.catalog_rules import prior_type_problems
+    from harness.catalog import PRIORS_DIR, TASKS_DIR, load_tasks, task_folders
+    from harness.catalog_rules import prior_file_type_problems
     from harness.profiles import load_profiles
 
-    tasks = {t.id: t for t in load_tasks("all")}
-    problems = [
-        Problem(str(p), None, f"no task {p.stem!r} for this prior")
-        for p in sorted(PRIORS_DIR.glob("*.yaml"))
-        if p.stem not in tasks
+    # every problem at once: those of tasks that do not load do not hide the priors' types
+    problems: list[Problem] = []
+    try:
+        task_ids = {t.id for t in load_tasks("all")}
+    except InputError as exc:
+        if any(p.file in (str(TASKS_DIR), str(PRIORS_DIR)) for p in exc.problems):
+            raise  # a folder missing or unreadable: nothing to check the priors against
+        problems += exc.problems
+        task_ids = {f.name for f in task_folders(TASKS_DIR)}
+    priors = sorted(PRIORS_DIR.glob("*.yaml"))
+    problems += [
+        Problem(str(p), None, f"no task {p.stem!r} for this prior") for p in priors if p.stem not in task_ids
     ]
     roles = {name for name, p in load_profiles().profiles.items() if not p.is_variant}
-    for t in tasks.values():
-        problems += prior_type_problems(t, roles)
+    for path in priors:
+        if path.stem in task_ids:
+            problems += prior_file_type_problems(path, roles)
     if problems:
         raise InputError(problems)
-    with_prior = sum(1 for t in tasks.values() if t.prior is not None)
-    print(f"{with_prior} priors valid; {len(tasks) - with_prior} tasks have none")
+    with_prior = sum(1 for p in priors if p.stem in task_ids)
+    print(f"{with_prior} priors valid; {len(task_ids) - with_prior} tasks have none")
 
 
 @priors_app.command("draft", cls=MetavarCommand)

@@ -256,6 +256,37 @@ def test_priors_validate_names_an_unknown_sub_agent_type(tmp_path: Path) -> None
     )
 
 
+def test_priors_validate_names_an_unknown_type_beside_the_prior_s_other_problems(tmp_path: Path) -> None:
+    """A unit's wrong mode (the prior does not load) hid the unknown types of every prior and a
+    prior without a task: they were told only once the mode was fixed."""
+    _tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview", "lms-midterm-grade-report")
+    prior = priors / "lms-enrollment-overview.yaml"
+    prior.write_text(
+        prior.read_text()
+        .replace("mode: read-only", "mode: writable", 1)
+        .replace("gen: explorer", "gen: wizard", 1)
+    )
+    other = priors / "lms-midterm-grade-report.yaml"
+    other.write_text(other.read_text().replace("spec: ", "spec: nobody #", 1))
+    stray = priors / "lms-gone.yaml"
+    stray.write_text("task: lms-gone\nneed_delegation: false\nwaves: []\n")
+    lines = mseval("priors", "validate", env=env).stderr.strip().splitlines()
+    assert (
+        f"{prior}:{line_of(prior, 'mode: writable')}: waves.0.0.mode: label 'course-records-lookup' is read-only, but the unit says writable"
+        in lines
+    )
+    assert (
+        f"{prior}:{line_of(prior, 'gen: wizard')}: sub-task s1: unknown gen sub-agent type 'wizard'" in lines
+    )
+    assert any(
+        ln.startswith(f"{other}:{line_of(other, 'spec: nobody')}: sub-task ")
+        and ln.endswith("unknown spec sub-agent type 'nobody'")
+        for ln in lines
+    ), lines
+    assert f"{stray}: no task 'lms-gone' for this prior" in lines
+    assert len(lines) == 4, lines
+
+
 def test_run_refuses_an_unknown_sub_agent_type_and_an_unknown_gold_tool_before_anything_runs(
     tmp_path: Path,
 ) -> None:
