@@ -372,11 +372,13 @@ def new_profile(
     builtin = BUILTIN_DIR / f"{name}.md"
     if builtin.exists() and not override:
         raise InputError.one(name, None, "a built-in profile has this name; pass --override to replace it")
+    if like is not None:  # one of the names listed, never a path: `../README` read a file outside
+        variants = sorted(p.stem for p in BUILTIN_DIR.glob("*.md") if parse_profile(p).is_variant)
+        if like not in variants:
+            known = ", ".join(variants)
+            raise InputError.one("--like", None, f"{like!r} is not a built-in variant; give one of {known}")
     source = BUILTIN_DIR / f"{like}.md" if like is not None else builtin
     original = parse_profile(source) if source.exists() else None
-    if like is not None and (original is None or not original.is_variant):
-        known = ", ".join(sorted(p.stem for p in BUILTIN_DIR.glob("*.md") if parse_profile(p).is_variant))
-        raise InputError.one("--like", None, f"{like!r} is not a built-in variant; give one of {known}")
     path = folder / f"{name}.md"
     if path.exists():
         raise InputError.one(str(path), None, "exists already")

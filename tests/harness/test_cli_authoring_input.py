@@ -136,3 +136,16 @@ def test_a_profile_with_an_invalid_delegation_reports_its_other_problems_only(tm
     )
     assert lines[2] == f"{path}:{line_of(path, 'subagents:')}: unknown sub-agent 'wizard'"
     assert len(lines) == 3
+
+
+def test_profiles_new_like_takes_a_variant_name_not_a_path(tmp_path: Path) -> None:
+    """`--like ../README` read the project's README.md as a profile and told its missing front
+    matter; `--like` names one of the built-in variants, as for an unknown name."""
+    folder = tmp_path / "p"
+    for like in ("../README", "nosuch", "explorer"):
+        line = one_line_error(mseval("profiles", "new", "x", "--like", like, "--dir", str(folder)))
+        assert (
+            line
+            == f"--like: {like!r} is not a built-in variant; give one of gen, oracle, plan-first, sa, spec"
+        )
+    assert not folder.exists()
