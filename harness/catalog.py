@@ -11,10 +11,12 @@ import fnmatch
 import hashlib
 import importlib.util
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -146,19 +148,44 @@ class Task:
         return _load_check(self.check_path)
 
 
+CHECK_IMPORT_TIMEOUT_S = 60.0
+"""How long importing a task's check.py may take (as long as running it may): one that loops at
+import is bad input, not a run or `tasks validate` that never ends."""
+
+
 def _load_check(path: Path) -> CheckFn:
     name = "mseval_check_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise InputError.one(path, None, "cannot load check.py")
+    loader = spec.loader
     module: ModuleType = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
+    failed: list[BaseException | None] = []
+
+    def work() -> None:
+        try:
+            loader.exec_module(module)
+            failed.append(None)
+        except BaseException as exc:  # SystemExit too: told as check.py's problem
+            failed.append(exc)
+
+    # a daemon thread, left running when given up on (a thread cannot be stopped)
+    importing = threading.Thread(target=work, name=f"import {path}", daemon=True)
+    importing.start()
+    importing.join(CHECK_IMPORT_TIMEOUT_S)
+    if not failed:
+        frame = sys._current_frames().get(importing.ident or -1)
+        line = _line_in_stack(frame, path)
+        limit = f"{CHECK_IMPORT_TIMEOUT_S:g}"
+        raise InputError.one(path, line, f"importing check.py did not finish within {limit} s")
+    exc = failed[0]
+    if isinstance(exc, SyntaxError):
         raise InputError.one(path, exc.lineno, f"syntax error: {exc.msg}") from None
-    except (Exception, SystemExit) as exc:
+    if isinstance(exc, Exception | SystemExit):
         line = _line_in(exc, path)
         raise InputError.one(path, line, f"importing check.py failed: {exc!r}") from None
+    if exc is not None:
+        raise exc
     fn = getattr(module, "check", None)
     if not callable(fn):
         raise InputError.one(path, None, "check.py must define check(world) -> list[Criterion]")
@@ -173,6 +200,15 @@ def _line_in(exc: BaseException, path: Path) -> int | None:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
+
+
+def _line_in_stack(frame: FrameType | None, path: Path) -> int | None:
+    """The line of `path` a running thread is at (its innermost frame in check.py)."""
+    while frame is not None:
+        if frame.f_code.co_filename == str(path):
+            return frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def _digest(paths: Iterable[Path]) -> str:

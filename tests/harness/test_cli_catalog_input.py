@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from contracts.errors import InputError
 from contracts.scenarios import SCENARIOS
 from harness.catalog import TASKS_DIR
 from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
@@ -547,3 +548,31 @@ def test_run_refuses_the_oracle_variant_on_a_task_without_a_prior(tmp_path: Path
         "write <task-id>.yaml there (docs/annotating-priors.md), or leave this variant out"
     )
     assert not store.exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_check_py_that_never_finishes_importing_is_bad_input(tmp_path: Path, monkeypatch: Any) -> None:
+    """A check.py stuck at import (`while True: pass` at the top level) held `tasks validate`
+    and `run` for ever; it is now told, with the line it is stuck at, once the import has run
+    as long as a check may. Here it waits for an event set only after the answer: it cannot
+    finish first, whatever the machine's speed."""
+    import sys
+    import threading
+
+    from harness import catalog
+
+    tasks, priors, _env = catalog_copy(tmp_path)
+    folder = tasks / "lms" / "lms-due-reminder"
+    gate = threading.Event()
+    monkeypatch.setitem(sys.modules, "mseval_test_gate", gate)  # type: ignore[arg-type]
+    check = folder / "check.py"
+    check.write_text(check.read_text() + "\nimport sys\n\nsys.modules['mseval_test_gate'].wait()\n")
+    monkeypatch.setattr(catalog, "CHECK_IMPORT_TIMEOUT_S", 0.1)
+    task = catalog.load_task(folder, priors)
+    try:
+        with pytest.raises(InputError) as caught:
+            task.load_check()
+    finally:
+        gate.set()
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == (str(check), len(check.read_text().splitlines()))
+    assert problem.message == "importing check.py did not finish within 0.1 s"
