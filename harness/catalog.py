@@ -30,6 +30,8 @@ from contracts.scenarios import SCENARIOS
 from contracts.yamlio import read_yaml, validate_data
 from harness.budgets import BudgetOverrides
 from harness.catalog_rules import (
+    ID_PATTERN,
+    TOOL_PATTERN,
     Lines,
     SolutionView,
     TaskView,
@@ -44,7 +46,6 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # but empty counts as unset, as in `mseval score`, not as the current folder.
 TASKS_DIR = Path(os.environ.get("MSEVAL_TASKS") or PROJECT_ROOT / "tasks")
 PRIORS_DIR = Path(os.environ.get("MSEVAL_PRIORS") or PROJECT_ROOT / "delegation_priors")
-_ID = r"^[a-z0-9][a-z0-9-]*$"
 
 
 class _Strict(BaseModel):
@@ -78,7 +79,7 @@ class SetupStep(_Strict):
 
 
 class TaskSpec(_Strict):
-    id: str = Field(pattern=_ID)
+    id: str = Field(pattern=ID_PATTERN)
     scenario: str
     title: str = Field(min_length=1)
     prompt: str = Field(min_length=1)
@@ -88,7 +89,7 @@ class TaskSpec(_Strict):
 
 
 class SolutionCall(_Strict):
-    tool: str = Field(pattern=r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$")
+    tool: str = Field(pattern=TOOL_PATTERN)
     arguments: JsonObject = Field(default_factory=dict)  # sent to the tool as JSON
 
 

@@ -25,8 +25,11 @@ if TYPE_CHECKING:
     from harness.catalog import SetupStep, Solution, Task, TaskSpec
 
 Lines = dict[KeyPath, int]
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_TOOL = re.compile(r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$")
+# A task id and a gold call's tool, as task.yaml and solution.yaml must write them (the models in
+# catalog.py hold their fields to these; the views below, to the same when a file has problems).
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+TOOL_PATTERN = r"^mcp__[a-z0-9_]+__[A-Za-z0-9_]+$"
+_ID, _TOOL = re.compile(ID_PATTERN), re.compile(TOOL_PATTERN)
 
 
 def _text(value: object) -> str | None:

@@ -14,6 +14,14 @@ from harness.catalog import TASKS_DIR
 from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
 
 
+def overview_files(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str]]:
+    """task.yaml, solution.yaml and the prior of a private copy of lms-enrollment-overview, and the
+    environment that points mseval at that catalog."""
+    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    folder = tasks / "lms" / "lms-enrollment-overview"
+    return folder / "task.yaml", folder / "solution.yaml", priors / "lms-enrollment-overview.yaml", env
+
+
 def _run(tmp_path: Path, env: dict[str, str]) -> str:
     store = tmp_path / "store.db"
     result = mseval("run", "-m", "sim:oracle", "-v", "spec", "--store", f"sqlite:///{store}",
@@ -147,13 +155,7 @@ def test_a_field_with_problems_does_not_hide_the_file_s_other_checks(tmp_path: P
     """`title: 5` in task.yaml hid its unknown scenario and server, its unknown setup table and the
     solution naming another task; a bad label in one sub-task hid another's tool off the task's
     servers and the prior naming a sub-task the solution lacks: one fix-and-rerun round each."""
-    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
-    folder = tasks / "lms" / "lms-enrollment-overview"
-    task_yaml, solution, prior = (
-        folder / "task.yaml",
-        folder / "solution.yaml",
-        priors / "lms-enrollment-overview.yaml",
-    )
+    task_yaml, solution, prior, env = overview_files(tmp_path)
     text = (
         task_yaml.read_text()
         .replace("title:", "title: 5\nold-title:", 1)
@@ -222,13 +224,7 @@ def test_a_gold_argument_that_is_not_json_is_refused_at_load(tmp_path: Path) -> 
 
 
 def test_cross_file_problems_carry_the_line_of_the_key(tmp_path: Path) -> None:
-    tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
-    folder = tasks / "lms" / "lms-enrollment-overview"
-    task_yaml, solution, prior = (
-        folder / "task.yaml",
-        folder / "solution.yaml",
-        priors / "lms-enrollment-overview.yaml",
-    )
+    task_yaml, solution, prior, env = overview_files(tmp_path)
     task_yaml.write_text(task_yaml.read_text().replace("- excel", "- excel\n- nosuchserver"))
     solution.write_text(solution.read_text().replace("- id: s2", "- id: s1", 1))
     prior.write_text(prior.read_text().replace("subtask: s3", "subtask: s9", 1))
