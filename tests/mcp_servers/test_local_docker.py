@@ -293,7 +293,8 @@ async def test_the_daemon_keeps_no_copy_of_the_output(sqlite_world: World) -> No
     code = (
         "import os, pathlib, socket, sys, time\n"
         "sys.stdout.write('x' * (4 << 20)); sys.stdout.flush()\n"
-        "pathlib.Path('flooded').write_text(socket.gethostname())\n"
+        # named whole or not at all: read between its creation and its write, the name was ''
+        "pathlib.Path('flooding').write_text(socket.gethostname()); os.rename('flooding', 'flooded')\n"
         "deadline = time.monotonic() + 60\n"
         "while not os.path.exists('done') and time.monotonic() < deadline: time.sleep(0.02)\n"
     )
