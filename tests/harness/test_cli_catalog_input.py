@@ -572,3 +572,13 @@ def test_a_check_py_that_never_finishes_importing_is_bad_input(tmp_path: Path, m
     (problem,) = caught.value.problems
     assert (problem.file, problem.line) == (str(check), len(check.read_text().splitlines()))
     assert problem.message == "importing check.py did not finish within 0.1 s"
+
+
+def test_a_prior_saved_as_yml_is_named_not_passed_over(tmp_path: Path) -> None:
+    """Priors are read from <task-id>.yaml: one saved as .yml was never read, and its task ran and
+    was scored as one without a prior, without a word."""
+    _tasks, priors, env = catalog_copy(tmp_path)
+    (priors / "lms-due-reminder.yaml").rename(priors / "lms-due-reminder.yml")
+    assert one_line_error(mseval("tasks", "list", env=env)) == (
+        f"{priors / 'lms-due-reminder.yml'}: a prior is read from lms-due-reminder.yaml only: rename this file"
+    )
