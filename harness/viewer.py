@@ -39,6 +39,9 @@ from harness.store import EpisodeRow, EventRow, Store, StoreError, episode_key
 MAX_PORT = 65535
 EVENTS_PER_PAGE = 1000
 """An episode's events are shown this many to a page (one of 200k events made an 80 MB page)."""
+IDLE_TIMEOUT_S = 60.0
+"""How long a connection may send nothing before it is closed (one that connected and never sent
+a request held its server thread for good)."""
 EVENT_DATA_SHOWN = 300
 """Characters of an event's data (its JSON) shown in its row."""
 EVENT_DATA_READ = 4096
@@ -246,6 +249,8 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
             return found
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = IDLE_TIMEOUT_S  # the socket's: a silent client is let go
+
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
             self._send(*self._answer())
 

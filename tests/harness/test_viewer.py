@@ -393,3 +393,19 @@ def test_hostile_text_stays_text_within_the_page_in_chromium(tmp_path: Path) -> 
             assert seen == []
         finally:
             browser.close()
+
+
+def test_a_connection_that_sends_nothing_is_let_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that connected and never sent a request held its server thread for good; the
+    socket now times out, the server closes the connection, and it answers the next client."""
+    import socket
+
+    from harness import viewer
+
+    monkeypatch.setattr(viewer, "IDLE_TIMEOUT_S", 0.2)
+    with serving(_stored(tmp_path, _record())) as server:
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port)) as idle:
+            idle.settimeout(120)  # only a guard against a hang: the server closes it long before
+            assert idle.recv(1024) == b""  # closed by the server, nothing sent
+        assert _get(port, "/", f"127.0.0.1:{port}").status == 200
