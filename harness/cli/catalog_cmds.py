@@ -10,6 +10,11 @@ import typer
 
 from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, path_option
 
+# A prior or a solution may name the roles of a team's own profile folders, as `run --profiles` has them.
+PROFILES_HELP = (
+    "extra profile folder whose roles priors may name, as given to `mseval run --profiles` (repeatable)"
+)
+
 tasks_app = typer.Typer(help="List, validate and create tasks.", no_args_is_help=True, rich_markup_mode=None)
 priors_app = typer.Typer(
     help="Validate and draft delegation priors.", no_args_is_help=True, rich_markup_mode=None
@@ -36,6 +41,7 @@ def tasks_validate(
         str, typer.Argument(metavar="SEL", help="all, a scenario, a task id, or a glob")
     ] = "all",
     concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="tasks validated at once")] = 4,
+    profiles: Annotated[list[Path], path_option(metavar="DIR", help=PROFILES_HELP)] = [],  # noqa: B006
 ) -> None:
     """Gold solution passes each check, doing nothing fails it, priors fit solutions; with `all`, splits are populated.
 
@@ -56,7 +62,7 @@ def tasks_validate(
             unloadable += exc.problems
     if unloadable:
         raise InputError(unloadable)
-    reports = asyncio.run(validate_tasks(tasks, load_profiles(), concurrency))
+    reports = asyncio.run(validate_tasks(tasks, load_profiles(list(profiles)), concurrency))
     bad = lines = 0
     for r in reports:
         print(f"{'ok ' if r.ok else 'BAD'} {r.task}")
@@ -101,8 +107,10 @@ def tasks_new(
         print(f"created {path}")
 
 
-@priors_app.command("validate")
-def priors_validate() -> None:
+@priors_app.command("validate", cls=MetavarCommand)
+def priors_validate(
+    profiles: Annotated[list[Path], path_option(metavar="DIR", help=PROFILES_HELP)] = [],  # noqa: B006
+) -> None:
     """Every prior parses, uses the 24 labels, refers to its task's solution sub-tasks and to known sub-agent types."""
     from contracts.errors import InputError, Problem
     from harness.catalog import PRIORS_DIR, TASKS_DIR, load_tasks, task_folders
@@ -122,7 +130,7 @@ def priors_validate() -> None:
     problems += [
         Problem(str(p), None, f"no task {p.stem!r} for this prior") for p in priors if p.stem not in task_ids
     ]
-    roles = {name for name, p in load_profiles().profiles.items() if not p.is_variant}
+    roles = {name for name, p in load_profiles(list(profiles)).profiles.items() if not p.is_variant}
     for path in priors:
         if path.stem in task_ids:
             problems += prior_file_type_problems(path, roles)

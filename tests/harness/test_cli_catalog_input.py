@@ -11,7 +11,7 @@ import pytest
 from contracts.errors import InputError
 from contracts.scenarios import SCENARIOS
 from harness.catalog import TASKS_DIR
-from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
+from tests.harness.cli_support import ROOT, catalog_copy, line_of, mseval, one_line_error
 
 
 def overview_files(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str]]:
@@ -251,6 +251,27 @@ def test_priors_validate_names_an_unknown_sub_agent_type(tmp_path: Path) -> None
         line
         == f"{prior}:{line_of(prior, 'no-such-role')}: sub-task s1: unknown gen sub-agent type 'no-such-role'"
     )
+
+
+def test_validate_commands_know_the_roles_of_the_profile_folders_given(tmp_path: Path) -> None:
+    """A prior may name a team's own role, which `run --profiles DIR` offers; `priors validate`
+    and `tasks validate` knew only the built-in roles and refused such a prior for good."""
+    _tasks, priors, env = catalog_copy(tmp_path, "lms-enrollment-overview")
+    prior = priors / "lms-enrollment-overview.yaml"
+    prior.write_text(prior.read_text().replace("gen: explorer", "gen: roster-reader", 1))
+    roles = tmp_path / "roles"
+    roles.mkdir()
+    explorer = (ROOT / "subagent_profiles" / "explorer.md").read_text()
+    (roles / "roster-reader.md").write_text(explorer.replace("name: explorer", "name: roster-reader", 1))
+    assert one_line_error(mseval("priors", "validate", env=env)).endswith(
+        "sub-task s1: unknown gen sub-agent type 'roster-reader'"
+    )
+    result = mseval("priors", "validate", "--profiles", str(roles), env=env)
+    assert result.returncode == 0 and result.stdout.startswith("1 priors valid"), result.stderr
+    refused = mseval("tasks", "validate", "lms-enrollment-overview", env=env)
+    assert refused.returncode == 1 and "roster-reader" in refused.stdout, refused.stdout
+    result = mseval("tasks", "validate", "lms-enrollment-overview", "--profiles", str(roles), env=env)
+    assert result.returncode == 0 and result.stdout.startswith("ok  lms-enrollment-overview"), result.stdout
 
 
 def test_priors_validate_names_an_unknown_type_beside_the_prior_s_other_problems(tmp_path: Path) -> None:
