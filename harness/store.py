@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Column, delete, func, insert, inspect, update
+from sqlalchemy import JSON, Column, Text, delete, func, insert, inspect, update
+from sqlalchemy import cast as sa_cast
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
+from sqlalchemy.pool import NullPool
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from contracts.episode import EpisodeRecord, gc_paused
@@ -72,6 +74,17 @@ class RunBusy(StoreError):
             f"run {run_id} is being run by another mseval process ({holder}); "
             "let it finish, or stop it and run this command again"
         )
+
+
+@dataclass(frozen=True)
+class EventText:
+    """An event with its data as stored JSON text, whole or cut (`Store.event_texts`)."""
+
+    seq: int
+    t: float
+    kind: str
+    agent: str
+    data: str
 
 
 class StoreModel(SQLModel, registry=orm_registry()):
@@ -204,9 +217,11 @@ def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) 
 
 
 class Store:
-    def __init__(self, url: str = DEFAULT_STORE, *, create: bool = True) -> None:
+    def __init__(self, url: str = DEFAULT_STORE, *, create: bool = True, pooled: bool = True) -> None:
         """The store at `url`, its file and tables made when missing (`create`; without it the
-        caller checks they are there: see `existing`)."""
+        caller checks they are there: see `existing`). A SQLite store not `pooled` opens its file
+        afresh for every use (a reader that lives long, as the viewer: a pooled connection kept
+        reading a file deleted or replaced meanwhile)."""
         self.url = url
         self.shown = shown(url)  # for messages
         self.file: Path | None = None  # a SQLite store's file
@@ -224,7 +239,8 @@ class Store:
             # A server's connection may die while it waits in the pool (a restarted server, a
             # backend ended by pg_terminate_backend or an idle timeout): each is tried before use
             # and replaced, or the run stopped at its next write though the server was back.
-            self.engine = create_engine(url, connect_args=connect_args, pool_pre_ping=not sqlite)
+            fresh = {"poolclass": NullPool} if sqlite and not pooled else {}
+            self.engine = create_engine(url, connect_args=connect_args, pool_pre_ping=not sqlite, **fresh)
             if create:
                 StoreModel.metadata.create_all(self.engine)
         self._opened = True
@@ -396,9 +412,8 @@ class Store:
             with self.failing("record events"), self.engine.begin() as conn:
                 conn.execute(insert(EventRow.__table__), rows)  # type: ignore[attr-defined]
 
-    def events(self, key: str, first: int = 0, limit: int | None = None) -> list[EventRow]:
-        """The events of the current attempt of one episode, in order; `first` and `limit` take
-        a slice of them in the database (the viewer pages an episode of 200k events)."""
+    def events(self, key: str) -> list[EventRow]:
+        """The events of the current attempt of one episode, in order."""
         with self.failing("read events"), Session(self.engine) as s:
             row = s.get(EpisodeRow, key)
             if row is None:
@@ -407,10 +422,25 @@ class Store:
                 select(EventRow)
                 .where(EventRow.episode_key == key, EventRow.attempt == row.attempt)
                 .order_by(col(EventRow.seq))
-                .offset(first)
-                .limit(limit)
             )
             return list(s.exec(stmt))
+
+    def event_texts(self, key: str, first: int, limit: int, chars: int) -> list[EventText]:
+        """Events `first`… (at most `limit`) of the current attempt of one episode, each with its
+        data as JSON text of which at most `chars` + 1 characters are read (more: it was cut), a
+        slice taken in the database (the viewer pages an episode of 200k events, of 1 MB each)."""
+        events, episodes = EventRow.__table__.c, EpisodeRow.__table__.c  # type: ignore[attr-defined]
+        text = func.substr(sa_cast(events.data, Text), 1, chars + 1)
+        attempt = sa_select(episodes.attempt).where(episodes.key == key).scalar_subquery()
+        stmt = (
+            sa_select(events.seq, events.t, events.kind, events.agent, text)
+            .where(events.episode_key == key, events.attempt == attempt)
+            .order_by(events.seq)
+            .offset(first)
+            .limit(limit)
+        )
+        with self.failing("read events"), self.engine.connect() as conn:
+            return [EventText(*row) for row in conn.execute(stmt).all()]
 
     def event_count(self, key: str) -> int:
         """How many events the current attempt of one episode has."""

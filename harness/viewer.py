@@ -15,6 +15,7 @@ A store that cannot be read is answered with 503 and its reason; the server stay
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import sys
@@ -22,19 +23,14 @@ import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from sqlalchemy import Text, create_engine, func, select
-from sqlalchemy import cast as sql_cast
-from sqlalchemy.pool import NullPool
-
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from contracts.printable import printable
-from harness.store import EpisodeRow, EventRow, Store, StoreError, episode_key
+from harness.store import EventText, Store, StoreError, episode_key
 
 MAX_PORT = 65535
 EVENTS_PER_PAGE = 1000
@@ -133,51 +129,19 @@ def events_pager(record: EpisodeRecord, page: int, total: int) -> str:
     return f"<p class='pager'>{shown} · {' · '.join(links)}</p>"
 
 
-@dataclass(frozen=True)
-class EventLine:
-    """One event as its row shows it: `data` is its JSON, whole or cut (see `read_events`)."""
-
-    seq: int
-    t: float
-    kind: str
-    agent: str
-    data: str
-
-
-def read_events(store: Store, key: str, first: int, limit: int) -> list[EventLine]:
-    """Events `first`… (at most `limit`) of the current attempt of one episode, each with no more
-    than `EVENT_DATA_READ` characters of its data read from the store."""
-    events, episodes = EventRow.__table__.c, EpisodeRow.__table__.c  # type: ignore[attr-defined]
-    text = func.substr(sql_cast(events.data, Text), 1, EVENT_DATA_READ + 1)
-    attempt = select(episodes.attempt).where(episodes.key == key).scalar_subquery()
-    stmt = (
-        select(events.seq, events.t, events.kind, events.agent, text)
-        .where(events.episode_key == key, events.attempt == attempt)
-        .order_by(events.seq)
-        .offset(first)
-        .limit(limit)
-    )
-    with store.failing("read events"), store.engine.connect() as conn:
-        rows = conn.execute(stmt).all()
-    return [EventLine(seq, t, kind, agent, _json_text(data)) for seq, t, kind, agent, data in rows]
-
-
-def _json_text(stored: str) -> str:
-    """An event's data as compact JSON with its characters unescaped; as stored when cut or not JSON."""
-    if len(stored) > EVENT_DATA_READ:
-        return stored
-    try:
-        return json.dumps(json.loads(stored), ensure_ascii=False)
-    except ValueError:
-        return stored
-
-
-def _data_shown(data: Any) -> str:
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+def _data_shown(stored: str) -> str:
+    """An event's data as its row shows it: compact JSON with its characters unescaped (as
+    stored when cut at `EVENT_DATA_READ` or not JSON), at most `EVENT_DATA_SHOWN` characters."""
+    text = stored
+    if len(stored) <= EVENT_DATA_READ:
+        with contextlib.suppress(ValueError):
+            text = json.dumps(json.loads(stored), ensure_ascii=False)
     return text if len(text) <= EVENT_DATA_SHOWN else text[:EVENT_DATA_SHOWN] + "…"
 
 
-def episode_page(record: EpisodeRecord, events: list[Any], page: int = 1, total: int | None = None) -> bytes:
+def episode_page(
+    record: EpisodeRecord, events: list[EventText], page: int = 1, total: int | None = None
+) -> bytes:
     """One episode; `events` are those of events page `page` (1-based) of `total` in all."""
     status = "ok" if record.success else "bad"
     checks = "".join(
@@ -284,7 +248,7 @@ def make_handler(store: Store) -> type[BaseHTTPRequestHandler]:
                     total = store.event_count(key)
                     if page == 1 or (page - 1) * EVENTS_PER_PAGE < total:
                         first = (page - 1) * EVENTS_PER_PAGE
-                        events = read_events(store, key, first, EVENTS_PER_PAGE)
+                        events = store.event_texts(key, first, EVENTS_PER_PAGE, EVENT_DATA_READ)
                         return 200, episode_page(found, events, page, total)
             return 404, _page("not found", "<p>No such page. <a href='/'>All episodes</a></p>")
 
@@ -318,21 +282,14 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def _fresh_connections(store: Store) -> Store:
-    """`store` reading its SQLite file afresh for every request: a pooled connection kept reading
-    a file deleted or replaced while the viewer ran, showing the old episodes and never new ones."""
-    if store.file is not None:
-        store.engine.dispose()
-        store.engine = create_engine(store.url, connect_args={"timeout": 30}, poolclass=NullPool)
-    return store
-
-
 @contextmanager
 def serving(store_url: str, port: int = 0) -> Iterator[ThreadingHTTPServer]:
     """The viewer running in a background thread on 127.0.0.1 (port 0: any free port)."""
     if not 0 <= port <= MAX_PORT:
         raise InputError.one("--port", None, f"{port} is not a port number (0 to {MAX_PORT})")
-    store = _fresh_connections(Store(store_url, create=False))  # a viewer makes no tables
+    # a viewer makes no tables, and reads a SQLite file afresh for every request (a file replaced
+    # while it runs is shown as it now is)
+    store = Store(store_url, create=False, pooled=False)
     try:
         server = _Server(("127.0.0.1", port), make_handler(store))
     except OSError as exc:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, text, update
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import SQLModel
 
@@ -22,7 +22,7 @@ from harness.checks import World
 from harness.mcp_client import WorldAccess
 from harness.store import first_line
 from mcp_servers.common import registry, worldstate
-from mcp_servers.common.db import make_engine
+from mcp_servers.common.db import episode_schema, make_engine
 
 _log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class EpisodeWorld:
         try:
             self.drop(keep_database)
         except SQLAlchemyError as exc:
-            schema = str(make_url(self.db_url).query.get("options", "")).removeprefix("-csearch_path=")
+            schema = episode_schema(self.db_url)
             _log.warning(
                 "mseval: the world of episode %s could not be dropped (%s); schema %s and its roles "
                 "stay on the server (DROP SCHEMA ... CASCADE, DROP ROLE)",

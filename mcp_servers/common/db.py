@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from sqlalchemy import create_engine, event, inspect, text
-from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 
 # Long enough for a burst of concurrent writes within one episode, short enough to surface a
 # genuinely stuck writer as a tool error rather than a hang.
@@ -80,6 +80,12 @@ def _has_nul(value: Any) -> bool:
     if isinstance(value, list | tuple):
         return any(_has_nul(v) for v in value)
     return False
+
+
+def episode_schema(url: str | URL) -> str:
+    """The schema a PostgreSQL episode URL searches (its `options=-csearch_path=…`); "" for none."""
+    parsed = url if isinstance(url, URL) else make_url(url)
+    return str(parsed.query.get("options", "")).removeprefix("-csearch_path=")
 
 
 def table_names(engine: Engine) -> set[str]:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
-from mcp_servers.common.db import create_login_role, is_sqlite, make_engine, sqlite_url
+from mcp_servers.common.db import create_login_role, episode_schema, is_sqlite, make_engine, sqlite_url
 from mcp_servers.common.spec import ServerSpec
 from mcp_servers.warehouse import pg_role
 
@@ -312,18 +312,10 @@ def reset_sequence(conn: Connection, schema: str, table: Table) -> None:
 def drop_episode_db(base: str, url: str) -> None:
     """Remove a PostgreSQL episode's schema and role, as the role of `base`, the URL the episode
     was made from (SQLite files go with the episode folder)."""
-    if is_sqlite(url):
+    if is_sqlite(url) or not (schema := episode_schema(url)).startswith("ep_"):
         return
-    options = make_url(url).query.get("options", "")
-    schema = str(options).removeprefix("-csearch_path=")
-    if not schema.startswith("ep_"):
-        return
-    engine = make_engine(base)
-    try:
-        with engine.begin() as conn:
-            _drop_schema_and_role(conn, schema)
-    finally:
-        engine.dispose()
+    for _schema, exc in drop_schemas(base, [schema]):
+        raise exc
 
 
 def run_schemas(base: str, run_id: str) -> list[str]:

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import NullPool
 
-from mcp_servers.common.db import create_login_role
+from mcp_servers.common.db import create_login_role, episode_schema
 from mcp_servers.warehouse.schema import TABLES
 
 READER_SUFFIX = "_wh"
@@ -65,7 +65,7 @@ def query_engine(engine: Engine) -> Engine:
     The reader's engine keeps no pool: each query opens its own connection (~9 ms here), so none
     is left open when the episode's roles are dropped."""
     url = engine.url
-    schema = str(url.query.get("options", "")).removeprefix("-csearch_path=")
+    schema = episode_schema(url)
     if not schema.startswith("ep_") or url.username != schema or url.password is None:
         return engine
     reader = url.set(username=reader_role(schema), password=reader_password(str(url.password)))
