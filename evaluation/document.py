@@ -8,9 +8,11 @@ what was left out, the bootstrap intervals, the embedder of IDS — follows in e
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError
 
 SCORE_SCHEMA: Literal["mseval.score/1"] = "mseval.score/1"
 
@@ -114,7 +116,10 @@ class ScoreDocument(_Strict):
     settings: list[SettingRow]
 
     def to_json(self, indent: int | None = 1) -> str:
-        return self.model_dump_json(by_alias=True, indent=indent)
+        try:
+            return self.model_dump_json(by_alias=True, indent=indent)
+        except PydanticSerializationError:  # a lone surrogate in a name: JSON writes its \u escape
+            return json.dumps(self.as_dict(), indent=indent)
 
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -1,4 +1,5 @@
-"""Reports of a score: `report.md`, a self-contained `index.html`, and PNG plots (SPEC §10).
+"""Reports of a score: `report.md`, a self-contained `index.html`, PNG plots (SPEC §10), and
+the score document itself as `score.json`.
 
 Every report states the run identity and the aggregation contract, prints the warnings (runs
 of different identity in one table, missing baselines, left-out tasks) before its tables, and
@@ -38,6 +39,7 @@ class ReportFiles:
     markdown: Path
     html: Path
     plots: list[Path]
+    score: Path
 
 
 def choose_timeline_episodes(
@@ -59,24 +61,25 @@ def choose_timeline_episodes(
 
 MARKDOWN = "report.md"
 HTML = "index.html"
+SCORE = "score.json"
 PLOTS = ("msq_leaderboard.png", "tradeoff.png", "taxonomy.png", "waves_timeline.png")
 
 
 def write_report(
     doc: ScoreDocument, records: Sequence[EpisodeRecord], out: Path, timeline: Sequence[str] = ()
 ) -> ReportFiles:
-    """Write report.md, index.html and the PNG plots into `out`, all of them or none (an
-    `OSError` naming the file, `out` left as it was; a folder it had to make is removed)."""
+    """Write report.md, index.html, score.json and the PNG plots into `out`, all of them or none
+    (an `OSError` naming the file, `out` left as it was; a folder it had to make is removed)."""
     made = _missing_folders(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for name in (MARKDOWN, HTML, *PLOTS):
+        for name in (MARKDOWN, HTML, SCORE, *PLOTS):
             if (out / name).is_dir():  # before any file is moved in: os.replace would fail midway
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))
         staging = Path(tempfile.mkdtemp(prefix=".report-", dir=out))
         try:
             _write_files(doc, records, staging, timeline)
-            for name in (*PLOTS, MARKDOWN, HTML):
+            for name in (*PLOTS, SCORE, MARKDOWN, HTML):
                 os.replace(staging / name, out / name)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -87,7 +90,7 @@ def write_report(
             except OSError:
                 break
         raise
-    return ReportFiles(out / MARKDOWN, out / HTML, [out / name for name in PLOTS])
+    return ReportFiles(out / MARKDOWN, out / HTML, [out / name for name in PLOTS], out / SCORE)
 
 
 def _missing_folders(out: Path) -> list[Path]:
@@ -110,3 +113,4 @@ def _write_files(
         render_markdown(doc, [(title, path.name) for title, path in plots], more), encoding="utf-8"
     )
     (folder / HTML).write_text(render_html(doc, plots, more), encoding="utf-8")
+    (folder / SCORE).write_text(doc.to_json(indent=1), encoding="utf-8")

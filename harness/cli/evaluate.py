@@ -421,7 +421,6 @@ def write_report_files(
 
     try:
         files = write_report(doc, records, out, timeline)
-        (out / "score.json").write_text(doc.to_json(indent=1), encoding="utf-8")
     except OSError as exc:
         where = exc.filename or out
         raise _input_error(option, f"cannot write {where}: {exc.strerror or exc}") from None

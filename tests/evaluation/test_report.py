@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -306,6 +307,7 @@ def test_a_lone_surrogate_in_a_name_is_shown_not_a_crash(tmp_path: Path) -> None
     files = write_report(doc, records, tmp_path)
     assert "openai:x\\ud800y" in files.html.read_text()
     assert "openai:x\\\\ud800y" in files.markdown.read_text()  # its backslash escaped for Markdown
+    assert json.loads(files.score.read_text())["settings"][0]["model"] == "openai:x\ud800y"
 
 
 def test_the_tradeoff_plot_tells_eleven_settings_apart(
@@ -361,8 +363,17 @@ def test_a_report_that_fails_leaves_its_folder_as_it_was(
     assert caught.value.filename == str(blocked / "index.html")
     assert [p.name for p in blocked.iterdir()] == ["index.html"]
 
+    # score.json too: a folder in its place failed after the report's files were moved in.
+    blocked_score = tmp_path / "blocked-score"
+    (blocked_score / "score.json").mkdir(parents=True)
+    with pytest.raises(IsADirectoryError):
+        write_report(doc, records, blocked_score)
+    assert [p.name for p in blocked_score.iterdir()] == ["score.json"]
+
     kept = tmp_path / "kept"
-    before = {p.name: p.read_bytes() for p in [*write_report(doc, records, kept).plots, kept / "report.md"]}
+    first = write_report(doc, records, kept)
+    assert json.loads(first.score.read_text())["schema"] == "mseval.score/1"
+    before = {p.name: p.read_bytes() for p in [*first.plots, first.markdown, first.score]}
 
     def broken(*_args: object) -> Path:
         raise OSError(28, "No space left on device")
