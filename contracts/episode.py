@@ -18,6 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 
+# The largest step count (a main agent's, a sub-agent's, critical steps) and cost of one
+# episode a record may give: far above any episode, and low enough that scoring's sums and
+# means over any number of records stay finite floats. Unbounded, two hand-written records of
+# cost 1e308 overflowed math.fsum, and critical_steps 10**400 the float of the mean: `mseval
+# score` died with a traceback instead of naming the line.
+MAX_STEPS = 1_000_000_000
+MAX_COST_USD = 1e9
+
 Status = Literal["completed", "absent"]
 NORMAL_TERMINATIONS = frozenset({"claim_done", "text_only"})
 
@@ -58,7 +66,7 @@ class Turn(_Strict):
 
 
 class MainRecord(_Strict):
-    steps: int = Field(ge=0)
+    steps: int = Field(ge=0, le=MAX_STEPS)
     response: str = ""
     turns: list[Turn] | None = None
     termination: str | None = None
@@ -73,7 +81,7 @@ class SubagentRecord(_Strict):
     prompt: str | None = None
     label: str | None = None
     resume_of: str | None = None
-    steps: int = Field(ge=0)
+    steps: int = Field(ge=0, le=MAX_STEPS)
     tools: list[str] = Field(default_factory=list)
     response: str = ""
     usage: Usage = Field(default_factory=Usage)
@@ -109,9 +117,9 @@ class EpisodeRecord(_Strict):
     reason: str | None = None
     main: MainRecord = Field(default_factory=lambda: MainRecord(steps=0))
     waves: list[WaveRecord] = Field(default_factory=list)
-    critical_steps: int | None = Field(default=None, ge=0)
+    critical_steps: int | None = Field(default=None, ge=0, le=MAX_STEPS)
     usage: Usage = Field(default_factory=Usage)
-    cost_usd: float | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0, le=MAX_COST_USD)
     checks: list[CheckResult] | None = None
     episode_id: str | None = None
     run_id: str | None = None
