@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 
@@ -71,6 +71,18 @@ class MainRecord(_Strict):
     turns: list[Turn] | None = None
     termination: str | None = None
     usage: Usage | None = None
+
+    @field_validator("turns")
+    @classmethod
+    def _one_turn_per_step(cls, turns: list[Turn] | None) -> list[Turn] | None:
+        """One entry per main-agent step (SPEC §8): a second turn of one step made the agent
+        graph a node without edges and an edge from a turn to itself."""
+        seen: set[int] = set()
+        for turn in turns or ():
+            if turn.step in seen:
+                raise ValueError(f"step {turn.step} is given by more than one turn")
+            seen.add(turn.step)
+        return turns
 
 
 class SubagentRecord(_Strict):

@@ -37,7 +37,7 @@ def _validation_message(exc: ValidationError) -> list[str]:
     messages = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "json_invalid":
             msg = f"invalid JSON: {err.get('ctx', {}).get('error', msg)}"
         elif err["type"] == "extra_forbidden":

@@ -72,3 +72,24 @@ def test_score_of_an_overflowing_trace_is_bad_input_not_a_traceback(tmp_path: Pa
         f"{path}:1: cost_usd: Input should be less than or equal to 1000000000",
         f"{path}:2: cost_usd: Input should be less than or equal to 1000000000",
     ]
+
+
+def test_main_turns_repeating_a_step_are_refused_on_their_line(tmp_path: Path) -> None:
+    """Two turns with step 1: the graph kept the second under that step, left the first as a
+    node with no edge and gave the second a temporal edge to itself, and IDS and UPR were
+    scored over that graph without a word."""
+    turns = [
+        {"step": 1, "text": "plan", "tools": ["Task"]},
+        {"step": 1, "text": "again"},
+        {"step": 2, "text": "done"},
+    ]
+    wave = {
+        "index": 0,
+        "main_step": 1,
+        "subagents": [{"id": "a", "type": "x", "mode": "read-only", "steps": 1}],
+    }
+    path = _write(
+        tmp_path / "e.jsonl",
+        [_record("sa"), _record("mas", main={"steps": 3, "turns": turns}, waves=[wave])],
+    )
+    assert _problems(path) == [(2, "main.turns: step 1 is given by more than one turn")]
