@@ -7,6 +7,7 @@ wrongly or with a traceback; and the worked example of docs/records.md, scored a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from contracts import InputError
 from evaluation.records import load_episodes
-from tests.evaluation.test_cli import mseval
+from tests.evaluation.test_cli import ROOT, mseval
 
 TASK = "ar-delegation-survey-notes"  # a task of the project, with a prior
 
@@ -93,3 +94,42 @@ def test_main_turns_repeating_a_step_are_refused_on_their_line(tmp_path: Path) -
         [_record("sa"), _record("mas", main={"steps": 3, "turns": turns}, waves=[wave])],
     )
     assert _problems(path) == [(2, "main.turns: step 1 is given by more than one turn")]
+
+
+def test_a_file_from_an_editor_reads_as_docs_records_md_says(tmp_path: Path) -> None:
+    """A byte-order mark, CRLF line ends, blank lines and a last line without its line end
+    (docs/records.md, "The file"); a problem is still told on its line."""
+    lines = [json.dumps(_record("sa", seed=seed)) for seed in range(3)]
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(("\ufeff" + lines[0] + "\r\n\r\n" + lines[1] + "\r\n" + lines[2]).encode("utf-8"))
+    assert [r.seed for r in load_episodes(path)] == [0, 1, 2]
+    path.write_bytes(("\ufeff" + lines[0] + "\r\n\r\n" + '{"task_id": "t"}').encode("utf-8"))
+    assert _problems(path)[0] == (3, "missing field 'model'")
+
+
+def _worked_example() -> str:
+    """The minimal records of docs/records.md, as printed there."""
+    text = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
+    found = re.search(r"```jsonl\n(.*?)```", text, re.DOTALL)
+    assert found, "docs/records.md lost its ```jsonl example"
+    return found.group(1)
+
+
+def test_the_worked_example_of_the_records_doc_scores_as_it_says(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(_worked_example(), encoding="utf-8")
+    result = mseval("score", "--episodes", str(path), "--embedder", "tfidf", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["variant"]: row for row in json.loads(result.stdout)["settings"]}
+    sa, mas = rows["sa"], rows["claude-code-task"]
+    assert (sa["sr"], sa["mean_csteps"], sa["mean_cost_usd"]) == (0.5, 14.0, 0.4)
+    assert (mas["sr"], mas["sr_conditional"], mas["absent"], mas["mean_csteps"]) == (0.5, 1.0, 1, 8.0)
+    assert (mas["p_hit"], mas["r_hit"], mas["f1_hit"]) == pytest.approx((1.0, 2 / 7, 4 / 9))
+    assert (mas["u_p"], mas["u_e"], mas["u_c"]) == pytest.approx((0.5, 14 / 22, 0.5 / 0.85))
+    assert mas["msq"] == pytest.approx(4 / 9 * (0.5 + 14 / 22 + 0.5 / 0.85) / 3)
+    assert mas["upr"] == 0.0 and mas["ids"] is not None
+    assert (sa["ids"], sa["upr"]) == (None, None)  # no turns: the main agent is the graph's one node
+    # the figures the page prints, to three places
+    assert [f"{mas[k]:.3f}" for k in ("f1_hit", "u_p", "u_e", "u_c", "msq")] == [
+        "0.444", "0.500", "0.636", "0.588", "0.255",
+    ]  # fmt: skip
