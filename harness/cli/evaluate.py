@@ -459,7 +459,12 @@ def gemmas(
     from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
     from evaluation.graph import load_graph_file
 
-    graph = load_graph_file(graph_file)
+    try:
+        graph = load_graph_file(graph_file)
+    except InputError:
+        if (line := episode_record_line(graph_file)) is not None:
+            raise InputError.one(graph_file, line, EPISODES_NOT_A_GRAPH) from None
+        raise
     model = open_embedder(embedder)
     ids = information_diversity(graph, model, lam) if embedder != "none" else None
     result: dict[str, Any] = {"nodes": len(graph.nodes), "ids": None, "upr": None}
@@ -493,6 +498,31 @@ def gemmas(
         print(json.dumps(result, indent=1))
         return
     print(_gemmas_text(result))
+
+
+EPISODES_NOT_A_GRAPH = (
+    "an episode record (mseval.episode/1), not an agent graph: `mseval score --episodes FILE` "
+    'scores records and builds the graph of each; gemmas takes {"nodes", "S", "T"}'
+)
+
+
+def episode_record_line(path: Path) -> int | None:
+    """The line of an episode record that opens `path`, when it opens with one: given to
+    `gemmas`, such a file was told as a line per key of the record (`unknown key 'task_id'`,
+    `missing field 'nodes'`, …) without saying what the file was."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            number, line = next(
+                ((n, text) for n, text in enumerate(handle, start=1) if text.strip()), (0, "")
+            )
+        data = json.loads(line)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if isinstance(data, dict) and ("task_id" in data or data.get("schema") == "mseval.episode/1"):
+        return number
+    return None
 
 
 def _gemmas_text(result: dict[str, Any]) -> str:

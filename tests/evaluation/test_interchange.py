@@ -133,3 +133,20 @@ def test_the_worked_example_of_the_records_doc_scores_as_it_says(tmp_path: Path)
     assert [f"{mas[k]:.3f}" for k in ("f1_hit", "u_p", "u_e", "u_c", "msq")] == [
         "0.444", "0.500", "0.636", "0.588", "0.255",
     ]  # fmt: skip
+
+
+def test_gemmas_given_episode_records_says_so_in_one_line(tmp_path: Path) -> None:
+    """A researcher's first try, `mseval gemmas trace.jsonl`: it printed a line per key of the
+    record ('unknown key task_id', 'missing field nodes', …), or 'invalid JSON: Extra data' for
+    a file of several, without saying that gemmas takes a graph, not records."""
+    for name, blank in (("trace.jsonl", ""), ("one.json", "\n")):
+        path = tmp_path / name
+        lines = [json.dumps(_record("sa")), json.dumps(_record("sa", seed=1))]
+        path.write_text(blank + "\n".join(lines[: 2 if name.endswith("l") else 1]) + "\n", encoding="utf-8")
+        result = mseval("gemmas", str(path), "--embedder", "none")
+        assert result.returncode == 2, result.stderr
+        line = 2 if blank else 1
+        assert result.stderr.splitlines() == [
+            f"{path}:{line}: an episode record (mseval.episode/1), not an agent graph: `mseval score --episodes "
+            'FILE` scores records and builds the graph of each; gemmas takes {"nodes", "S", "T"}'
+        ]
