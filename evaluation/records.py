@@ -50,6 +50,14 @@ def _validation_message(exc: ValidationError) -> list[str]:
     return messages
 
 
+def _is_json_error(exc: ValidationError, saying: str = "") -> bool:
+    """The line is not JSON (and its parser's message has `saying`), rather than a bad record."""
+    return any(
+        err["type"] == "json_invalid" and saying in str(err.get("ctx", {}).get("error", ""))
+        for err in exc.errors()
+    )
+
+
 ONE_PER_LINE = (
     "a JSON document over several lines: an episodes file holds one mseval.episode/1 object per "
     "line, as `mseval export` writes it (FILE.runs.json beside it holds the run identities)"
@@ -60,6 +68,7 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
     """Validate `mseval.episode/1` JSON lines; blank lines are skipped."""
     records: list[EpisodeRecord] = []
     problems: list[Problem] = []
+    opened: int | None = None  # the first line, when it opens a JSON value it does not close
     with gc_paused():
         for number, line in enumerate(lines, start=1):
             if number == 1:
@@ -73,6 +82,12 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
             try:
                 records.append(EpisodeRecord.model_validate_json(line))
             except ValidationError as exc:
+                if opened is not None and len(problems) == 1 and _is_json_error(exc):
+                    # ...and so is a record laid out as SPEC §8 shows it, whose first line opens
+                    # the object and goes on (`{"schema": …, "task_id": …,`)
+                    raise InputError.one(file, opened, ONE_PER_LINE) from None
+                if not records and not problems and _is_json_error(exc, "EOF while parsing"):
+                    opened = number
                 problems.extend(Problem(file, number, msg) for msg in _validation_message(exc))
     if problems:
         raise InputError(problems)

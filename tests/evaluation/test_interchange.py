@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from contracts import InputError
-from evaluation.records import load_episodes
+from evaluation.records import ONE_PER_LINE, load_episodes
 from tests.evaluation.test_cli import ROOT, mseval
 
 TASK = "ar-delegation-survey-notes"  # a task of the project, with a prior
@@ -150,3 +150,25 @@ def test_gemmas_given_episode_records_says_so_in_one_line(tmp_path: Path) -> Non
             f"{path}:{line}: an episode record (mseval.episode/1), not an agent graph: `mseval score --episodes "
             'FILE` scores records and builds the graph of each; gemmas takes {"nodes", "S", "T"}'
         ]
+
+
+SPEC_EXAMPLE = """{"schema": "mseval.episode/1", "task_id": "lms-enrollment-deck", "model": "sim:oracle",
+ "variant": "spec", "seed": 0,
+ "status": "completed",            "//": "completed | absent (never ran to a verdict)",
+ "success": true,                  "//": "checker verdict; null when absent",
+ "termination": "claim_done",
+ "main": {"steps": 9, "response": "final text of the main agent"},
+ "critical_steps": 15,
+ "cost_usd": 0.0}
+"""
+
+
+def test_a_record_laid_out_as_spec_shows_it_is_one_problem(tmp_path: Path) -> None:
+    """SPEC §8's example copied as it is laid out (its first line opens the object and goes on)
+    was told as 'invalid JSON' on each of its lines, the one-object-per-line rule nowhere."""
+    path = tmp_path / "e.jsonl"
+    path.write_text(SPEC_EXAMPLE, encoding="utf-8")
+    assert _problems(path) == [(1, ONE_PER_LINE)]
+    # a first line cut short, followed by records, is that line's problem alone
+    path.write_text('{"task_id": "x",\n' + json.dumps(_record("sa")) + "\n", encoding="utf-8")
+    assert _problems(path) == [(1, "invalid JSON: EOF while parsing a value at line 2 column 0")]
