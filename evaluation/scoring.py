@@ -52,6 +52,10 @@ from evaluation.terms import task_terms
 from evaluation.units import Labeler
 from evaluation.utilities import msq, pair_episodes, utilities
 
+# Tasks without a prior that the warning names (the document lists them all): a typo in a
+# foreign trace's task id is seen on stderr, not only counted.
+NAMED_TASKS = 5
+
 
 @dataclass(frozen=True)
 class ScoreOptions:
@@ -403,8 +407,9 @@ def score_records(
     warnings += unpaired_warnings(rows, options.baseline)
     without_prior = sorted({r.task_id for r in records if r.task_id not in priors})
     if without_prior:
+        named = ", ".join(without_prior[:NAMED_TASKS]) + (", …" if len(without_prior) > NAMED_TASKS else "")
         warnings.append(
-            f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits"
+            f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits: {named}"
         )
     warnings += verdict_warnings(records) + critical_steps_warnings(records) + cost_warnings(records)
     warnings += record_warnings(given, unique.duplicates)

@@ -114,7 +114,14 @@ def test_unknown_task_without_prior_is_counted_not_a_crash() -> None:
     doc = score_records(records, fixtures.priors(), options=TFIDF)
     assert doc.left_out["tasks_without_prior"] == ["mystery", "orphan"]
     assert doc.settings[1].counts.no_prior == 1  # orphan's spec episode is absent, counted as such
-    assert any("no delegation prior" in w for w in doc.warnings)
+    # the warning names them, as a typo in a trace's task id is then seen on stderr
+    assert (
+        "2 task(s) have no delegation prior and are left out of UDR, ODR and hits: mystery, orphan"
+        in doc.warnings
+    )
+    many = [episode(f"t{i}", "sa") for i in range(7)]
+    warnings = score_records(many, fixtures.priors(), options=TFIDF).warnings
+    assert any(w.startswith("7 task(s)") and w.endswith(": t0, t1, t2, t3, t4, …") for w in warnings)
 
 
 def test_missing_baseline_warns_and_nulls_the_comparison() -> None:
