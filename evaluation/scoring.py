@@ -37,6 +37,7 @@ from evaluation.success import (
     computed_critical_steps,
     has_no_verdict,
     is_abnormal_success,
+    is_absent_with_verdict,
     is_completed,
     is_success,
     mean_cost,
@@ -307,6 +308,12 @@ def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
     if no_verdict:
         warnings.append(
             f"{no_verdict} completed episode(s) have no verdict (success null): counted as failures"
+        )
+    contradicted = sum(1 for r in records if is_absent_with_verdict(r))
+    if contradicted:
+        warnings.append(
+            f"{contradicted} absent episode(s) (status absent, or ended harness_error) give a verdict "
+            "(success true or false): not read, as an absent episode never ran to one"
         )
     abnormal = Counter(str(termination_of(r)) for r in records if is_abnormal_success(r))
     if abnormal:

@@ -49,6 +49,12 @@ def has_no_verdict(record: EpisodeRecord) -> bool:
     return is_completed(record) and record.success is None
 
 
+def is_absent_with_verdict(record: EpisodeRecord) -> bool:
+    """Absent, yet giving `success` true or false: a verdict an absent episode cannot have, and
+    that scoring does not read."""
+    return not is_completed(record) and record.success is not None
+
+
 def is_abnormal_success(record: EpisodeRecord) -> bool:
     """Completed with `success: true` after an abnormal termination: counted as a failure."""
     return is_completed(record) and record.success is True and not ended_normally(record)

@@ -273,6 +273,15 @@ def test_foreign_verdicts_are_overruled_counted_and_warned_about() -> None:
     assert mas.sr_diff == -0.5
     assert doc.left_out["absent_episodes"] == 1
     assert any("1 completed episode(s) have no verdict" in w for w in doc.warnings)
+    # none1's MAS record gives success false though absent: not read, and said so
+    assert (
+        "1 absent episode(s) (status absent, or ended harness_error) give a verdict (success true or "
+        "false): not read, as an absent episode never ran to one"
+    ) in doc.warnings
+    assert not any(
+        "give a verdict" in w
+        for w in score_records(fixtures.records(), fixtures.priors(), options=TFIDF).warnings
+    )
     assert any(
         "1 episode(s) record success true after a termination that is not a normal one ('step_limit' 1" in w
         for w in doc.warnings
