@@ -8,7 +8,8 @@ whichever of the agent's run ids `resume_of` names). Edges only
 ever point from an earlier node to a later one, so the graph is acyclic by construction.
 
 A record without `main.turns`, or with a wave whose `main_step` is missing or names no turn,
-is scored with the main agent as a single node (`fallback` says why).
+is scored with the main agent as a single node (`fallback` says why): its final response, and
+an edge from it to each sub-agent run (none back, which would close a cycle).
 """
 
 from __future__ import annotations
@@ -55,47 +56,62 @@ class AgentGraph:
     fallback: str | None = None
 
 
-def single_node_graph(record: EpisodeRecord, why: str) -> AgentGraph:
-    """The main agent as the only node (a record the graph cannot be built from)."""
-    node = Node("main", "main", response=record.main.response)
-    return AgentGraph([node], fallback=why)
-
-
 def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     """Build the agent graph of an episode record."""
     turns = sorted(record.main.turns or [], key=attrgetter("step"))
-    if not turns:
-        return single_node_graph(record, "no main.turns in the record")
+    waves = [w for w in sorted(record.waves, key=attrgetter("index")) if w.subagents]
+    steps = [t.step for t in turns]
+    fallback = (
+        "no main.turns in the record"
+        if not turns
+        else next(
+            (f"wave {w.index} has no main_step naming a turn" for w in waves if w.main_step not in steps),
+            None,
+        )
+    )
     nodes: list[Node] = []
     spatial: list[Edge] = []
     temporal: list[Edge] = []
     turn_node: dict[int, int] = {}
-    for turn in turns:
-        turn_node[turn.step] = len(nodes)
+    if fallback is None:
+        for turn in turns:
+            turn_node[turn.step] = len(nodes)
+            nodes.append(
+                Node(
+                    "main",
+                    f"main:{turn.step}",
+                    response=turn.text,
+                    tools_ok=turn.tools_ok,
+                    tool_calls=len(turn.tools),
+                )
+            )
+        order = [turn_node[t.step] for t in turns]
+        temporal.extend(zip(order, order[1:], strict=False))
+    else:  # the main agent as one node: its final answer; its tool calls, else its delegations
+        known = [t.tools_ok for t in turns if t.tools_ok is not None]
         nodes.append(
             Node(
                 "main",
-                f"main:{turn.step}",
-                response=turn.text,
-                tools_ok=turn.tools_ok,
-                tool_calls=len(turn.tools),
+                "main",
+                response=record.main.response,
+                tools_ok=sum(known) if turns and len(known) == len(turns) else None,
+                tool_calls=sum(len(t.tools) for t in turns) or sum(len(w.subagents) for w in waves),
             )
         )
-    order = [turn_node[t.step] for t in turns]
-    temporal.extend(zip(order, order[1:], strict=False))
-    steps = [t.step for t in turns]
 
     # A resume continues the agent's one context, whichever of its run ids it names (the runtime
     # keeps one state per agent): each run id → its agent (the first run's id), and each agent →
     # the node of its latest run, so a resume's temporal edge comes from the run just before it.
     agent_of: dict[str, str] = {}
     latest_run: dict[str, int] = {}
-    for wave in sorted(record.waves, key=attrgetter("index")):
-        if not wave.subagents:
-            continue
-        if wave.main_step is None or wave.main_step not in turn_node:
-            return single_node_graph(record, f"wave {wave.index} has no main_step naming a turn")
-        following = next((s for s in steps if s > wave.main_step), None)
+    for wave in waves:
+        if fallback is None:
+            assert wave.main_step is not None
+            starter = turn_node[wave.main_step]
+            following = next((s for s in steps if s > wave.main_step), None)
+            reader = None if following is None else turn_node[following]
+        else:  # the one main node starts every wave; no edge back to it, which would be a cycle
+            starter, reader = 0, None
         for sub in wave.subagents:
             index = len(nodes)
             nodes.append(
@@ -109,16 +125,16 @@ def graph_of_record(record: EpisodeRecord) -> AgentGraph:
                     writes_ok=sub.writes_ok,
                 )
             )
-            spatial.append((turn_node[wave.main_step], index))
-            if following is not None:
-                spatial.append((index, turn_node[following]))
+            spatial.append((starter, index))
+            if reader is not None:
+                spatial.append((index, reader))
             agent = sub.id
             if sub.resume_of is not None and sub.resume_of in agent_of:
                 agent = agent_of[sub.resume_of]
                 temporal.append((latest_run[agent], index))
             agent_of[sub.id] = agent
             latest_run[agent] = index
-    return AgentGraph(nodes, spatial, temporal)
+    return AgentGraph(nodes, spatial, temporal, fallback)
 
 
 class _GraphNodeFile(BaseModel):

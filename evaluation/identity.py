@@ -30,7 +30,9 @@ from evaluation.records import prior_files
 # its last digit with the process's string hashing. 0.3.2: a resumed sub-agent's temporal edge
 # comes from its agent's latest run, whichever earlier run id `resume_of` names; float means
 # are summed exactly (math.fsum), so the same records in any order score the same to the last digit.
-SCORER_VERSION = "0.3.2"
+# 0.3.3: a record without turns (or with a wave whose main_step names no turn) keeps its
+# sub-agents in the agent graph, under one main node, instead of being that one node alone.
+SCORER_VERSION = "0.3.3"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.

@@ -353,7 +353,8 @@ def record_warnings(records: Sequence[EpisodeRecord], duplicates: int) -> list[s
     if single:
         warnings.append(
             f"{single} completed record(s) give no main.turns, or a wave without main_step: their main "
-            "agent is one node of the agent graph, so their IDS and UPR may be undefined"
+            "agent is one node of the agent graph, its sub-agents hanging off it (IDS and UPR are undefined "
+            "without sub-agents)"
         )
     unknown = Counter(s.label for r in records for s in r.subagents if s.label and s.label not in LABELS)
     if unknown:

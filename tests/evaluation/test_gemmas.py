@@ -72,15 +72,45 @@ def test_a_wave_at_the_last_step_has_no_reader() -> None:
     assert graph.spatial == [(1, 2)]
 
 
-def test_record_without_turns_is_a_single_main_node() -> None:
-    graph = graph_of_record(episode("t", turns=False, waves=[[sub("a", L)]]))
-    assert [n.name for n in graph.nodes] == ["main"]
+def test_record_without_turns_is_one_main_node_over_its_sub_agents() -> None:
+    """SPEC §8: a record without turns is scored "with the main agent as a single node". It was
+    the whole graph (its sub-agents dropped, so IDS and UPR were always undefined); now the main
+    agent is one node and each sub-agent run hangs off it, with no edge back (a cycle).
+    Waves [a, b] then [c resuming a]: nodes main a b c; spatial main→a, main→b, main→c;
+    temporal a→c. IDS (tfidf): b's response is empty, left out; pairs (main,a), (main,c) share
+    no token → 1 − 0 each; (a,c) say the same → 1 − 1; IDS = (1 + 1 + 0)/3 = 2/3.
+    UPR: three 2-node paths; the main node contributes (it delegated: no turns to say how), so
+    each path is ≥ 1/2 contributing and necessary: UPR = 1 − 3/3 = 0."""
+    record = episode(
+        "t",
+        turns=False,
+        waves=[
+            [sub("a", L, response="alpha"), sub("b", L, response="")],
+            [sub("c", L, response="alpha", resume_of="a")],
+        ],
+    )
+    graph = graph_of_record(record)
+    assert [n.name for n in graph.nodes] == ["main", "sub:a", "sub:b", "sub:c"]
+    assert (graph.spatial, graph.temporal) == ([(0, 1), (0, 2), (0, 3)], [(1, 3)])
     assert graph.fallback == "no main.turns in the record"
+    ids = information_diversity(graph, None)
+    assert (ids.value, ids.pairs, ids.empty_nodes) == (pytest.approx(2 / 3), 3, 1)
+    upr = unnecessary_path_ratio(graph, state_contribution)
+    assert (upr.value, upr.paths) == (0.0, 3)
+    alone = graph_of_record(episode("t", turns=False))
+    assert [n.name for n in alone.nodes] == ["main"] and unnecessary_path_ratio(
+        alone, state_contribution
+    ).value is None
 
 
-def test_wave_whose_main_step_names_no_turn_falls_back() -> None:
+def test_wave_whose_main_step_names_no_turn_falls_back_to_one_main_node() -> None:
+    """Two turns with one successful tool call each, and a wave said to start at step 7: the
+    main agent is one node (tools_ok 1 + 1 = 2), the sub-agent hangs off it."""
     graph = graph_of_record(episode("t", main_steps=2, waves=[[sub("a", L)]], main_steps_of_waves=[7]))
-    assert len(graph.nodes) == 1 and graph.fallback is not None
+    assert [n.name for n in graph.nodes] == ["main", "sub:a"]
+    assert (graph.spatial, graph.temporal) == ([(0, 1)], [])
+    assert (graph.nodes[0].tools_ok, graph.nodes[0].tool_calls) == (2, 2)
+    assert graph.fallback == "wave 0 has no main_step naming a turn"
 
 
 # --- IDS ----------------------------------------------------------------------------------

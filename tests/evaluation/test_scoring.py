@@ -440,7 +440,7 @@ def test_records_without_turns_are_said_to_be_one_node() -> None:
     warnings = score_records(records, fixtures.priors(), options=TFIDF).warnings
     assert [w for w in warnings if "main.turns" in w] == [
         "1 completed record(s) give no main.turns, or a wave without main_step: their main agent is one "
-        "node of the agent graph, so their IDS and UPR may be undefined"
+        "node of the agent graph, its sub-agents hanging off it (IDS and UPR are undefined without sub-agents)"
     ]
 
 
