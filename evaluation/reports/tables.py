@@ -270,7 +270,7 @@ def tables(doc: ScoreDocument) -> list[Table]:
             "empty responses",
             "UPR",
             "UPR defined / undefined",
-            "single-node graphs",
+            "main agent as one node",
         ],
         [
             [
@@ -286,7 +286,9 @@ def tables(doc: ScoreDocument) -> list[Table]:
             ]
             for r in rows
         ],
-        "Means over completed episodes where defined. IDS values from different embedders are not comparable.",
+        "Means over completed episodes where defined. IDS values from different embedders are not comparable. "
+        "Main agent as one node: records without main.turns (or whose wave names no turn), graphed as one "
+        "main node with its sub-agents.",
     )
     return [success, delegation, utilities, taxonomy, gemmas]
 
