@@ -56,19 +56,29 @@ class AgentGraph:
     fallback: str | None = None
 
 
+def main_as_one_node(record: EpisodeRecord) -> str | None:
+    """Why the record's main agent is one node of its graph (no turns, or a wave whose main_step
+    names no turn), or None when each of its turns is a node."""
+    steps = {t.step for t in record.main.turns or ()}
+    if not steps:
+        return "no main.turns in the record"
+    waves = sorted(record.waves, key=attrgetter("index"))
+    return next(
+        (
+            f"wave {w.index} has no main_step naming a turn"
+            for w in waves
+            if w.subagents and w.main_step not in steps
+        ),
+        None,
+    )
+
+
 def graph_of_record(record: EpisodeRecord) -> AgentGraph:
     """Build the agent graph of an episode record."""
     turns = sorted(record.main.turns or [], key=attrgetter("step"))
     waves = [w for w in sorted(record.waves, key=attrgetter("index")) if w.subagents]
     steps = [t.step for t in turns]
-    fallback = (
-        "no main.turns in the record"
-        if not turns
-        else next(
-            (f"wave {w.index} has no main_step naming a turn" for w in waves if w.main_step not in steps),
-            None,
-        )
-    )
+    fallback = main_as_one_node(record)
     nodes: list[Node] = []
     spatial: list[Edge] = []
     temporal: list[Edge] = []

@@ -21,6 +21,7 @@ from evaluation.contract import contract_block
 from evaluation.delegation import cached_hits, delegation_rates, hit_scores
 from evaluation.document import Counts, Interval, ScoreDocument, SettingRow
 from evaluation.embeddings import Progress
+from evaluation.graph import main_as_one_node
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
@@ -344,12 +345,7 @@ def record_warnings(records: Sequence[EpisodeRecord], duplicates: int) -> list[s
         warnings.append(
             f"{no_seed} record(s) have no 'seed': taken as seed 0, so they pair and repeat as such"
         )
-    single = sum(
-        1
-        for r in records
-        if is_completed(r)
-        and (r.main.turns is None or any(w.main_step is None for w in r.waves if w.subagents))
-    )
+    single = sum(1 for r in records if is_completed(r) and main_as_one_node(r) is not None)
     if single:
         warnings.append(
             f"{single} completed record(s) give no main.turns, or a wave without main_step: their main "

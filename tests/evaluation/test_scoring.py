@@ -436,10 +436,12 @@ def test_records_without_turns_are_said_to_be_one_node() -> None:
     records = [
         episode("need1", "sa", turns=False),
         episode("need1", waves=[[sub("a", "course-records-lookup")]]),
+        # a wave said to start at a step no turn has: counted too (only a missing main_step was)
+        episode("need2", waves=[[sub("a", "course-records-lookup")]], main_steps_of_waves=[9]),
     ]
     warnings = score_records(records, fixtures.priors(), options=TFIDF).warnings
     assert [w for w in warnings if "main.turns" in w] == [
-        "1 completed record(s) give no main.turns, or a wave without main_step: their main agent is one "
+        "2 completed record(s) give no main.turns, or a wave without main_step: their main agent is one "
         "node of the agent graph, its sub-agents hanging off it (IDS and UPR are undefined without sub-agents)"
     ]
 
