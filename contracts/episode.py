@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 
@@ -101,6 +101,14 @@ class SubagentRecord(_Strict):
     writes_ok: int | None = Field(default=None, ge=0, description="write tool calls that succeeded")
     started_s: float | None = None
     ended_s: float | None = None
+
+    @model_validator(mode="after")
+    def _ends_after_it_starts(self) -> SubagentRecord:
+        """A run that ended before it started drew a bar of negative width in the waves timeline
+        (the report's, the viewer's) from a hand-written trace."""
+        if self.started_s is not None and self.ended_s is not None and self.ended_s < self.started_s:
+            raise ValueError(f"ended_s {self.ended_s} is before started_s {self.started_s}")
+        return self
 
 
 class WaveRecord(_Strict):

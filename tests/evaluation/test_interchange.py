@@ -172,3 +172,19 @@ def test_a_record_laid_out_as_spec_shows_it_is_one_problem(tmp_path: Path) -> No
     # a first line cut short, followed by records, is that line's problem alone
     path.write_text('{"task_id": "x",\n' + json.dumps(_record("sa")) + "\n", encoding="utf-8")
     assert _problems(path) == [(1, "invalid JSON: EOF while parsing a value at line 2 column 0")]
+
+
+def test_a_sub_agent_that_ends_before_it_starts_is_refused_on_its_line(tmp_path: Path) -> None:
+    """`ended_s` before `started_s` was taken, and the waves timeline drew a bar of negative
+    width (a NumPy warning in the report's plot)."""
+    run = {"id": "a", "type": "x", "mode": "read-only", "steps": 1}
+    path = _write(
+        tmp_path / "e.jsonl",
+        [
+            _record("mas", waves=[{"index": 0, "subagents": [{**run, "started_s": 2.5, "ended_s": 1.0}]}]),
+            _record(
+                "mas", seed=1, waves=[{"index": 0, "subagents": [{**run, "started_s": 1.0, "ended_s": 1.0}]}]
+            ),
+        ],
+    )
+    assert _problems(path) == [(1, "waves.0.subagents.0: ended_s 1.0 is before started_s 2.5")]
