@@ -20,10 +20,12 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
+from harness.catalog import Task
 from harness.runner import Job, Runner, RunPlan, RunResult, finished_resume, refuse_busy_resume
 from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, StoreError
 
@@ -122,7 +124,8 @@ def _submit(
     try:
         windows = create_shared_windows(plan.rate_limits)  # held, so alive, until the run ends
         task = ray.remote(run_one_episode)
-        job_of = {task.remote(plan, job, run_id): job for job in jobs}
+        for_workers = ray.put(plan_for_workers(plan))  # once, not a copy per episode
+        job_of = {task.remote(for_workers, _job_for_workers(job), run_id): job for job in jobs}
         pending = list(job_of)
         records: list[EpisodeRecord] = []
         renewed = time.monotonic()
@@ -149,6 +152,45 @@ def _submit(
         for actor in windows:
             ray.kill(actor)  # a later run on the same cluster starts with empty windows
     return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)
+
+
+def plan_for_workers(plan: RunPlan) -> RunPlan:
+    """`plan` with every path a worker opens made absolute, as the driver resolves it: the
+    --runs-dir, a SQLite store's file and the tasks' folders. A worker of a cluster joined with
+    --ray-address runs in the cluster's folder, not the driver's, so a relative one named
+    another file there (its episodes went to another store, the run's own stayed empty)."""
+    return dataclasses.replace(
+        plan,
+        runs_dir=plan.runs_dir.absolute(),
+        store_url=_absolute_sqlite(plan.store_url),
+        tasks=[_task_for_workers(t) for t in plan.tasks],
+    )
+
+
+def _job_for_workers(job: Job) -> Job:
+    return dataclasses.replace(job, task=_task_for_workers(job.task))
+
+
+def _task_for_workers(task: Task) -> Task:
+    return dataclasses.replace(
+        task,
+        folder=task.folder.absolute(),
+        check_path=task.check_path.absolute(),
+        prior_path=task.prior_path.absolute() if task.prior_path is not None else None,
+    )
+
+
+def _absolute_sqlite(url: str) -> str:
+    """A SQLite store URL with its file's path made absolute; any other URL as it is."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return url
+    path = Path(parsed.database)
+    if path.is_absolute():
+        return url
+    return parsed.set(database=str(path.absolute())).render_as_string(hide_password=False)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -11,7 +11,9 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,20 +164,39 @@ def test_a_crashed_ray_worker_leaves_its_episode_absent_and_the_run_goes_on(tmp_
     assert f"absent: {THREE[0]} sim:oracle sa seed 0: its Ray worker failed" in result.stderr
 
 
-def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One local Ray instance, in this process, for the tests that drive the executor here (each
+    start costs seconds). It is started in a folder of its own, two levels down: its workers run
+    there, not where the test runs, as a cluster's workers do."""
+    from harness.ray_executor import import_ray
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAY_AUTH_MODE", "disabled")
+        patch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # as import_ray sets it, undone after
+        patch.chdir(_made(tmp_path_factory))
+        ray = import_ray(None)
+        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _made(factory: pytest.TempPathFactory) -> Path:
+    folder = factory.mktemp("ray-cwd") / "workers"
+    folder.mkdir()
+    return folder
+
+
+def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(local_ray: Any) -> None:
     """Each episode's worker created the window actor itself; owned by that task, it died with
     it, so every episode started an empty window and `--rpm` held nothing under Ray."""
     from harness.models.ratelimit import RateLimits, RayWindow, create_shared_windows
-    from harness.ray_executor import import_ray
 
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # as import_ray sets it, undone after
-    ray = import_ray(None)
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray = local_ray
+    windows = create_shared_windows({"openai": RateLimits(rpm=2), "anthropic": RateLimits()})
     try:
-        windows = create_shared_windows({"openai": RateLimits(rpm=2), "anthropic": RateLimits()})
         assert len(windows) == 1  # a provider without limits gets no window
 
         @ray.remote
@@ -189,7 +210,39 @@ def test_the_rate_limit_window_of_a_ray_run_is_shared_by_its_episodes(
         waits = [ray.get(episode.remote()) for _ in range(3)]  # one after another, as three episodes
         assert waits[:2] == [0.0, 0.0] and 55.0 < waits[2] <= 60.0  # the third waits for the minute
     finally:
-        ray.shutdown()
+        for actor in windows:
+            ray.kill(actor)
+
+
+def test_workers_in_another_folder_write_where_the_driver_said(
+    local_ray: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker of a cluster joined with --ray-address runs in the cluster's folder, and the
+    plan's relative paths (the default store and --runs-dir are) named files there: the
+    episodes went to another store, the run's own stayed empty, and `--resume` ran it all again."""
+    from dataclasses import replace
+
+    from harness.ray_executor import run_with_ray
+    from harness.store import Store
+    from tests.harness.test_reliability_runs import TASKS, _plan
+
+    monkeypatch.chdir(tmp_path)
+    plan = _plan(tmp_path)
+    tasks = [replace(t, folder=Path(os.path.relpath(t.folder)), check_path=Path(os.path.relpath(t.check_path)))
+             for t in plan.tasks]  # fmt: skip
+    result = run_with_ray(replace(plan, store_url="sqlite:///s.db", runs_dir=Path("runs"), tasks=tasks), None)
+    assert len(result.records) == len(TASKS)
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        stored = store.records(result.run_id)
+    finally:
+        store.close()
+    assert sorted((r.task_id, r.termination, r.success) for r in stored) == [
+        (task, "claim_done", True) for task in sorted(TASKS)
+    ]
+    assert sorted(p.name for p in (tmp_path / "runs" / "episodes" / result.run_id).iterdir()) == sorted(
+        r.episode_id for r in stored
+    )
 
 
 # Started by a fresh interpreter: Ray reads its loopback switch once, when first imported.
