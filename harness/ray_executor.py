@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import ipaddress
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,16 +39,52 @@ RAY_LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def import_ray(address: str | None) -> Any:
-    """The `ray` module, imported so that a local instance started without `address` listens on
-    127.0.0.1 only. The caller's own `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER` stands; joining a
-    cluster (`address`) changes nothing. Must come before anything else imports ray."""
-    if not address:
+    """The `ray` module, imported so that a local instance started without `address`, or joined
+    at a loopback `address` (127.0.0.1:PORT, localhost:PORT), is reached on 127.0.0.1 only: Ray
+    otherwise puts the machine's network address for a loopback one, where a cluster listening on
+    127.0.0.1 does not answer. The caller's own `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER` stands;
+    joining another host changes nothing. Must come before anything else imports ray."""
+    if not address or _loopback(address):
         os.environ.setdefault(RAY_LOOPBACK_ENV, "0")
     try:
         import ray
     except ImportError:
         raise InputError.one("--executor", None, "ray is not installed: pip install 'mseval[ray]'") from None
     return ray
+
+
+def _loopback(address: str) -> bool:
+    host = address.rpartition(":")[0].strip("[]")
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, or no host:port at all (Ray tells what is wrong)
+        return False
+
+
+JOIN_PROBE_S = 10.0
+"""How long the driver waits for the TCP connection to a --ray-address before calling it
+unreachable. Ray's own wait for a cluster that does not answer is 20 tries of about 40 s."""
+
+
+def _unreachable(address: str) -> str | None:
+    """Why nothing answers at the address Ray would contact for `address` (a TCP connection to
+    it, refused or not made within `JOIN_PROBE_S`), else None; None too for an address whose
+    target Ray does not reveal (it is left to `ray.init` to judge)."""
+    try:
+        from ray._common.network_utils import parse_address
+        from ray._private.services import canonicalize_bootstrap_address
+
+        target = canonicalize_bootstrap_address(address)
+        host, port = parse_address(target)
+        port = int(port)
+    except Exception:  # not host:port (ray://…, a malformed one): ray.init says what it is
+        return None
+    try:
+        socket.create_connection((host, port), timeout=JOIN_PROBE_S).close()
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else _first_line(exc)
+        return f"nothing answers at {target} ({why})"
+    return None
 
 
 def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
@@ -92,6 +130,8 @@ def _ray_session(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
+    if address and (why := _unreachable(address)) is not None:  # Ray would retry it for minutes
+        raise InputError.one("--ray-address", None, f"cannot join Ray at {address!r}: {why}")
     on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
         if address:

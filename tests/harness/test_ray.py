@@ -52,6 +52,25 @@ def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(tmp_p
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
+def test_a_ray_address_where_nothing_answers_is_bad_input_at_once(tmp_path: Path) -> None:
+    """`--ray-address 127.0.0.1:PORT` with nothing listening there: Ray put the machine's network
+    address for 127.0.0.1 and retried it for about 13 minutes (20 tries of ~40 s), printing
+    its warnings; a cluster listening on 127.0.0.1 could not be joined at all."""
+    *_, env = catalog_copy(tmp_path, *THREE)
+    with socket.socket() as closed:  # bound, never listening: a connection to it is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+        result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
+                        "--ray-address", f"127.0.0.1:{port}", "--store", f"sqlite:///{tmp_path / 's.db'}",
+                        "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"},
+                        timeout=120)  # fmt: skip
+    assert one_line_error(result) == (
+        f"--ray-address: cannot join Ray at '127.0.0.1:{port}': nothing answers at 127.0.0.1:{port} "
+        "(ConnectionRefusedError: [Errno 111] Connection refused)"
+    )
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Ray driver ran a run without claiming it, so a `--resume` beside it ran it twice."""
     from contracts.errors import InputError
