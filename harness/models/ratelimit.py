@@ -10,6 +10,7 @@ window lives in a named actor, so every worker draws from the same budget.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
 import json
 import time
@@ -45,7 +46,7 @@ class RateLimits(BaseModel):
 class Window:
     rpm: int | None
     tpm: int | None
-    _calls: deque[list[float]] = field(default_factory=deque)  # [start time, tokens]
+    _calls: deque[list[float]] = field(default_factory=deque)  # [start time, tokens], by start time
 
     def reserve(self, now: float, tokens: int) -> tuple[float, list[float]]:
         """Book a call of about `tokens` tokens; return (seconds to wait, the booking)."""
@@ -68,8 +69,11 @@ class Window:
                 break
             start = wait_until
         booking = [start, float(tokens)]
-        self._calls.append(booking)
-        while self._calls and self._calls[0][0] <= start - 2 * WINDOW_S:
+        # In time order, which the checks above assume (a call that fits before calls already
+        # queued, once settling freed tokens, goes before them). Only what has left the window by
+        # `now` is forgotten: `start` may be minutes ahead, and calls queued before it still count.
+        bisect.insort(self._calls, booking, key=lambda c: c[0])
+        while self._calls and self._calls[0][0] <= now - WINDOW_S:
             self._calls.popleft()
         return start - now, booking
 
