@@ -29,7 +29,7 @@ from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.catalog import Task
 from harness.runner import Job, Runner, RunPlan, RunResult, finished_resume, refuse_busy_resume
-from harness.store import CLAIM_RENEW_S, EventStreamer, Owner, StoreError
+from harness.store import CLAIM_RENEW_S, ClaimLost, EventStreamer, Owner, StoreError, episode_key
 
 # Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
 # local instance takes 127.0.0.1 as its node address, and its GCS, raylet, workers and runtime-env
@@ -178,13 +178,20 @@ def _submit(
                 try:
                     record = EpisodeRecord.model_validate(ray.get(ref))
                 except ray.exceptions.RayError as exc:  # its worker died (after Ray's retries)
-                    if isinstance(getattr(exc, "cause", None), StoreError):  # the store or --db failed
+                    cause = getattr(exc, "cause", None)
+                    recorded = (
+                        _recorded(driver, job_of[ref], run_id) if isinstance(cause, ClaimLost) else None
+                    )
+                    if recorded is not None:  # Ray ran again a task whose worker died once it had
+                        record = recorded  # recorded the outcome: that outcome stands
+                    elif isinstance(cause, StoreError):  # the store or --db failed
                         for other in pending:  # the run stops, as a local one does: --resume
                             ray.cancel(other, force=True)
-                        raise exc.cause from None
-                    record = driver.record_lost(
-                        job_of[ref], run_id, f"its Ray worker failed: {_first_line(exc)}"
-                    )
+                        raise cause from None
+                    else:
+                        record = driver.record_lost(
+                            job_of[ref], run_id, f"its Ray worker failed: {_first_line(exc)}"
+                        )
                 records.append(record)
                 if progress is not None:
                     progress(record)
@@ -192,6 +199,17 @@ def _submit(
         for actor in windows:
             ray.kill(actor)  # a later run on the same cluster starts with empty windows
     return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=driver.resumed)
+
+
+def _recorded(driver: Runner, job: Job, run_id: str) -> EpisodeRecord | None:
+    """The stored outcome of `job`'s episode in run `run_id` when it is finished, else None."""
+    key = episode_key(run_id, job.task.id, job.model, job.variant, job.seed)
+    if key not in driver.store.finished_keys(run_id):
+        return None
+    same = (job.task.id, job.model, job.variant, job.seed)
+    return next(
+        (r for r in driver.store.records(run_id) if (r.task_id, r.model, r.variant, r.seed) == same), None
+    )
 
 
 def plan_for_workers(plan: RunPlan) -> RunPlan:

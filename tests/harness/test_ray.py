@@ -264,6 +264,32 @@ def test_workers_in_another_folder_write_where_the_driver_said(
     )
 
 
+def test_a_rerun_task_whose_episode_was_recorded_keeps_that_record(local_ray: Any, tmp_path: Path) -> None:
+    """A worker that died after recording its episode's outcome, before Ray had its answer: Ray
+    runs the task again, its start is refused ("episode … was finished by another mseval
+    process"), and the driver took that for a failing store: every other episode cancelled, the
+    run stopped. Here the same episode's task runs twice (one CPU: one after the other), as
+    Ray's retry runs it."""
+    from harness.ray_executor import _submit
+    from harness.runner import Runner
+    from harness.store import Store
+    from tests.harness.test_reliability_runs import _plan
+
+    plan = _plan(tmp_path, tasks=("lms-due-reminder",))
+    driver = Runner(plan)
+    try:
+        with driver.claimed_run() as (owner, run_id, jobs, skipped):
+            result = _submit(local_ray, plan, None, driver, owner, run_id, [*jobs, *jobs], skipped)
+    finally:
+        driver.store.close()
+    store = Store(plan.store_url)
+    try:
+        (stored,) = store.records(run_id)
+    finally:
+        store.close()
+    assert stored.termination == "claim_done" and result.records == [stored, stored]
+
+
 # Started by a fresh interpreter: Ray reads its loopback switch once, when first imported.
 LOCAL_RAY = """
 import json, os, sys
