@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -44,7 +45,7 @@ def import_ray(address: str | None) -> Any:
     otherwise puts the machine's network address for a loopback one, where a cluster listening on
     127.0.0.1 does not answer. The caller's own `RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER` stands;
     joining another host changes nothing. Must come before anything else imports ray."""
-    if not address or _loopback(address):
+    if not address or address == "local" or _loopback(address):  # `local`: Ray starts one
         os.environ.setdefault(RAY_LOOPBACK_ENV, "0")
     try:
         import ray
@@ -66,21 +67,34 @@ JOIN_PROBE_S = 10.0
 unreachable. Ray's own wait for a cluster that does not answer is 20 tries of about 40 s."""
 
 
-def _unreachable(address: str) -> str | None:
-    """Why nothing answers at the address Ray would contact for `address` (a TCP connection to
-    it, refused or not made within `JOIN_PROBE_S`), else None; None too for an address whose
-    target Ray does not reveal (it is left to `ray.init` to judge)."""
+def _cannot_join(address: str) -> str | None:
+    """Why Ray cannot join `address`, told before `ray.init` tries: a malformed one (Ray logs a
+    traceback for some before it raises), or nothing answering at the address Ray would contact
+    (a TCP connection to it refused, or not made within `JOIN_PROBE_S`); else None. Ray Client
+    addresses (ray://…) are left to `ray.init`."""
     try:
         from ray._common.network_utils import parse_address
         from ray._private.services import canonicalize_bootstrap_address
-
-        target = canonicalize_bootstrap_address(address)
-        host, port = parse_address(target)
-        port = int(port)
-    except Exception:  # not host:port (ray://…, a malformed one): ray.init says what it is
+    except ImportError:  # moved in another Ray: ray.init judges
         return None
+    if address.startswith("ray://"):
+        return None
+    services = logging.getLogger("ray._private.services")
+    was = services.disabled
+    services.disabled = True
     try:
-        socket.create_connection((host, port), timeout=JOIN_PROBE_S).close()
+        target = canonicalize_bootstrap_address(address)
+        if target is None:  # `local`: ray.init starts one
+            return None
+        host, port = (str(part) for part in parse_address(target))
+    except Exception as exc:  # a malformed one, or `auto` with no cluster found
+        return _first_line(exc)
+    finally:
+        services.disabled = was
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        return f"{port!r} is not a port number (1-65535)"
+    try:
+        socket.create_connection((host, int(port)), timeout=JOIN_PROBE_S).close()
     except OSError as exc:
         why = "no answer" if isinstance(exc, TimeoutError) else _first_line(exc)
         return f"nothing answers at {target} ({why})"
@@ -130,7 +144,7 @@ def _ray_session(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
-    if address and (why := _unreachable(address)) is not None:  # Ray would retry it for minutes
+    if address and (why := _cannot_join(address)) is not None:  # Ray would retry it for minutes
         raise InputError.one("--ray-address", None, f"cannot join Ray at {address!r}: {why}")
     on_sigterm = signal.getsignal(signal.SIGTERM)
     try:

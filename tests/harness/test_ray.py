@@ -39,16 +39,23 @@ def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
     assert events == 6  # every worker streamed its events into the shared store
 
 
-def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("notanaddress", "ValueError: Invalid address format: notanaddress"),
+        (":6379", "ValueError: Malformed host:"),
+    ],
+)
+def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(
+    tmp_path: Path, address: str, why: str
+) -> None:
     """A malformed `--ray-address` ended in Ray's traceback (exit 1) after the run had been
-    written to the store."""
+    written to the store; one with no host (`:6379`) still had Ray log its traceback first."""
     *_, env = catalog_copy(tmp_path, *THREE)
     result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
-                    "--ray-address", "notanaddress", "--store", f"sqlite:///{tmp_path / 's.db'}",
+                    "--ray-address", address, "--store", f"sqlite:///{tmp_path / 's.db'}",
                     "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
-    assert one_line_error(result) == (
-        "--ray-address: cannot join Ray at 'notanaddress': ValueError: Invalid address format: notanaddress"
-    )
+    assert one_line_error(result) == f"--ray-address: cannot join Ray at {address!r}: {why}"
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
