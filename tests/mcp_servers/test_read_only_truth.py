@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from mcp import Client
 
 from contracts.labels import LABELS, label_mode
@@ -322,6 +323,25 @@ async def seed_world(world: World) -> None:
             assert not result.is_error, text(result)
 
 
+def database(world: World, prefix: str = "") -> dict[str, Any]:
+    """Every row of every table whose name starts with `prefix`, and where each id sequence
+    stands (a write rolled back still moves a PostgreSQL sequence, and the ids of later rows)."""
+    out: dict[str, Any] = dict(world.dump(prefix))
+    with world.engine.connect() as conn:
+        if world.engine.dialect.name == "postgresql":
+            names = conn.execute(
+                sa.text("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()")
+            ).scalars()
+            for name in sorted(n for n in names if n.startswith(prefix)):
+                out[f"sequence {name}"] = tuple(
+                    conn.execute(sa.text(f'SELECT last_value, is_called FROM "{name}"')).one()
+                )
+        elif conn.execute(sa.text("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'")).first():
+            rows = conn.execute(sa.text("SELECT name, seq FROM sqlite_sequence")).all()
+            out["sqlite_sequence"] = sorted(tuple(r) for r in rows if str(r[0]).startswith(prefix))
+    return out
+
+
 def workspace_tree(root: Path) -> dict[str, tuple[Any, ...]]:
     """Every entry under `root` (and `root` itself): kind, mode, size, mtime, contents hash."""
     out: dict[str, tuple[Any, ...]] = {}
@@ -390,14 +410,16 @@ async def test_read_only_tools_change_nothing(seeded: World, server: str) -> Non
         f"not read-only {sorted(set(READS[server]) - reads)}"
     )
     calls = read_calls(server)
-    world_before, tree_before = world.dump(), workspace_tree(world.workspace)
+    world_before, tree_before = database(world), workspace_tree(world.workspace)
     async with serve(server, world) as first:
         # One call at a time, so a change is pinned on the call that made it.
         forward: dict[str, str] = {}
         for tool, args in calls:
-            own, tree = world.dump(f"{server}_"), workspace_tree(world.workspace)
+            own, tree = database(world, f"{server}_"), workspace_tree(world.workspace)
             forward |= await answers(first, [(tool, args)])
-            assert world.dump(f"{server}_") == own, f"read-only {server}.{tool}({args}) changed the database"
+            assert database(world, f"{server}_") == own, (
+                f"read-only {server}.{tool}({args}) changed the database"
+            )
             tree_now = workspace_tree(world.workspace)
             assert tree_now == tree, (
                 f"read-only {server}.{tool}({args}) changed the workspace: {changed(tree, tree_now)}"
@@ -408,7 +430,7 @@ async def test_read_only_tools_change_nothing(seeded: World, server: str) -> Non
     for key, answer in forward.items():
         assert backward[key] == answer, f"{server}.{key} answers differently once the other reads ran first"
         assert again[key] == answer, f"{server}.{key} answers differently the second time on one instance"
-    world_after = world.dump()
+    world_after = database(world)
     assert world_after == world_before, (
         f"{server}'s reads changed tables {changed(world_before, world_after)}"
     )
@@ -444,14 +466,14 @@ async def test_every_write_tool_changes_something(seeded: World, server: str) ->
             args = await _resolve(client, given, done)
             probe = OBSERVED_BY.get((server, tool))
             seen = [await answers(client, [probe])] if probe else []
-            db, tree = world.dump(f"{server}_"), workspace_tree(world.workspace)
+            db, tree = database(world, f"{server}_"), workspace_tree(world.workspace)
             result = await client.call_tool(tool, args)
             assert not result.is_error, f"{server}.{tool}({args}): {text(result)}"
             done.append(text(result))
             if probe:
                 seen.append(await answers(client, [probe]))
             assert (
-                world.dump(f"{server}_") != db
+                database(world, f"{server}_") != db
                 or workspace_tree(world.workspace) != tree
                 or (probe and seen[0] != seen[1])
             ), f"writing tool {server}.{tool}({args}) changed nothing: is it read-only?"
