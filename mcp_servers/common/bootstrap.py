@@ -12,6 +12,9 @@ server can be pointed at an empty SQLite file and used at once. Without a URL th
 WORKSPACE.world.sqlite beside the workspace (in its parent folder, named after it, so sibling
 workspaces keep worlds of their own), never inside it, where the file tools it serves could
 rewrite the world.
+
+Ctrl-C (SIGINT) stops a server as SIGTERM does, with no traceback; over HTTP after a graceful
+shutdown.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import hmac
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -38,6 +42,12 @@ TOKEN_ENV = "MSEVAL_SERVER_TOKEN"
 
 
 def serve_main(name: str, argv: list[str] | None = None) -> None:
+    # Ctrl-C ends the server as SIGTERM does, with no KeyboardInterrupt. Python's own handler
+    # raised one: a stdio server then waited, cancelled, for its blocked read of stdin (until the
+    # client closed it), and every server printed a ~60-line traceback. An HTTP server still
+    # shuts down gracefully first (uvicorn takes SIGINT and SIGTERM while it serves, then
+    # re-raises them), so both end killed by the signal, as a shell expects.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     spec = registry.spec(name)
     parser = argparse.ArgumentParser(prog=f"python -m mcp_servers.{name}", description=spec.description)
     parser.add_argument(

@@ -1,0 +1,140 @@
+"""Servers run alone (SPEC §5): `python -m mcp_servers.<name> --db URL --workspace DIR`, over
+stdio and over `--http PORT` on 127.0.0.1, driven by the plain MCP SDK client: the tools list,
+a read answers, and a stop (the client closing stdin; SIGTERM; Ctrl-C) ends the process without
+a traceback and frees its port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ClientSession
+from mcp.client.stdio import stdio_client
+
+from harness.mcp_client import _free_port, _wait_for_port
+from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV
+
+REPO = Path(__file__).resolve().parents[2]
+# (server, a read-only tool, its arguments, a text its answer holds)
+SERVERS = [
+    ("mail", "list_folders", {}, '"folder":"inbox"'),
+    ("terminal", "ls", {}, "(empty folder)"),
+    ("warehouse", "run_query", {"sql": "SELECT code FROM warehouse_regions ORDER BY code"}, '"code"'),
+]
+# A server's start imports the SDK and seeds its tables: seconds on a busy 2-core machine.
+START_TIMEOUT_S = 120
+
+
+def command(server: str, tmp_path: Path, *extra: str) -> list[str]:
+    db = f"sqlite:///{tmp_path / 'world.sqlite'}"
+    return [
+        sys.executable,
+        "-m",
+        f"mcp_servers.{server}",
+        "--db",
+        db,
+        "--workspace",
+        str(tmp_path / "ws"),
+        *extra,
+    ]
+
+
+def child_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in (DB_ENV, TOKEN_ENV)}
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def answer_text(result: Any) -> str:
+    assert not result.is_error, result
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+@pytest.mark.parametrize(("server", "tool", "args", "expected"), SERVERS, ids=[s[0] for s in SERVERS])
+async def test_a_server_alone_over_stdio(
+    tmp_path: Path, server: str, tool: str, args: dict[str, Any], expected: str
+) -> None:
+    cmd = command(server, tmp_path)
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=child_env(), cwd=str(REPO))
+    with (tmp_path / "stderr.txt").open("w+") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            assert tool in {t.name for t in tools}
+            assert all(t.annotations and t.annotations.read_only_hint is not None for t in tools)
+            assert expected in answer_text(await session.call_tool(tool, args))
+        errlog.seek(0)
+        assert "Traceback" not in errlog.read()
+
+
+@pytest.mark.parametrize(("server", "tool", "args", "expected"), SERVERS, ids=[s[0] for s in SERVERS])
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_server_alone_over_http_stops_cleanly(
+    tmp_path: Path, server: str, tool: str, args: dict[str, Any], expected: str, stop: signal.Signals
+) -> None:
+    """Regression: Ctrl-C (SIGINT) on `python -m mcp_servers.<name> --http PORT`, the way its
+    own banner says to stop it ("Press CTRL+C to quit"), ended it with a KeyboardInterrupt
+    traceback of some 60 lines."""
+    port = _free_port()
+    child = await asyncio.create_subprocess_exec(
+        *command(server, tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        async with asyncio.timeout(START_TIMEOUT_S):
+            await _wait_for_port(port, child)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert tool in {t.name for t in (await client.list_tools()).tools}
+            assert expected in answer_text(await client.call_tool(tool, args))
+        child.send_signal(stop)
+        _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    assert b"Traceback" not in err, err.decode()[-2000:]
+    # Ended by the signal it was sent, after a graceful shutdown, as a shell expects.
+    assert child.returncode == -stop, (child.returncode, err.decode()[-2000:])
+    assert port_is_free(port)
+
+
+async def test_a_stdio_server_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    """Regression: Ctrl-C on a stdio server run by hand printed a KeyboardInterrupt traceback."""
+    child = await asyncio.create_subprocess_exec(
+        *command("mail", tmp_path), env=child_env(), cwd=str(REPO),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip
+        child.stdin.write(json.dumps(hello).encode() + b"\n")
+        await child.stdin.drain()
+        answer = json.loads(await asyncio.wait_for(child.stdout.readline(), START_TIMEOUT_S))
+        assert answer["result"]["serverInfo"]["name"] == "mail"  # serving: past every import
+        child.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    assert b"Traceback" not in err, err.decode()[-2000:]
+    assert child.returncode == -signal.SIGINT
