@@ -174,7 +174,7 @@ def build(ctx: ServerContext) -> MCPServer:
             out["more"] = more
         return as_json(out)
 
-    @writer(app, "spreadsheet-build")
+    @writer(app, "spreadsheet-build", destructive=True)
     def create_workbook(path: str, sheets: list[str] | None = None, overwrite: bool = False) -> str:
         """Create a workbook with the named sheets (default one sheet 'Sheet1')."""
         real = files.path(path, False)

@@ -83,7 +83,7 @@ def build(ctx: ServerContext) -> MCPServer:
         "Run Python 3 code in the workspace folder (no network). timeout_s is in seconds, at most "
         f"{max_timeout_s:g} (a longer one is cut to that). Returns exit code, stdout and stderr."
     )
-    tool(app, label="file-build", read_only=False)(python_execute)
+    tool(app, label="file-build", read_only=False, destructive=True)(python_execute)
 
     return app
 

@@ -92,7 +92,7 @@ def build(ctx: ServerContext) -> MCPServer:
         slides = [_slide_view(i, s) for i, s in enumerate(deck.slides, start=1)]
         return as_json({"path": path, "slides": len(slides), "content": slides})
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def create_deck(path: str, overwrite: bool = False) -> str:
         """Create an empty 16:9 deck. Refuses to replace a file unless overwrite=true."""
         real = files.path(path, False)

@@ -303,7 +303,7 @@ def build(ctx: ServerContext) -> MCPServer:
             raise ToolError("cannot put a folder inside itself")
         return target
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def cp(src: str, dst: str, recursive: bool = False) -> str:
         """Copy a file (or a folder with recursive=true, like `cp -r`) to dst; when dst is a
         folder the copy goes inside it. An existing file at dst is replaced."""
@@ -383,7 +383,7 @@ def build(ctx: ServerContext) -> MCPServer:
                     remove_tree(target.folder, target.name)
         return f"Removed {short(path)}."
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def write_file(path: str, content: str, append: bool = False) -> str:
         """Write text to a file (replacing it, or at its end with append=true, like `>` / `>>`);
         missing parent folders are created."""

@@ -205,7 +205,7 @@ def build(ctx: ServerContext) -> MCPServer:
             s.commit()
             return f"Appended {len(blocks)} blocks to page {page_id} ({p.title})."
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def update_page(
         page_id: int,
         title: str | None = None,

@@ -80,7 +80,7 @@ def build(ctx: ServerContext) -> MCPServer:
             out["truncated"] = f"showing the first {MAX_BLOCKS} of {len(blocks)} blocks"
         return as_json(out)
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def create_document(path: str, title: str | None = None, overwrite: bool = False) -> str:
         """Create a new .docx document. With a title, it starts with a 'Title' paragraph and the
         title is set in the document properties. Refuses to replace a file unless overwrite=true."""

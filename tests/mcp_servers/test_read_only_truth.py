@@ -497,3 +497,43 @@ async def test_every_label_is_a_spec_label_that_agrees_with_the_hint(world: Worl
                 assert label_mode(label) == mode, (
                     f"{server}.{t.name}: {mode} tool with {label_mode(label)} label {label!r}"
                 )
+
+
+# Calls that replace or remove what was there (a file, a page's body), each with a read that
+# shows a text before the call and not after. MCP's destructiveHint false means "only additive
+# updates", so these tools must say destructiveHint true. (Field edits such as update_event or
+# set_grade are left to each tool's author.)
+REPLACING: list[tuple[str, str, Args, tuple[str, str, Args], str]] = [
+    ("local", "python_execute", {"code": "import os; os.remove('notes/todo.txt')"}, ("terminal", "find", {}), "todo.txt"),
+    ("terminal", "write_file", {"path": "notes/todo.txt", "content": "x\n"}, ("terminal", "cat", {"path": "notes/todo.txt"}), "north"),
+    ("terminal", "cp", {"src": "data.csv", "dst": "notes/todo.txt"}, ("terminal", "cat", {"path": "notes/todo.txt"}), "north"),
+    ("excel", "create_workbook", {"path": XLSX, "overwrite": True}, ("excel", "list_sheets", {"path": XLSX}), "Data"),
+    ("word", "create_document", {"path": DOCX, "overwrite": True}, ("word", "read_document", {"path": DOCX}), "Sales grew"),
+    ("pptx", "create_deck", {"path": PPTX, "overwrite": True}, ("pptx", "read_deck", {"path": PPTX}), "Review"),
+    ("wiki", "update_page", {"page_id": 18, "markdown": "New body."}, ("wiki", "read_page", {"page_id": 18}), "procurement"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "args", "read", "gone"), REPLACING, ids=[f"{c[0]}.{c[1]}" for c in REPLACING]
+)
+async def test_a_tool_that_replaces_or_removes_content_is_marked_destructive(
+    seeded: World, server: str, tool: str, args: Args, read: tuple[str, str, Args], gone: str
+) -> None:
+    """Regression: python_execute, terminal write_file and cp, excel/word/pptx create_* (with
+    overwrite=true) and wiki update_page replace or remove content, yet said destructiveHint
+    false, which MCP defines as "performs only additive updates"."""
+    world = seeded
+    reader_server, read_tool, read_args = read
+
+    async def shown() -> str:
+        async with serve(reader_server, world) as client:
+            return (await answers(client, [(read_tool, read_args)]))[f"{read_tool}({read_args})"]
+
+    assert gone in await shown()
+    async with serve(server, world) as client:
+        (spec,) = [t for t in (await client.list_tools()).tools if t.name == tool]
+        result = await client.call_tool(tool, args)
+        assert not result.is_error, text(result)
+    assert gone not in await shown()
+    assert spec.annotations is not None and spec.annotations.destructive_hint is True, f"{server}.{tool}"
