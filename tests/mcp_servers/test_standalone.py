@@ -31,6 +31,13 @@ SERVERS = [
 ]
 # A server's start imports the SDK and seeds its tables: seconds on a busy 2-core machine.
 START_TIMEOUT_S = 120
+PROC_NET = Path("/proc/net/tcp").exists()  # where Linux lists its sockets
+# A bad call per server: a tool error the model can act on, after which the server still serves.
+BAD_CALLS = {
+    "mail": ("read_message", {"message_id": "the first one"}, "message_id"),
+    "terminal": ("cat", {"path": "nosuch.txt"}, "no such file"),
+    "warehouse": ("run_query", {"sql": "DELETE FROM warehouse_regions"}, "SELECT"),
+}
 
 
 def command(server: str, tmp_path: Path, *extra: str) -> list[str]:
@@ -60,6 +67,19 @@ def port_is_free(port: int) -> bool:
         return True
 
 
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses with a socket listening on `port` (Linux /proc/net/tcp*), as hex."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as lines:
+            for line in list(lines)[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, hex_port = local.rsplit(":", 1)
+                if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                    found.add(address)
+    return found
+
+
 def answer_text(result: Any) -> str:
     assert not result.is_error, result
     return "".join(getattr(block, "text", "") for block in result.content)
@@ -81,6 +101,10 @@ async def test_a_server_alone_over_stdio(
             assert tool in {t.name for t in tools}
             assert all(t.annotations and t.annotations.read_only_hint is not None for t in tools)
             assert expected in answer_text(await session.call_tool(tool, args))
+            bad_tool, bad_args, said = BAD_CALLS[server]
+            refused = await session.call_tool(bad_tool, bad_args)
+            assert refused.is_error and said in str(refused.content), refused
+            assert expected in answer_text(await session.call_tool(tool, args))
         errlog.seek(0)
         assert "Traceback" not in errlog.read()
 
@@ -101,6 +125,8 @@ async def test_a_server_alone_over_http_stops_cleanly(
     try:
         async with asyncio.timeout(START_TIMEOUT_S):
             await _wait_for_port(port, child)
+        if PROC_NET:
+            assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no other interface
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             assert tool in {t.name for t in (await client.list_tools()).tools}
             assert expected in answer_text(await client.call_tool(tool, args))
