@@ -183,7 +183,10 @@ READS: dict[str, dict[str, list[Args]]] = {
 }  # fmt: skip
 
 # Valid calls of every writing tool, in order (later ones may build on earlier ones); each must
-# change the database or the workspace, or what the read named in OBSERVED_BY answers.
+# change the database or the workspace, or what the read named in OBSERVED_BY answers. Some
+# writes change nothing when the world already holds what they would write (mark_read of a read
+# message, mkdir parents=true of an existing folder, share with the role someone already has,
+# remove_menu_item of a recipe not on the menu is refused); the calls here are ones that write.
 WRITES: dict[str, list[tuple[str, Args]]] = {
     "calendar": [
         ("create_event", {"title": "Offsite", "start": "2026-12-08T10:00", "end": "2026-12-08T11:00", "attendees": ["kai.kaur@company.example"]}),
