@@ -6,11 +6,13 @@ a traceback and frees its port."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import socket
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,17 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
+@contextlib.asynccontextmanager
+async def killed_if_left(child: asyncio.subprocess.Process) -> AsyncIterator[None]:
+    """Kill `child` on the way out when it has not ended (a failed step, a hang)."""
+    try:
+        yield
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+
+
 def answer_text(result: Any) -> str:
     assert not result.is_error, result
     return "".join(getattr(block, "text", "") for block in result.content)
@@ -122,7 +135,7 @@ async def test_a_server_alone_over_http_stops_cleanly(
         *command(server, tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    try:
+    async with killed_if_left(child):
         async with asyncio.timeout(START_TIMEOUT_S):
             await _wait_for_port(port, child)
         if PROC_NET:
@@ -132,10 +145,6 @@ async def test_a_server_alone_over_http_stops_cleanly(
             assert expected in answer_text(await client.call_tool(tool, args))
         child.send_signal(stop)
         _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
-    finally:
-        if child.returncode is None:
-            child.kill()
-            await child.wait()
     assert b"Traceback" not in err, err.decode()[-2000:]
     # Ended by the signal it was sent, after a graceful shutdown, as a shell expects.
     assert child.returncode == -stop, (child.returncode, err.decode()[-2000:])
@@ -149,7 +158,7 @@ async def test_a_stdio_server_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert child.stdin is not None and child.stdout is not None
-    try:
+    async with killed_if_left(child):
         hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip
         child.stdin.write(json.dumps(hello).encode() + b"\n")
@@ -158,9 +167,5 @@ async def test_a_stdio_server_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         assert answer["result"]["serverInfo"]["name"] == "mail"  # serving: past every import
         child.send_signal(signal.SIGINT)
         _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
-    finally:
-        if child.returncode is None:
-            child.kill()
-            await child.wait()
     assert b"Traceback" not in err, err.decode()[-2000:]
     assert child.returncode == -signal.SIGINT
