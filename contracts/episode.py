@@ -12,9 +12,9 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 
@@ -26,6 +26,19 @@ SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 MAX_STEPS = 1_000_000_000
 MAX_COST_USD = 1e9
 
+
+def _whole(value: object) -> object:
+    """A whole number written as a float (`3.0`, as JSON Schema's `integer` also takes) is that
+    number; anything else goes on to the strict check, which refuses it."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+Count = Annotated[int, BeforeValidator(_whole)]
+"""A count in a record. Records are read strictly (`parse_episode_lines`): `true`, `"3"` or `2.5` for a
+count is a problem of its line, where pydantic's lax mode took `true` as 1 and `"3"` as 3."""
+
 Status = Literal["completed", "absent"]
 NORMAL_TERMINATIONS = frozenset({"claim_done", "text_only"})
 
@@ -35,14 +48,14 @@ class _Strict(BaseModel):
 
 
 class Usage(_Strict):
-    input_tokens: int = Field(default=0, ge=0)
-    cached_input_tokens: int = Field(default=0, ge=0)
+    input_tokens: Count = Field(default=0, ge=0)
+    cached_input_tokens: Count = Field(default=0, ge=0)
     # Part of input_tokens written to the provider's prompt cache (Anthropic's cache creation).
-    cache_write_input_tokens: int = Field(default=0, ge=0)
+    cache_write_input_tokens: Count = Field(default=0, ge=0)
     # Part of cache_write_input_tokens written to the 1-hour cache (Anthropic's ttl "1h").
-    cache_write_1h_input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    reasoning_tokens: int = Field(default=0, ge=0)
+    cache_write_1h_input_tokens: Count = Field(default=0, ge=0)
+    output_tokens: Count = Field(default=0, ge=0)
+    reasoning_tokens: Count = Field(default=0, ge=0)
 
     def __add__(self, other: Usage) -> Usage:
         # Both sides are validated already; the sum needs no validation (a hot path: every call).
@@ -59,14 +72,14 @@ class Usage(_Strict):
 class Turn(_Strict):
     """One main-agent step."""
 
-    step: int = Field(ge=1)
+    step: Count = Field(ge=1)
     text: str = ""
     tools: list[str] = Field(default_factory=list)
-    tools_ok: int | None = Field(default=None, ge=0, description="tool calls of this step that succeeded")
+    tools_ok: Count | None = Field(default=None, ge=0, description="tool calls of this step that succeeded")
 
 
 class MainRecord(_Strict):
-    steps: int = Field(ge=0, le=MAX_STEPS)
+    steps: Count = Field(ge=0, le=MAX_STEPS)
     response: str = ""
     turns: list[Turn] | None = None
     termination: str | None = None
@@ -93,12 +106,12 @@ class SubagentRecord(_Strict):
     prompt: str | None = None
     label: str | None = None
     resume_of: str | None = None
-    steps: int = Field(ge=0, le=MAX_STEPS)
+    steps: Count = Field(ge=0, le=MAX_STEPS)
     tools: list[str] = Field(default_factory=list)
     response: str = ""
     usage: Usage = Field(default_factory=Usage)
     termination: str | None = None
-    writes_ok: int | None = Field(default=None, ge=0, description="write tool calls that succeeded")
+    writes_ok: Count | None = Field(default=None, ge=0, description="write tool calls that succeeded")
     started_s: float | None = None
     ended_s: float | None = None
 
@@ -112,8 +125,8 @@ class SubagentRecord(_Strict):
 
 
 class WaveRecord(_Strict):
-    index: int = Field(ge=0)
-    main_step: int | None = Field(default=None, ge=1)
+    index: Count = Field(ge=0)
+    main_step: Count | None = Field(default=None, ge=1)
     subagents: list[SubagentRecord]
 
 
@@ -130,14 +143,14 @@ class EpisodeRecord(_Strict):
     task_id: str
     model: str
     variant: str
-    seed: int = 0
+    seed: Count = 0
     status: Status
     success: bool | None
     termination: str | None = None
     reason: str | None = None
     main: MainRecord = Field(default_factory=lambda: MainRecord(steps=0))
     waves: list[WaveRecord] = Field(default_factory=list)
-    critical_steps: int | None = Field(default=None, ge=0, le=MAX_STEPS)
+    critical_steps: Count | None = Field(default=None, ge=0, le=MAX_STEPS)
     usage: Usage = Field(default_factory=Usage)
     cost_usd: float | None = Field(default=None, ge=0, le=MAX_COST_USD)
     checks: list[CheckResult] | None = None

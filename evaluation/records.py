@@ -33,6 +33,19 @@ def episode_key(record: EpisodeRecord) -> EpisodeKey:
     return (record.model, record.variant, record.task_id, record.seed)
 
 
+# A value of the wrong kind, as records are read strictly: `"seed": true` or `"success": "yes"`,
+# which pydantic's lax mode took as 1 and true.
+_KIND_ERRORS = {
+    "int_type": "must be a whole number",
+    "bool_type": "must be true or false",
+    "string_type": "must be a string",
+    "float_type": "must be a number",
+    "list_type": "must be a list",
+    "model_type": "must be an object",
+    "dict_type": "must be an object",
+}
+
+
 def _validation_message(exc: ValidationError) -> list[str]:
     messages = []
     for err in exc.errors():
@@ -44,6 +57,8 @@ def _validation_message(exc: ValidationError) -> list[str]:
             msg = f"unknown key {where!r}"
         elif err["type"] == "missing":
             msg = f"missing field {where!r}"
+        elif err["type"] in _KIND_ERRORS:
+            msg = f"{where}: {_KIND_ERRORS[err['type']]}, not {json.dumps(err['input'])[:40]}"
         elif where:
             msg = f"{where}: {msg}"
         messages.append(msg)
@@ -80,7 +95,7 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
                 # one problem, not one per line of it.
                 raise InputError.one(file, number, ONE_PER_LINE)
             try:
-                records.append(EpisodeRecord.model_validate_json(line))
+                records.append(EpisodeRecord.model_validate_json(line, strict=True))
             except ValidationError as exc:
                 if opened is not None and len(problems) == 1 and _is_json_error(exc):
                     # ...and so is a record laid out as SPEC §8 shows it, whose first line opens

@@ -63,6 +63,43 @@ def test_a_cost_or_step_count_too_large_to_sum_is_refused_on_its_line(tmp_path: 
     ]
 
 
+def test_a_value_of_the_wrong_kind_is_refused_not_converted(tmp_path: Path) -> None:
+    """Pydantic's lax mode took `"seed": true` as seed 1 (pairing the record with another seed's
+    baseline), `"success": "yes"` or `1` as a success and `"steps": "3"` as 3, without a word. A
+    whole number written as a float (3.0, as JSON Schema's `integer` takes it) stays a count."""
+    wave = {
+        "index": 0.0,
+        "main_step": 1.0,
+        "subagents": [{"id": "a", "type": "x", "mode": "read-only", "steps": 2.0}],
+    }
+    path = _write(
+        tmp_path / "e.jsonl",
+        [
+            _record("sa", seed=True),
+            _record("sa", seed=1, success="yes"),
+            _record("sa", seed=2, success=1),
+            _record("sa", seed=3, main={"steps": "3"}),
+            _record("sa", seed=4, main={"steps": 2.5}, cost_usd="0.1"),
+            _record("sa", seed=5, model=7, waves={}),
+            _record("mas", seed=6.0, main={"steps": 3.0}, critical_steps=5.0, usage={"input_tokens": 1e3}, waves=[wave]),
+        ],
+    )  # fmt: skip
+    assert _problems(path) == [
+        (1, "seed: must be a whole number, not true"),
+        (2, 'success: must be true or false, not "yes"'),
+        (3, "success: must be true or false, not 1"),
+        (4, 'main.steps: must be a whole number, not "3"'),
+        (5, "main.steps: must be a whole number, not 2.5"),
+        (5, 'cost_usd: must be a number, not "0.1"'),
+        (6, "model: must be a string, not 7"),
+        (6, "waves: must be a list, not {}"),
+    ]
+    (taken,) = load_episodes(_write(tmp_path / "ok.jsonl", [json.loads(path.read_text().splitlines()[-1])]))
+    assert (taken.seed, taken.main.steps, taken.critical_steps, taken.usage.input_tokens) == (6, 3, 5, 1000)
+    assert (taken.waves[0].index, taken.waves[0].main_step, taken.subagents[0].steps) == (0, 1, 2)
+    assert all(type(n) is int for n in (taken.seed, taken.main.steps, taken.subagents[0].steps))
+
+
 def test_score_of_an_overflowing_trace_is_bad_input_not_a_traceback(tmp_path: Path) -> None:
     path = _write(
         tmp_path / "e.jsonl", [_record("sa", cost_usd=1e308), _record("sa", seed=1, cost_usd=1e308)]
