@@ -328,7 +328,10 @@ def verdict_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
 
 
 def record_warnings(records: Sequence[EpisodeRecord], duplicates: int) -> list[str]:
-    """What a trace left out that scoring then assumed, or gave twice: said, not silent."""
+    """What a trace left out that scoring then assumed, or gave twice: said, not silent.
+
+    `records` are those scored (the duplicates left out), so each count is of records whose
+    numbers the assumption changed."""
     warnings = []
     if duplicates:
         warnings.append(
@@ -382,7 +385,7 @@ def score_records(
     (model, variant, task, seed) is left out and counted.
     """
     options = options or ScoreOptions()
-    given, unique = records, deduplicate(records)
+    unique = deduplicate(records)
     duplicates = Counter((r.model, r.variant) for r in records)
     duplicates.subtract(Counter((r.model, r.variant) for r in unique.records))
     records = unique.records
@@ -416,7 +419,7 @@ def score_records(
             f"{len(without_prior)} task(s) have no delegation prior and are left out of UDR, ODR and hits: {named}"
         )
     warnings += verdict_warnings(records) + critical_steps_warnings(records) + cost_warnings(records)
-    warnings += record_warnings(given, unique.duplicates)
+    warnings += record_warnings(unique.records, unique.duplicates)
     tagging = tagging_summary(records, options)
     if tagging.get("llm_unparsed"):
         warnings.append(

@@ -396,7 +396,8 @@ def test_runs_under_other_budgets_or_sampling_in_one_table_are_warned_about() ->
 def test_what_a_foreign_trace_leaves_out_or_repeats_is_said() -> None:
     """A foreign trace's gaps were filled silently: no `main` (0 steps, U_e 0), no `seed` (seed 0,
     so seeds collapsed), a repeated line (the first kept), a termination of its own ('finished',
-    called abnormal), labels outside the 24 (no hit): each now has a warning."""
+    called abnormal), labels outside the 24 (no hit): each now has a warning. The counts are of
+    the records scored: the repeated line, left out, once counted a second time in each."""
     raw = episode("need1", "sa").model_dump(mode="json", by_alias=True)
     del raw["main"], raw["seed"]
     bare = EpisodeRecord.model_validate(raw)
@@ -410,8 +411,8 @@ def test_what_a_foreign_trace_leaves_out_or_repeats_is_said() -> None:
         "normal: 'claim_done', 'text_only'): counted as failures",
         "1 record(s) repeat a (model, variant, task, seed) given earlier in the input: left out, the first "
         "kept (left_out.duplicates)",
-        "2 completed record(s) have no 'main': their main agent counts 0 steps in CSteps",
-        "2 record(s) have no 'seed': taken as seed 0, so they pair and repeat as such",
+        "1 completed record(s) have no 'main': their main agent counts 0 steps in CSteps",
+        "1 record(s) have no 'seed': taken as seed 0, so they pair and repeat as such",
         "1 sub-agent label(s) are not among the 24 function labels ('roster-reading'): they hit no prior unit",
     ]
 
