@@ -274,9 +274,10 @@ def build(ctx: ServerContext) -> MCPServer:
                 raise ToolError(f"{short(path)}: already exists")
             if st is not None and not stat.S_ISDIR(st.st_mode):
                 raise ToolError(f"{short(path)}: exists and is not a folder")
-            if st is None:
-                with os_errors(path):
-                    os.mkdir(target.name, dir_fd=target.folder)
+            if st is not None:
+                return f"Folder {target.shown} already exists; nothing changed."
+            with os_errors(path):
+                os.mkdir(target.name, dir_fd=target.folder)
             return f"Created folder {target.shown}."
 
     def destination(source: Found, src_dir: bool, dst: str) -> Found:

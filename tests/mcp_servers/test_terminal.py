@@ -57,6 +57,12 @@ async def test_terminal_contract_and_effects(world: World) -> None:
         assert (ws / "out" / "summary.txt").read_text() == "total: 20\n"
         await _run(client, "write_file", path="out/summary.txt", content="rows: 20\n", append=True)
         assert (ws / "out" / "summary.txt").read_text() == "total: 20\nrows: 20\n"
+        # mkdir -p of a folder that is there changes nothing, and says so (it said "Created")
+        again = await _run(client, "mkdir", path="out/reports", parents=True)
+        assert again == "Folder out/reports already exists; nothing changed."
+        assert (
+            await _run(client, "mkdir", path="out/new/deep", parents=True) == "Created folder out/new/deep."
+        )
 
 
 async def test_terminal_read_commands_print_like_a_terminal(world: World) -> None:
