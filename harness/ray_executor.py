@@ -1,7 +1,8 @@
 """`--executor ray`: each episode is a Ray task (SPEC §13).
 
-The driver creates (or, with --resume, finds) the run in the store and submits every pending
-episode; each worker builds its own world and servers and writes its events and outcome to the
+The driver creates (or, with --resume, finds) the run in the store and submits its pending
+episodes, `--concurrency` of them in flight at a time (the next submitted as one ends), or all at
+once when a cluster joined with `--ray-address` is given no `--concurrency`; each worker builds its own world and servers and writes its events and outcome to the
 same store, which should then be PostgreSQL (`--store postgresql+psycopg://...`) — or a SQLite
 file on a disk every worker sees, for one machine. `--ray-address` joins a cluster; without it
 a local Ray instance starts with `--concurrency` CPUs, listening on 127.0.0.1 only (see
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import ipaddress
+import itertools
 import logging
 import os
 import signal
@@ -116,8 +118,11 @@ def run_one_episode(plan: RunPlan, job: Job, run_id: str) -> dict[str, Any]:
 
 
 def run_with_ray(
-    plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None
-) -> RunResult:
+    plan: RunPlan, address: str | None, progress: Callable[[EpisodeRecord], None] | None = None, *,
+    whole_cluster: bool = False,
+) -> RunResult:  # fmt: skip
+    """Run `plan`'s episodes as Ray tasks, at most `plan.concurrency` of them submitted at once;
+    with `whole_cluster` and an `address`, all of them at once (the cluster's CPUs decide)."""
     plan = dataclasses.replace(plan, shared_limits=True)
     # What reading the store can tell is told before Ray starts (seconds, a dozen processes): a
     # --resume of a run another process holds is refused, one with nothing left to run is done.
@@ -131,7 +136,8 @@ def run_with_ray(
         driver = Runner(plan)
         try:
             with driver.claimed_run() as (owner, run_id, jobs, skipped):  # held as a local run is
-                return _submit(ray, plan, progress, driver, owner, run_id, jobs, skipped)
+                limit = None if whole_cluster and address else plan.concurrency
+                return _submit(ray, plan, progress, driver, owner, run_id, jobs, skipped, limit)
         finally:
             driver.store.close()
 
@@ -170,8 +176,9 @@ def _ray_session(ray: Any, address: str | None, cpus: int) -> Iterator[None]:
 
 def _submit(
     ray: Any, plan: RunPlan, progress: Callable[[EpisodeRecord], None] | None, driver: Runner, owner: Owner,
-    run_id: str, jobs: list[Job], skipped: int,
+    run_id: str, jobs: list[Job], skipped: int, limit: int | None = None,
 ) -> RunResult:  # fmt: skip
+    """Submit `jobs`, no more than `limit` in flight (None: all at once), and gather their records."""
     from harness.models.ratelimit import create_shared_windows
 
     windows: list[Any] = []
@@ -179,12 +186,23 @@ def _submit(
         windows = create_shared_windows(plan.rate_limits)  # held, so alive, until the run ends
         task = ray.remote(run_one_episode)
         for_workers = ray.put(plan_for_workers(plan))  # once, not a copy per episode
-        job_of = {task.remote(for_workers, _job_for_workers(job), run_id): job for job in jobs}
-        pending = list(job_of)
+        waiting = iter(jobs)
+        job_of: dict[Any, Job] = {}
+
+        def submit(count: int) -> list[Any]:
+            refs = []
+            for job in itertools.islice(waiting, count):
+                ref = task.remote(for_workers, _job_for_workers(job), run_id)
+                job_of[ref] = job
+                refs.append(ref)
+            return refs
+
+        pending = submit(len(jobs) if limit is None else limit)
         records: list[EpisodeRecord] = []
         renewed = time.monotonic()
         while pending:
             done, pending = ray.wait(pending, num_returns=1, timeout=CLAIM_RENEW_S)
+            pending += submit(len(done))  # a finished episode's place goes to the next one
             if time.monotonic() - renewed >= CLAIM_RENEW_S:  # the run is still held by this driver
                 driver.store.renew_claim(run_id, owner)
                 renewed = time.monotonic()

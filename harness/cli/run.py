@@ -21,6 +21,9 @@ DEMO_MATRIX = [
 ]
 
 
+# Episodes at once when --concurrency is not given (RunPlan's default; not imported here, to
+# keep --help quick). Under --executor ray it is the local instance's CPUs.
+DEFAULT_CONCURRENCY = 4
 INTERRUPTED = "finished episodes are stored; run the same command with --resume to complete the matrix"
 DEMO_INTERRUPTED = (
     "finished episodes are stored; `mseval demo` runs the whole demo again (it has no --resume)"
@@ -113,7 +116,14 @@ def _sync_until_terminated(work: Callable[[], Any]) -> Any:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str = INTERRUPTED) -> Any:
+def _execute(
+    plan: Any,
+    executor: str,
+    ray_address: str | None,
+    interrupted: str = INTERRUPTED,
+    *,
+    whole_cluster: bool = False,
+) -> Any:
     import asyncio
 
     from harness.cli.common import progress
@@ -125,7 +135,9 @@ def _execute(plan: Any, executor: str, ray_address: str | None, interrupted: str
             if executor == "ray":
                 from harness.ray_executor import run_with_ray
 
-                return _sync_until_terminated(lambda: run_with_ray(plan, ray_address, advance))
+                return _sync_until_terminated(
+                    lambda: run_with_ray(plan, ray_address, advance, whole_cluster=whole_cluster)
+                )
 
             async def run_here() -> Any:  # the store opened (0.1 s when new) where SIGTERM is handled
                 return await Runner(plan).run(advance)
@@ -177,7 +189,14 @@ def register(app: typer.Typer) -> None:
             ),
         ] = ["all"],  # noqa: B006 - typer reads the default, never mutates it
         seeds: Annotated[int, typer.Option(min=1, metavar="N", help="seeds per task")] = 1,
-        concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="episodes at once")] = 4,
+        concurrency: Annotated[
+            int | None,
+            typer.Option(
+                min=1,
+                metavar="N",
+                help=f"episodes at once (default {DEFAULT_CONCURRENCY}; with --ray-address, as many as the cluster takes)",
+            ),
+        ] = None,
         store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = DEFAULT_STORE,
         executor: Annotated[
             str,
@@ -269,7 +288,8 @@ def register(app: typer.Typer) -> None:
         from harness.cli.common import print_table, settings_table
 
         plan = _plan(
-            matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, concurrency=concurrency, store=store,
+            matrix=[(m, v) for m in model for v in variant], tasks=tasks, seeds=seeds, store=store,
+            concurrency=DEFAULT_CONCURRENCY if concurrency is None else concurrency,
             resume=resume, base_url=base_url, api_key_env=api_key_env, transport=server_transport, db=db,
             budgets=budget, config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
@@ -277,7 +297,7 @@ def register(app: typer.Typer) -> None:
         )  # fmt: skip
         from harness.store import shown
 
-        result = _execute(plan, executor, ray_address)
+        result = _execute(plan, executor, ray_address, whole_cluster=concurrency is None)
         if resume and not result.resumed:  # a run of other settings cannot be continued
             print(
                 f"--resume: the store has no run of these settings (models, variants, tasks, seeds, budgets, "
@@ -315,7 +335,9 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option(metavar="SEL", help="all, a scenario, a task id, or a glob (or comma-separated)"),
         ] = "all",
-        concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="episodes at once")] = 4,
+        concurrency: Annotated[
+            int, typer.Option(min=1, metavar="N", help="episodes at once")
+        ] = DEFAULT_CONCURRENCY,
     ) -> None:
         """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
         run's table and its scores, writes the store."""

@@ -297,6 +297,63 @@ def test_a_rerun_task_whose_episode_was_recorded_keeps_that_record(local_ray: An
     assert stored.termination == "claim_done" and result.records == [stored, stored]
 
 
+class _CountingRay:
+    """`ray` as the executor uses it, counting the episodes submitted and not yet seen done."""
+
+    def __init__(self, ray: Any) -> None:
+        self._ray = ray
+        self.in_flight = self.most = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ray, name)
+
+    def remote(self, fn: Any) -> Any:
+        task, counter = self._ray.remote(fn), self
+
+        class Counted:
+            def remote(self, *args: Any) -> Any:
+                counter.in_flight += 1
+                counter.most = max(counter.most, counter.in_flight)
+                return task.remote(*args)
+
+        return Counted()
+
+    def wait(self, refs: list[Any], **kwargs: Any) -> Any:
+        done, rest = self._ray.wait(refs, **kwargs)
+        self.in_flight -= len(done)
+        return done, rest
+
+
+@pytest.mark.parametrize(
+    ("address", "whole_cluster", "most"),
+    [
+        (None, False, 1),  # a local instance: --concurrency 1
+        (None, True, 1),  # no --concurrency: the local instance's default, here 1
+        ("127.0.0.1:6379", False, 1),  # a cluster with --concurrency 1
+        ("127.0.0.1:6379", True, 2),  # a cluster without --concurrency: all at once
+    ],
+)
+def test_concurrency_caps_the_episodes_in_flight_on_a_cluster_too(
+    local_ray: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str | None, whole_cluster: bool,
+    most: int,
+) -> None:  # fmt: skip
+    """Every episode was submitted at once: on a cluster joined with --ray-address (its CPUs, not
+    --concurrency, decided) `--concurrency 1` held nothing, and a run of thousands of episodes
+    could not be paced to what the store or a provider takes."""
+    from dataclasses import replace
+
+    from harness import ray_executor
+    from tests.harness.test_reliability_runs import TASKS, _plan
+
+    counting = _CountingRay(local_ray)  # joined already: run_with_ray joins nothing else
+    monkeypatch.setattr(ray_executor, "import_ray", lambda _address: counting)
+    plan = replace(_plan(tmp_path), concurrency=1)
+    result = ray_executor.run_with_ray(plan, address, whole_cluster=whole_cluster)
+    assert sorted(r.task_id for r in result.records) == sorted(TASKS)
+    assert {r.termination for r in result.records} == {"claim_done"}
+    assert (counting.most, counting.in_flight) == (most, 0)
+
+
 # Started by a fresh interpreter: Ray reads its loopback switch once, when first imported.
 LOCAL_RAY = """
 import json, os, sys
