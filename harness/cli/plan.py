@@ -47,6 +47,13 @@ def build_plan(
         problems.append(Problem("--executor", None, f"{executor!r}: give local or ray"))
     elif ray_address is not None and executor != "ray":  # it would be ignored
         problems.append(Problem("--ray-address", None, "is for --executor ray; give that too, or drop it"))
+    elif ray_address is not None and not ray_address.strip():  # a local instance started instead
+        problems.append(
+            Problem(
+                "--ray-address", None,
+                "is empty (a shell variable not set?): give the cluster's HOST:PORT, or drop it to start a local Ray instance",
+            )
+        )  # fmt: skip
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
     # `--temperature none`: send no temperature at all (None in the settings), as `temperature:
     # null` in the config file does; a number is checked like the config file's

@@ -59,6 +59,21 @@ def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("address", ["", "  "])
+def test_an_empty_ray_address_is_bad_input_not_a_local_instance(tmp_path: Path, address: str) -> None:
+    """`--ray-address "$RAY_ADDRESS"` with the variable unset started a local Ray instance, and
+    the run meant for a cluster ran on this machine without a word."""
+    *_, env = catalog_copy(tmp_path, *THREE)
+    result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
+                    "--ray-address", address, "--store", f"sqlite:///{tmp_path / 's.db'}",
+                    "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
+    assert one_line_error(result) == (
+        "--ray-address: is empty (a shell variable not set?): give the cluster's HOST:PORT, "
+        "or drop it to start a local Ray instance"
+    )
+    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
 def test_a_ray_address_where_nothing_answers_is_bad_input_at_once(tmp_path: Path) -> None:
     """`--ray-address 127.0.0.1:PORT` with nothing listening there: Ray put the machine's network
     address for 127.0.0.1 and retried it for about 13 minutes (20 tries of ~40 s), printing
