@@ -73,7 +73,11 @@ async def scripted_episode(
             budgets=budgets or Budgets(),
         )  # fmt: skip
         try:
-            async with ServerPool([*the_task.servers, "local"], world.access(), transport) as pool:  # type: ignore[arg-type]
+            b = setup.budgets
+            async with ServerPool(
+                [*the_task.servers, "local"], world.access(), transport,  # type: ignore[arg-type]
+                timeout_s=b.tool_timeout_s, result_bytes=b.tool_result_bytes,
+            ) as pool:  # fmt: skip
                 rt = EpisodeRuntime(setup, pool, EventLog())
                 await (inside(rt) if inside else rt.run())
         finally:

@@ -117,10 +117,13 @@ async def run_scripted(
         budgets=budgets or Budgets(), prior=the_task.prior, sleep=no_sleep,
     )  # fmt: skip
     events = EventLog()
+    b = setup.budgets
     try:
-        async with ServerPool([*the_task.servers, "local"], world.access(), transport) as pool:  # type: ignore[arg-type]
+        async with ServerPool(
+            [*the_task.servers, "local"], world.access(), transport,  # type: ignore[arg-type]
+            timeout_s=b.tool_timeout_s, result_bytes=b.tool_result_bytes,
+        ) as pool:  # fmt: skip
             rt = EpisodeRuntime(setup, pool, events)
-            b = setup.budgets
             try:
                 async with asyncio.timeout(b.wall_time_s):
                     await rt.run()
