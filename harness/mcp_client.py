@@ -256,15 +256,22 @@ class _Connection:
             task.cancel()
 
     async def _kill_process(self) -> None:
+        """End the HTTP child: SIGTERM, then SIGKILL if it has not ended within
+        `SERVER_CLOSE_TIMEOUT_S` or the wait is cancelled (a close that timed out cancels it).
+        A stopped child (SIGSTOP) holds SIGTERM until it is continued, so only SIGKILL ends it."""
         proc, self._process = self._process, None
-        if proc is not None and proc.returncode is None:
-            proc.terminate()
-            try:
-                async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
-                    await proc.wait()
-            except TimeoutError:
-                proc.kill()
+        if proc is None or proc.returncode is not None:
+            return
+        proc.terminate()
+        try:
+            async with asyncio.timeout(SERVER_CLOSE_TIMEOUT_S):
                 await proc.wait()
+        except TimeoutError:
+            pass
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()  # the event loop's child watcher reaps it
 
 
 _child_starts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
