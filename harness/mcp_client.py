@@ -18,7 +18,12 @@ out in time instead of moving in lock-step.
 
 Every call has a timeout and a result-size cap. A call that fails because the server failed
 (not a tool error) restarts the server once and returns a tool error; a second failure raises
-`ServerFailure`, which ends the episode as `harness_error`.
+`ServerFailure`, which ends the episode as `harness_error`. A call that times out is followed by
+a fresh `tools/list` request (a probe: `ping` is not in every protocol version): a server that
+answers it is alive and the tool was merely slow, so the call only timed out; one that does not
+answer within `SERVER_PROBE_TIMEOUT_S` is hung (a deadlock, a stopped process) and is restarted
+like a crashed one (`ServerHung`), its child process killed first, so later calls do not all
+time out against it for the rest of the episode.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ SERVER_START_TIMEOUT_S = 30.0
 CHILD_STARTS_AT_ONCE = 2 * (os.cpu_count() or 1)
 # Bounded shutdown: a connection that does not close in this time is abandoned.
 SERVER_CLOSE_TIMEOUT_S = 5.0
+# After a call timed out, how long the server has to answer a `tools/list` probe before it is
+# taken for hung: a live server lists its tools in milliseconds, even while a slow tool runs.
+SERVER_PROBE_TIMEOUT_S = 5.0
 # Environment variables a child server may inherit; nothing else (no API keys).
 CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE", "DOCKER_HOST")
 
@@ -96,6 +104,10 @@ class _Uninterrupted:
 
 class ServerFailure(Exception):
     """A server failed to start, or failed again after its restart; the episode ends as harness_error."""
+
+
+class ServerHung(Exception):
+    """A server that did not answer a probe after a call to it timed out: restarted as if it had crashed."""
 
 
 @dataclass(frozen=True)
@@ -238,10 +250,17 @@ class _Connection:
                 ) from None
         self.starts += 1  # once up: a call made while it was (re)starting failed on the old one
 
-    async def close(self) -> None:
+    async def close(self, *, hung: bool = False) -> None:
+        """Stop the server, within `SERVER_CLOSE_TIMEOUT_S` (then it is abandoned, its child
+        process still ended). `hung`: it no longer answers, so its HTTP child is killed first
+        and the connection does not wait on it; a stdio child is killed by the SDK's own close
+        (its input closed, then SIGTERM, then SIGKILL to its process group, in about 4.5 s)."""
         task, self._task = self._task, None
         if task is None:
             return
+        if hung and self._process is not None and self._process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._process.kill()
         if self.client is None:
             # Still starting (a child being spawned, a handshake under way): it would look at
             # `stop` only once up, a second or more later, so it is cancelled at once. Its
@@ -352,19 +371,27 @@ class ServerPool:
     ) -> CallOutcome:
         """Call `tool` on `server`; `caller` (the agent's id) goes in the request's `_meta`."""
         conn = self._conns[server]
-        start = conn.starts
+        start, client = conn.starts, conn.client
         limit = asyncio.timeout(self.timeout_s)
         try:
-            if conn.client is None:
+            if client is None:
                 raise ConnectionError(f"server {server} is not running")
             async with limit:
                 meta: Any = None if caller is None else {CALLER_META_KEY: caller}
-                pending = conn.client.call_tool(tool, arguments, meta=meta)
+                pending = client.call_tool(tool, arguments, meta=meta)
                 result = await (_Uninterrupted(pending) if conn.transport == "inprocess" else pending)
         except TimeoutError:
             if not limit.expired():
                 raise
-            return CallOutcome(f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s", True)
+            timed_out = f"tool {qualified(server, tool)} timed out after {self.timeout_s:g} s"
+            assert client is not None
+            hung = await _probe(server, client)
+            if hung is None:  # alive: the tool was merely slow
+                return CallOutcome(timed_out, True)
+            await self._restart(server, hung, start)
+            return CallOutcome(
+                f"{timed_out}; server {server} stopped answering and was restarted; try again", True
+            )
         except Exception as exc:
             await self._restart(server, exc, start)
             return CallOutcome(
@@ -375,9 +402,10 @@ class ServerPool:
         return CallOutcome(text, bool(result.is_error), truncated)
 
     async def _restart(self, server: str, cause: BaseException, start: int) -> None:
-        """Restart `server`, which failed a call made to its `start`-th start; `ServerFailure`
-        when it fails after its restart. Calls that saw the same death at once (one message's,
-        a wave's) fail once: the first restarts it, the others find it restarted."""
+        """Restart `server`, which failed (or hung: `ServerHung`) under a call made to its
+        `start`-th start; `ServerFailure` when it fails after its restart. Calls that saw the
+        same death at once (one message's, a wave's) fail once: the first restarts it, the others
+        find it restarted."""
         async with self._restart_lock:
             conn = self._conns[server]
             if conn.starts != start:
@@ -385,9 +413,27 @@ class ServerPool:
             if server in self._restarted:
                 raise ServerFailure(f"server {server} failed again after a restart: {cause!r}") from cause
             self._restarted.add(server)
-            await conn.close()
+            await conn.close(hung=isinstance(cause, ServerHung))
             assert self._tg is not None
             await conn.start(self._tg)
+
+
+async def _probe(server: str, client: Client) -> ServerHung | None:
+    """None when `server` answers a fresh `tools/list` (not the client's cached listing) within
+    `SERVER_PROBE_TIMEOUT_S`; else why it is taken for hung. An error in place of the listing
+    (the connection closed under it, a restart by another call) is no answer either."""
+    try:
+        async with asyncio.timeout(SERVER_PROBE_TIMEOUT_S):
+            await client.list_tools(cache_mode="bypass")
+    except TimeoutError:  # ours, or the SDK's read timeout: no answer either way
+        return ServerHung(
+            f"server {server} did not answer tools/list within {SERVER_PROBE_TIMEOUT_S:g} s after a call timed out"
+        )
+    except Exception as exc:  # not hidden: it goes on as the restart's cause
+        hung = ServerHung(f"server {server} did not answer tools/list after a call timed out: {exc!r}")
+        hung.__cause__ = exc
+        return hung
+    return None
 
 
 def without_tracing(server: Any) -> Any:

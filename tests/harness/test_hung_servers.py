@@ -18,10 +18,13 @@ from pathlib import Path
 import pytest
 
 import harness.mcp_client as mcp_client
+from harness.budgets import Budgets
 from harness.catalog import load_tasks
-from harness.mcp_client import ServerPool
+from harness.mcp_client import CallOutcome, ServerFailure, ServerPool, Transport
+from harness.models.base import AssistantMessage
+from harness.models.scripted import call, say
 from harness.world import EpisodeWorld, create_world
-from tests.harness.support import children
+from tests.harness.support import View, children, run_scripted
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds child servers in /proc")
 
@@ -91,3 +94,97 @@ async def test_a_stopped_http_child_is_killed_when_its_pool_closes_regression(
         async with asyncio.timeout(GUARD_S), ServerPool(["lms"], world.access(), "http"):
             pid = stop("lms", stopped)
         await assert_ends(pid)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_hung_server_is_restarted_and_answers_again_regression(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    """A call to a server that had stopped answering only timed out, and the server was left as
+    it was: every later call to it timed out too, for the rest of the episode."""
+    import mcp.client.stdio
+
+    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+    # The SDK's close of a stdio child (input closed, SIGTERM, SIGKILL) with shorter waits: that
+    # it kills the stopped child is under test, not how long it waits first.
+    monkeypatch.setattr(mcp.client.stdio, "PROCESS_TERMINATION_TIMEOUT", 0.5)
+    monkeypatch.setattr(mcp.client.stdio, "FORCE_KILL_TIMEOUT", 0.5)
+    seen: list[str] = []
+    with stopped_children() as stopped:
+
+        def main(v: View) -> AssistantMessage:
+            results = [m.content for m in v.messages if m.role == "tool"]
+            if len(results) == 1:  # after a good call: the server stops before the next one
+                stop("lms", stopped)
+            if len(results) == 3:
+                seen.extend(results)
+                return say("done")
+            return say("", call("mcp__lms__list_courses", term="2026-fall"))
+
+        async with asyncio.timeout(GUARD_S):
+            out = await run_scripted(
+                tmp_path, main, variant="sa", task="lms-due-reminder", transport=transport,
+                budgets=Budgets(tool_timeout_s=1),
+            )  # fmt: skip
+        assert out.rt.termination == "text_only"
+        first, hung, after = seen
+        assert first.startswith("[")  # the first call worked
+        assert hung.startswith("tool mcp__lms__list_courses timed out after 1 s"), hung
+        assert "stopped answering and was restarted" in hung  # the model is told
+        assert after == first  # the restarted server answers
+        (pid,) = stopped
+        await assert_ends(pid)  # the hung child was killed, not left stopped
+        assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]
+
+
+async def test_several_calls_that_see_one_hang_restart_the_server_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls of one message (or of a wave) to a server that hung: each is told of the restart,
+    the server is restarted once, and it is not taken for a failure after its restart."""
+    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+    with a_world(tmp_path) as world, stopped_children() as stopped:
+        async with asyncio.timeout(GUARD_S), ServerPool(["lms"], world.access(), "http", timeout_s=1) as pool:
+            stop("lms", stopped)
+            terms = ("2026-fall", "2026-spring", "2025-fall")
+            outcomes = await asyncio.gather(*(pool.call("lms", "list_courses", {"term": t}) for t in terms))
+            assert all("stopped answering and was restarted" in o.text for o in outcomes), outcomes
+            assert pool._conns["lms"].starts == 2  # started, then restarted once
+            after = await pool.call("lms", "list_courses", {"term": "2026-fall"})
+            assert not after.is_error and after.text.startswith("[")
+
+
+async def test_a_server_that_hangs_again_after_its_restart_is_a_server_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for a crash: one restart, then `ServerFailure` (the episode ends as harness_error)."""
+    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+    monkeypatch.setattr(mcp_client, "SERVER_CLOSE_TIMEOUT_S", 1.0)
+    with a_world(tmp_path) as world, stopped_children() as stopped:
+        async with asyncio.timeout(GUARD_S), ServerPool(["lms"], world.access(), "http", timeout_s=1) as pool:
+            stop("lms", stopped)
+            outcome = await pool.call("lms", "list_courses", {"term": "2026-fall"})
+            assert outcome.is_error and "restarted" in outcome.text, outcome
+            stop("lms", stopped)  # the restarted server hangs too
+            with pytest.raises(ServerFailure, match="lms failed again after a restart: ServerHung"):
+                await pool.call("lms", "list_courses", {"term": "2026-fall"})
+        for pid in stopped:
+            await assert_ends(pid)  # both children killed, the second when its pool closed
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_slow_tool_on_a_live_server_only_times_out(tmp_path: Path, transport: Transport) -> None:
+    """The probe after a timeout tells a slow tool from a hung server: a live server answers
+    it, keeps running, and the call's result is the plain timeout."""
+    with a_world(tmp_path) as world:
+        async with (
+            asyncio.timeout(GUARD_S),
+            ServerPool(["local"], world.access(), transport, timeout_s=1) as pool,
+        ):
+            pid = server_pid("local")
+            code = {"code": "import time; time.sleep(30)", "timeout_s": 50}
+            slow = await pool.call("local", "python_execute", code)
+            assert slow == CallOutcome("tool mcp__local__python_execute timed out after 1 s", True)
+            after = await pool.call("local", "todo_read", {})
+            assert not after.is_error
+            assert server_pid("local") == pid and pool._conns["local"].starts == 1  # not restarted
