@@ -3,7 +3,8 @@
 Kinds: episode_start, model_call, model_retry, model_error_usage (a failed answer that still
 reported tokens), tool_call, tool_result, tool_refused,
 wave_start, wave_end, subagent_start, subagent_end, budget_breach, termination, check,
-harness_error. Events are kept in memory for the episode and handed to a sink (the store's
+harness_error, server_restart (an MCP server that crashed or hung, being restarted: `server`,
+`cause`). Events are kept in memory for the episode and handed to a sink (the store's
 streaming writer) as they happen; the sink must not block the agent loop.
 """
 

@@ -43,6 +43,7 @@ from typing import Any, Literal
 from mcp import Client, StdioServerParameters
 from sqlalchemy.engine import Engine
 
+from harness.events import EventLog
 from harness.models.base import ToolSpec
 from harness.tools import ToolInfo, qualified
 from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, CALLER_META_KEY, LABEL_META_KEY
@@ -329,11 +330,13 @@ class ServerPool:
 
     def __init__(
         self, servers: Sequence[str], world: WorldAccess, transport: Transport = "inprocess", *, timeout_s: float = 60.0,
-        result_bytes: int = 32_000,
+        result_bytes: int = 32_000, events: EventLog | None = None,
     ) -> None:  # fmt: skip
+        """`events`: the episode's event log, told of each server restart (`server_restart`)."""
         self.world = world
         self.timeout_s = timeout_s
         self.result_bytes = result_bytes
+        self.events = events
         self._conns = {name: _Connection(name, transport, world) for name in dict.fromkeys(servers)}
         self._restarted: set[str] = set()
         self._tg: asyncio.TaskGroup | None = None
@@ -405,7 +408,7 @@ class ServerPool:
         """Restart `server`, which failed (or hung: `ServerHung`) under a call made to its
         `start`-th start; `ServerFailure` when it fails after its restart. Calls that saw the
         same death at once (one message's, a wave's) fail once: the first restarts it, the others
-        find it restarted."""
+        find it restarted. Each restart is a `server_restart` event of the episode."""
         async with self._restart_lock:
             conn = self._conns[server]
             if conn.starts != start:
@@ -413,6 +416,8 @@ class ServerPool:
             if server in self._restarted:
                 raise ServerFailure(f"server {server} failed again after a restart: {cause!r}") from cause
             self._restarted.add(server)
+            if self.events is not None:
+                self.events.emit("server_restart", server=server, cause=f"{type(cause).__name__}: {cause}")
             await conn.close(hung=isinstance(cause, ServerHung))
             assert self._tg is not None
             await conn.start(self._tg)

@@ -384,7 +384,7 @@ class Runner:
             servers = [*task.servers, "local"]
             async with ServerPool(
                 servers, world.access(plan.server_options), plan.transport,
-                timeout_s=budgets.tool_timeout_s, result_bytes=budgets.tool_result_bytes,
+                timeout_s=budgets.tool_timeout_s, result_bytes=budgets.tool_result_bytes, events=events,
             ) as pool:  # fmt: skip
                 rt = EpisodeRuntime(setup, pool, events)
                 budget = asyncio.timeout(budgets.wall_time_s)

@@ -121,7 +121,7 @@ async def run_scripted(
     try:
         async with ServerPool(
             [*the_task.servers, "local"], world.access(), transport,  # type: ignore[arg-type]
-            timeout_s=b.tool_timeout_s, result_bytes=b.tool_result_bytes,
+            timeout_s=b.tool_timeout_s, result_bytes=b.tool_result_bytes, events=events,
         ) as pool:  # fmt: skip
             rt = EpisodeRuntime(setup, pool, events)
             try:

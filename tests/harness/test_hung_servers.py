@@ -14,15 +14,20 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import harness.mcp_client as mcp_client
 from harness.budgets import Budgets
 from harness.catalog import load_tasks
+from harness.events import EventLog
 from harness.mcp_client import CallOutcome, ServerFailure, ServerPool, Transport
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
+from harness.profiles import load_profiles
+from harness.runner import Runner, RunPlan
+from harness.store import Store, episode_key
 from harness.world import EpisodeWorld, create_world
 from tests.harness.support import View, children, run_scripted
 
@@ -132,6 +137,8 @@ async def test_a_hung_server_is_restarted_and_answers_again_regression(
         assert hung.startswith("tool mcp__lms__list_courses timed out after 1 s"), hung
         assert "stopped answering and was restarted" in hung  # the model is told
         assert after == first  # the restarted server answers
+        (restart,) = out.kinds("server_restart")
+        assert restart.data["server"] == "lms" and restart.data["cause"].startswith("ServerHung: server lms")
         (pid,) = stopped
         await assert_ends(pid)  # the hung child was killed, not left stopped
         assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]
@@ -143,13 +150,16 @@ async def test_several_calls_that_see_one_hang_restart_the_server_once(
     """Calls of one message (or of a wave) to a server that hung: each is told of the restart,
     the server is restarted once, and it is not taken for a failure after its restart."""
     monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+    events = EventLog()
     with a_world(tmp_path) as world, stopped_children() as stopped:
-        async with asyncio.timeout(GUARD_S), ServerPool(["lms"], world.access(), "http", timeout_s=1) as pool:
+        pool = ServerPool(["lms"], world.access(), "http", timeout_s=1, events=events)
+        async with asyncio.timeout(GUARD_S), pool:
             stop("lms", stopped)
             terms = ("2026-fall", "2026-spring", "2025-fall")
             outcomes = await asyncio.gather(*(pool.call("lms", "list_courses", {"term": t}) for t in terms))
             assert all("stopped answering and was restarted" in o.text for o in outcomes), outcomes
             assert pool._conns["lms"].starts == 2  # started, then restarted once
+            assert [e.data["server"] for e in events.of_kind("server_restart")] == ["lms"]
             after = await pool.call("lms", "list_courses", {"term": "2026-fall"})
             assert not after.is_error and after.text.startswith("[")
 
@@ -188,3 +198,40 @@ async def test_a_slow_tool_on_a_live_server_only_times_out(tmp_path: Path, trans
             after = await pool.call("local", "todo_read", {})
             assert not after.is_error
             assert server_pid("local") == pid and pool._conns["local"].starts == 1  # not restarted
+
+
+def test_the_runner_records_a_server_restart_among_the_episode_s_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An in-process server made to hang (its first call and its probes never answer, as if
+    deadlocked) is restarted in a run, and the run's event stream says so."""
+    import mcp
+
+    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+    call_tool, list_tools = mcp.Client.call_tool, mcp.Client.list_tools
+    hung: list[mcp.Client] = []  # held, so that no new client takes a hung one's id
+
+    async def first_call_hangs(self: mcp.Client, *args: Any, **kwargs: Any) -> Any:
+        if not hung:
+            hung.append(self)
+            await asyncio.Event().wait()
+        return await call_tool(self, *args, **kwargs)
+
+    async def hung_clients_do_not_list(self: mcp.Client, *args: Any, **kwargs: Any) -> Any:
+        if any(self is c for c in hung):
+            await asyncio.Event().wait()
+        return await list_tools(self, *args, **kwargs)
+
+    monkeypatch.setattr(mcp.Client, "call_tool", first_call_hangs)
+    monkeypatch.setattr(mcp.Client, "list_tools", hung_clients_do_not_list)
+    plan = RunPlan(settings_matrix=[("sim:single", "sa")], tasks=load_tasks("lms-due-reminder"), profiles=load_profiles(),
+                   store_url=f"sqlite:///{tmp_path / 's.db'}", runs_dir=tmp_path, budgets=Budgets(tool_timeout_s=1))  # fmt: skip
+    (record,) = asyncio.run(Runner(plan).run()).records
+    assert record.termination != "harness_error", record.reason
+    store = Store(plan.store_url)
+    try:
+        key = episode_key(record.run_id, record.task_id, record.model, record.variant, record.seed)
+        (restart,) = [e.data for e in store.events(key) if e.kind == "server_restart"]
+    finally:
+        store.close()
+    assert restart["server"] in ("lms", "local") and restart["cause"].startswith("ServerHung: "), restart

@@ -280,6 +280,8 @@ async def test_one_crash_seen_by_several_calls_at_once_is_one_failure_regression
     assert out.rt.termination == "text_only"
     (results,) = seen
     assert all("failed" in r and "restarted" in r for r in results), results
+    (restart,) = out.kinds("server_restart")  # one restart, one event, with what it was
+    assert restart.data["server"] == "lms" and restart.data["cause"], restart
     assert not [c for _, c in children(os.getpid()) if "mcp_servers." in c]
 
 
