@@ -1,11 +1,12 @@
 """The episode event stream (SPEC §8): append-only, one `Event` per thing that happened.
 
 Kinds: episode_start, model_call, model_retry, model_error_usage (a failed answer that still
-reported tokens), tool_call, tool_result, tool_refused,
-wave_start, wave_end, subagent_start, subagent_end, budget_breach, termination, check,
-harness_error, server_restart (an MCP server that crashed or hung, being restarted: `server`,
-`cause`). Events are kept in memory for the episode and handed to a sink (the store's
-streaming writer) as they happen; the sink must not block the agent loop.
+reported tokens), truncated (an answer cut off at the output-token limit: `step`, and `calls`
+not run), tool_call, tool_result, tool_refused, wave_start, wave_end, subagent_start,
+subagent_end, budget_breach, termination, check, harness_error, server_restart (an MCP server
+that crashed or hung, being restarted: `server`, `cause`). Events are kept in memory for the
+episode and handed to a sink (the store's streaming writer) as they happen; the sink must not
+block the agent loop.
 """
 
 from __future__ import annotations
