@@ -78,6 +78,12 @@ def stop(name: str, stopped: list[int]) -> int:
     return pid
 
 
+@pytest.fixture
+def quick_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1 s probe after a timeout, to keep the file fast."""
+    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
+
+
 @contextmanager
 def a_world(tmp_path: Path) -> Iterator[EpisodeWorld]:
     (task,) = load_tasks("lms-due-reminder")
@@ -103,13 +109,12 @@ async def test_a_stopped_http_child_is_killed_when_its_pool_closes_regression(
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_hung_server_is_restarted_and_answers_again_regression(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_probe: None, transport: str
 ) -> None:
     """A call to a server that had stopped answering only timed out, and the server was left as
     it was: every later call to it timed out too, for the rest of the episode."""
     import mcp.client.stdio
 
-    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
     # The SDK's close of a stdio child (input closed, SIGTERM, SIGKILL) with shorter waits: that
     # it kills the stopped child is under test, not how long it waits first.
     monkeypatch.setattr(mcp.client.stdio, "PROCESS_TERMINATION_TIMEOUT", 0.5)
@@ -145,11 +150,10 @@ async def test_a_hung_server_is_restarted_and_answers_again_regression(
 
 
 async def test_several_calls_that_see_one_hang_restart_the_server_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_probe: None
 ) -> None:
     """Calls of one message (or of a wave) to a server that hung: each is told of the restart,
     the server is restarted once, and it is not taken for a failure after its restart."""
-    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
     events = EventLog()
     with a_world(tmp_path) as world, stopped_children() as stopped:
         pool = ServerPool(["lms"], world.access(), "http", timeout_s=1, events=events)
@@ -165,10 +169,9 @@ async def test_several_calls_that_see_one_hang_restart_the_server_once(
 
 
 async def test_a_server_that_hangs_again_after_its_restart_is_a_server_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_probe: None
 ) -> None:
     """As for a crash: one restart, then `ServerFailure` (the episode ends as harness_error)."""
-    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
     monkeypatch.setattr(mcp_client, "SERVER_CLOSE_TIMEOUT_S", 1.0)
     with a_world(tmp_path) as world, stopped_children() as stopped:
         async with asyncio.timeout(GUARD_S), ServerPool(["lms"], world.access(), "http", timeout_s=1) as pool:
@@ -201,13 +204,12 @@ async def test_a_slow_tool_on_a_live_server_only_times_out(tmp_path: Path, trans
 
 
 def test_the_runner_records_a_server_restart_among_the_episode_s_events(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_probe: None
 ) -> None:
     """An in-process server made to hang (its first call and its probes never answer, as if
     deadlocked) is restarted in a run, and the run's event stream says so."""
     import mcp
 
-    monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
     call_tool, list_tools = mcp.Client.call_tool, mcp.Client.list_tools
     hung: list[mcp.Client] = []  # held, so that no new client takes a hung one's id
 

@@ -39,38 +39,36 @@ def test_ray_executor_records_every_episode_once(tmp_path: Path) -> None:
     assert events == 6  # every worker streamed its events into the shared store
 
 
+EMPTY_ADDRESS = (
+    "is empty (a shell variable not set?): give the cluster's HOST:PORT, "
+    "or drop it to start a local Ray instance"
+)
+
+
 @pytest.mark.parametrize(
-    ("address", "why"),
+    ("address", "problem"),
     [
-        ("notanaddress", "ValueError: Invalid address format: notanaddress"),
-        (":6379", "ValueError: Malformed host:"),
+        (
+            "notanaddress",
+            "cannot join Ray at 'notanaddress': ValueError: Invalid address format: notanaddress",
+        ),
+        (":6379", "cannot join Ray at ':6379': ValueError: Malformed host:"),
+        ("", EMPTY_ADDRESS),
+        ("  ", EMPTY_ADDRESS),
     ],
 )
 def test_a_ray_address_ray_cannot_join_is_bad_input_and_nothing_is_written(
-    tmp_path: Path, address: str, why: str
+    tmp_path: Path, address: str, problem: str
 ) -> None:
     """A malformed `--ray-address` ended in Ray's traceback (exit 1) after the run had been
-    written to the store; one with no host (`:6379`) still had Ray log its traceback first."""
-    *_, env = catalog_copy(tmp_path, *THREE)
-    result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
-                    "--ray-address", address, "--store", f"sqlite:///{tmp_path / 's.db'}",
-                    "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
-    assert one_line_error(result) == f"--ray-address: cannot join Ray at {address!r}: {why}"
-    assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
-
-
-@pytest.mark.parametrize("address", ["", "  "])
-def test_an_empty_ray_address_is_bad_input_not_a_local_instance(tmp_path: Path, address: str) -> None:
-    """`--ray-address "$RAY_ADDRESS"` with the variable unset started a local Ray instance, and
+    written to the store; one with no host (`:6379`) still had Ray log its traceback first.
+    An empty one (`"$RAY_ADDRESS"` with the variable unset) started a local Ray instance, and
     the run meant for a cluster ran on this machine without a word."""
     *_, env = catalog_copy(tmp_path, *THREE)
     result = mseval("run", "--model", "sim:oracle", "--variant", "sa", "--tasks", "lms", "--executor", "ray",
                     "--ray-address", address, "--store", f"sqlite:///{tmp_path / 's.db'}",
                     "--runs-dir", str(tmp_path / "runs"), env={**env, "RAY_AUTH_MODE": "disabled"})  # fmt: skip
-    assert one_line_error(result) == (
-        "--ray-address: is empty (a shell variable not set?): give the cluster's HOST:PORT, "
-        "or drop it to start a local Ray instance"
-    )
+    assert one_line_error(result) == f"--ray-address: {problem}"
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
 
 
