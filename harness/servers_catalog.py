@@ -1,18 +1,35 @@
-"""What every registered MCP server offers, read over MCP from throwaway in-process instances."""
+"""What every registered MCP server offers, read over MCP from throwaway in-process instances.
+
+Listing starts every server (about 2.5 s of imports and tool registration), and every command
+that checks a task, profile or prior against the tools needs the list; so it is kept in
+`$MSEVAL_CACHE/catalog-<key>.json`, keyed by the server code, the code that reads a listing,
+and the versions of the MCP SDK and pydantic (which write the input schemas). A cache that
+cannot be read or written is passed over: the servers are listed as if there were none.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
 import tempfile
+import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
-from harness.mcp_client import ServerPool, WorldAccess
+from harness.models.base import ToolSpec
 from harness.tools import ToolInfo
 from mcp_servers.common import registry
-from mcp_servers.common.db import make_engine
+from mcp_servers.common.codehash import code_key, default_cache_dir
+
+_HARNESS = Path(__file__).resolve().parent
+STALE_CATALOG_S = 7 * 24 * 3600
+"""A cached catalog of other code unused this long is removed when a new one is written."""
+_TOUCH_AFTER_S = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -25,6 +42,9 @@ class ServerRow:
 
 
 async def _catalog() -> list[ToolInfo]:
+    from harness.mcp_client import ServerPool, WorldAccess
+    from mcp_servers.common.db import make_engine
+
     with tempfile.TemporaryDirectory(prefix="mseval-catalog-") as tmp:
         engine = make_engine("sqlite://")  # tools are only listed, never called
         access = WorldAccess(db_url="sqlite://", engine=engine, workspace=Path(tmp))
@@ -32,9 +52,59 @@ async def _catalog() -> list[ToolInfo]:
             return list(pool.catalog)
 
 
+def catalog_key() -> str:
+    versions = [f"py{sys.version_info[0]}.{sys.version_info[1]}"]
+    versions += [f"{dist}{metadata.version(dist)}" for dist in ("mcp", "pydantic")]
+    code = code_key(*(_HARNESS / name for name in ("mcp_client.py", "tools.py", "servers_catalog.py")))
+    return f"{code}-{'-'.join(versions)}"
+
+
+def _read(path: Path) -> tuple[ToolInfo, ...] | None:
+    try:
+        rows = json.loads(path.read_text())
+        tools = tuple(ToolInfo(**{**row, "spec": ToolSpec(**row["spec"])}) for row in rows)
+    except (OSError, ValueError, TypeError, KeyError):  # absent, cut short or of another shape
+        return None
+    if not tools:  # every catalog has the local server's tools
+        return None
+    try:
+        if time.time() - path.stat().st_mtime > _TOUCH_AFTER_S:
+            path.touch()  # in use: not stale
+    except OSError:
+        pass
+    return tools
+
+
+def _write(path: Path, tools: tuple[ToolInfo, ...]) -> None:
+    rows = [{**asdict(t), "spec": t.spec.model_dump()} for t in tools]
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(rows, f)
+        os.replace(tmp, path)  # a reader sees the old file or the whole new one
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        return
+    for stale in path.parent.glob("catalog-*.json"):
+        try:
+            if stale != path and time.time() - stale.stat().st_mtime > STALE_CATALOG_S:
+                stale.unlink()
+        except OSError:
+            pass
+
+
 @cache
 def tool_catalog() -> tuple[ToolInfo, ...]:
-    return tuple(asyncio.run(_catalog()))
+    """Every registered server's tools, from the cache when the code is the same."""
+    path = default_cache_dir() / f"catalog-{catalog_key()}.json"
+    if (tools := _read(path)) is not None:
+        return tools
+    tools = tuple(asyncio.run(_catalog()))
+    _write(path, tools)
+    return tools
 
 
 def tool_modes() -> dict[str, bool]:

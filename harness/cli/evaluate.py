@@ -82,7 +82,7 @@ def open_embedder(spec: str) -> Embedder | None:
     """The `--embedder` to use (None for `tfidf` and `none`); MiniLM's vectors are kept in
     `$MSEVAL_CACHE/embeddings.sqlite` between commands."""
     from evaluation.embeddings import EmbedderError, load_embedder
-    from mcp_servers.common.worldstate import default_cache_dir
+    from mcp_servers.common.codehash import default_cache_dir
 
     try:
         return load_embedder(spec, cache_dir=default_cache_dir())

@@ -38,22 +38,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
+from mcp_servers.common.codehash import code_key, default_cache_dir
 from mcp_servers.common.db import create_login_role, episode_schema, is_sqlite, make_engine, sqlite_url
 from mcp_servers.common.spec import ServerSpec
 from mcp_servers.warehouse import pg_role
 
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
-
-@cache
 def template_key() -> str:
     """A hash of all server code and data: any change to a schema or seed gives a new template."""
-    h = hashlib.sha256()
-    for path in sorted(_PACKAGE_ROOT.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            h.update(path.relative_to(_PACKAGE_ROOT).as_posix().encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return code_key()
 
 
 def _tables(specs: Iterable[ServerSpec]) -> list[Table]:
@@ -69,10 +62,6 @@ def seed_into(conn: Connection, specs: Iterable[ServerSpec]) -> None:
             if s.seed is not None:
                 s.seed(session)
                 session.flush()
-
-
-def default_cache_dir() -> Path:
-    return Path(os.environ.get("MSEVAL_CACHE", Path.home() / ".cache" / "mseval"))
 
 
 STALE_TEMPLATE_S = 7 * 24 * 3600
