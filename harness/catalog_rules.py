@@ -281,15 +281,12 @@ def setup_problems(steps: Iterable[tuple[int, SetupStep]], file: str, lines: Lin
     file outside the workspace (absolute, `~`, `..`: the rules of the file tools, checked
     without a workspace)."""
     from mcp_servers.common import registry
-    from mcp_servers.common.workspace import checked
+    from mcp_servers.common.pathrules import path_problem  # the file tools' rules and words
 
     problems = []
     for i, step in steps:
-        if step.file is not None:
-            try:
-                checked(step.file)
-            except Exception as exc:  # the file tools' ToolError, with their wording
-                problems.append(Problem(file, lines.get(("setup", i, "file")), f"setup step {i + 1}: {exc}"))
+        if step.file is not None and (problem := path_problem(step.file)) is not None:
+            problems.append(Problem(file, lines.get(("setup", i, "file")), f"setup step {i + 1}: {problem}"))
         table_name = step.insert or step.update or step.delete
         if table_name is None:
             continue

@@ -26,7 +26,6 @@ def build_plan(
     from harness.models.pricing import DEFAULT_PRICES, load_prices
     from harness.models.registry import endpoint_problem, preflight
     from harness.profiles import BUILTIN_DIR, load_profiles
-    from harness.runner import RunPlan
 
     problems: list[Problem] = []
     # `-m X -m X` or `-v Y -v Y` names a setting twice: it runs once (twice, both copies shared
@@ -131,6 +130,8 @@ def build_plan(
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     assert settings is not None and budget_model is not None
+    from harness.runner import RunPlan  # the MCP SDK's imports, ~1 s: not for input a run refuses
+
     return RunPlan(
         settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]

@@ -39,10 +39,8 @@ from typing import BinaryIO
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-# The longest file or folder name (one path component) common file systems take, in bytes.
-MAX_NAME_BYTES = 255
-# The longest path Linux takes (PATH_MAX, 4096 bytes), less room for the workspace's own path.
-MAX_PATH_BYTES = 3072
+from mcp_servers.common.pathrules import path_problem, short
+
 # Links followed in one path, as Linux's MAXSYMLINKS: past it the path goes round a loop.
 MAX_LINKS = 40
 # A folder opened as a step of a walk: never through a link, never a file.
@@ -52,38 +50,15 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 # Folders deeper than this are not entered by find, grep, cp -r or rm -r, nor by `locate`: each
 # level holds a descriptor open, and a tree an agent nests in a loop must not exhaust them.
 MAX_DEPTH = 128
-# A path echoed in an error message is cut to about this many characters.
-MAX_SHOWN_CHARS = 120
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-def short(path: str) -> str:
-    """`path` as an error message shows it: whole when short, else its start and end."""
-    if len(path) <= MAX_SHOWN_CHARS:
-        return path
-    keep = MAX_SHOWN_CHARS // 2
-    return f"{path[:keep]}...{path[-keep:]}"
 
 
 def checked(path: str) -> PurePosixPath:
     """`path` as a relative path, or a ToolError for what no workspace could hold (empty, NUL,
     absolute, `~`, `..`, a name or the whole too long); symlinks are `locate`'s part."""
-    if not path or not path.strip():
-        raise ToolError("empty path: give a path relative to the workspace, e.g. 'report.xlsx'")
-    if "\x00" in path:
-        raise ToolError("path contains a NUL byte")
-    pure = PurePosixPath(path.replace("\\", "/"))
-    if pure.is_absolute() or path.startswith("~"):
-        raise ToolError(f"absolute path {short(path)!r} refused: give a path relative to the workspace")
-    if ".." in pure.parts:
-        raise ToolError(f"path {short(path)!r} refused: '..' may not leave the workspace")
-    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in pure.parts):
-        raise ToolError(
-            f"a file or folder name in {path[:60] + '...'!r} is too long (at most {MAX_NAME_BYTES} bytes)"
-        )
-    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
-        raise ToolError(f"path {path[:60] + '...'!r} is too long (at most {MAX_PATH_BYTES} bytes)")
-    return pure
+    if (problem := path_problem(path)) is not None:
+        raise ToolError(problem)
+    return PurePosixPath(path.replace("\\", "/"))
 
 
 def escapes(path: str) -> ToolError:

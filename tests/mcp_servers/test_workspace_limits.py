@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_servers.common.workspace import MAX_DEPTH, MAX_SHOWN_CHARS, locate
+from mcp_servers.common.pathrules import MAX_SHOWN_CHARS
+from mcp_servers.common.workspace import MAX_DEPTH, locate
 from mcp_servers.terminal import server as terminal_server
 from tests.mcp_servers.support import World, make_world, serve, text
 
