@@ -28,16 +28,33 @@ MAX_SHOWN_CHARS = 40
 MAX_EXPANDED_NODES = 100_000
 
 
-class _Loader(yaml.SafeLoader):
+if yaml.__with_libyaml__:  # libyaml scans and parses: 7x faster than PyYAML's Python code
+    from yaml._yaml import CParser as _Parser
+else:  # pragma: no cover - PyYAML built without libyaml
+
+    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+
+
+class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
     """The safe loader, naming the line of a value it cannot build.
 
     PyYAML's own constructors fail on some values with bare Python errors that carry no
     position, or crash: `!!bool maybe` (KeyError), `!!int ""` (IndexError), `!!timestamp x`
     (AttributeError), a date `2026-13-45` or an integer of over 4,300 digits (ValueError).
+
+    The events come from libyaml's parser when PyYAML has it; the nodes are composed here, in
+    Python, so that every value is counted as it is composed.
     """
 
     def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+        _Parser.__init__(self, stream)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
         self._values = 0  # how many values composed so far, aliases expanded
         self._aliased = False
         self._sizes: dict[int, int] = {}
@@ -51,7 +68,9 @@ class _Loader(yaml.SafeLoader):
         self._aliased = self._aliased or alias
         self._values += _expanded_size(node, self._sizes) if alias and node is not None else 1
         if self._values > MAX_EXPANDED_NODES:
-            raise yaml.composer.ComposerError(None, None, _too_many(self._aliased), event.start_mark)
+            raise yaml.composer.ComposerError(
+                None, None, _too_many(self._aliased), getattr(event, "start_mark", None)
+            )
         return node
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
@@ -107,6 +126,13 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int], dupes: list
             _walk(item, (*path, i), lines, dupes, file)
 
 
+def _line_at(text: str, position: int) -> int:
+    """The line of a reader error's offset: into the text's UTF-8 bytes when libyaml read it."""
+    if not yaml.__with_libyaml__:  # pragma: no cover
+        return text.count("\n", 0, position) + 1
+    return text.encode("utf-8").count(b"\n", 0, position) + 1
+
+
 def line_of(lines: dict[KeyPath, int], loc: tuple[Any, ...]) -> int | None:
     """The line of the longest prefix of `loc` that the file has."""
     path: KeyPath = tuple(p for p in loc if isinstance(p, (str, int)))
@@ -137,12 +163,19 @@ def read_yaml(path: Path, text: str | None = None) -> tuple[Any, dict[KeyPath, i
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise InputError.one(file, line, f"invalid YAML: {exc.problem or exc}") from None
-    except yaml.reader.ReaderError as exc:  # a control character: PyYAML gives an offset, not a line
-        line = text.count("\n", 0, exc.position) + 1
+        problem = exc.problem or str(exc)
+        if problem == "exceeded maximum nesting depth":  # libyaml's words for a RecursionError
+            problem = "nested too deeply"
+        raise InputError.one(file, line, f"invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: an offset, not a line
+        line = _line_at(text, exc.position)
         char = exc.character
         shown = f"U+{char:04X}" if isinstance(char, int) else repr(char)
         raise InputError.one(file, line, f"invalid YAML: {exc.reason} ({shown})") from None
+    except UnicodeEncodeError as exc:  # libyaml reads UTF-8; no text read from a file holds one
+        line = text.count("\n", 0, exc.start) + 1
+        shown = f"U+{ord(text[exc.start]):04X}"
+        raise InputError.one(file, line, f"invalid YAML: a lone surrogate is not allowed ({shown})") from None
     except yaml.YAMLError as exc:
         raise InputError.one(file, None, f"invalid YAML: {exc}") from None
     except RecursionError:

@@ -86,14 +86,34 @@ def run_with_config(tmp_path: Path, config: Path) -> str:
 
 
 def test_nesting_too_deep_is_one_problem(tmp_path: Path) -> None:
+    """libyaml stops at its depth limit, at the line it reached; PyYAML's own parser would raise
+    RecursionError, told the same way with no line."""
     assert problems(tmp_path, "deep: " + "[" * 20_000 + "]" * 20_000 + "\n") == [
-        f"{tmp_path / 'f.yaml'}: invalid YAML: nested too deeply"
+        f"{tmp_path / 'f.yaml'}:1: invalid YAML: nested too deeply"
     ]
 
 
 def test_a_control_character_is_named_at_its_line_on_one_line(tmp_path: Path) -> None:
     (message,) = problems(tmp_path, "id: t\nprompt: keynote \x07candidate\n")
-    assert message == f"{tmp_path / 'f.yaml'}:2: invalid YAML: special characters are not allowed (U+0007)"
+    assert message == f"{tmp_path / 'f.yaml'}:2: invalid YAML: control characters are not allowed (U+0007)"
+
+
+def test_a_control_character_after_wide_characters_is_named_at_its_own_line(tmp_path: Path) -> None:
+    """libyaml gives the byte offset of the character: counted as characters, text before it
+    with é, € or emoji put it a line or more further down."""
+    text = "a: " + "é€😀" * 30 + "\n\nb: x\n\nc: \x1b\n"
+    (message,) = problems(tmp_path, text)
+    assert message == f"{tmp_path / 'f.yaml'}:5: invalid YAML: control characters are not allowed (U+001B)"
+
+
+def test_a_lone_surrogate_in_given_text_is_one_problem_at_its_line() -> None:
+    """Text handed in (not read from a file, where strict UTF-8 cannot yield one) with a lone
+    surrogate: libyaml cannot take it, and said so with a UnicodeEncodeError."""
+    with pytest.raises(InputError) as caught:
+        read_yaml(Path("f.yaml"), "a: b\nc: \ud800\n")
+    assert [str(p) for p in caught.value.problems] == [
+        "f.yaml:2: invalid YAML: a lone surrogate is not allowed (U+D800)"
+    ]
 
 
 def test_a_message_quoting_a_newline_stays_on_one_line() -> None:
