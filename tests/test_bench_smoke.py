@@ -27,7 +27,7 @@ FIGURES: dict[str, set[str]] = {
         "scoring_10k_episodes_no_ids_s", "scoring_10k_episodes_no_ids_cpu_s", "scoring_10k_parse_jsonl_s",
         "upr_60_node_complete_dag_ms", "upr_600_node_complete_dag_ms", "upr_600_node_half_dense_dag_ms",
     },
-    "startup.py": {"startup_help_s", "startup_help_cpu_s", "startup_heavy_modules"},
+    "startup.py": {"startup_help_s", "startup_help_cpu_s", "startup_heavy_modules", "refusal_cold_cache_s", "refusal_s"},
     "waves.py": {
         *(f"{figure}_k{k}" for k in WAVE_SIZES for figure in ("wave_seconds", "wave_efficiency", "wave_cpu_ms_per_substep")),
         "peak_rss_mb", "mcp_inprocess_call_ms", "wave_efficiency_bound_k128", "mcp_stdio_call_client_cpu_ms",
