@@ -26,14 +26,17 @@ MSEVAL = Path(sys.executable).with_name("mseval")
 RUNS = sized(7, 1)
 
 
-def timed(args: list[str], env: dict[str, str] | None = None, expect: int = 0) -> tuple[float, float]:
-    """Wall and CPU (user + system) seconds of one `mseval` process."""
+def timed(
+    args: list[str], env: dict[str, str] | None = None, expect: int = 0, says: str = ""
+) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one `mseval` process, which must exit `expect`
+    and print `says` on stderr (a refusal for another reason would time other work)."""
     before = os.times()
     t0 = time.perf_counter()
     done = subprocess.run([str(MSEVAL), *args], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = os.times()
-    assert done.returncode == expect, (done.returncode, done.stderr)
+    assert done.returncode == expect and says in done.stderr, (done.returncode, done.stderr)
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return wall, cpu
 
@@ -51,8 +54,9 @@ def main() -> None:
         env = {**os.environ, "MSEVAL_CACHE": tmp}
         store = f"sqlite:///{tmp}/s.db"
         refused = ["run", "-m", "sim:oracle?bogus=1", "-v", "spec", "--tasks", "all", "--store", store]
-        cold, _ = timed(refused, env, expect=2)
-        warm = [timed(refused, env, expect=2)[0] for _ in range(RUNS)]
+        said = "--model: sim:oracle?bogus=1: unknown option(s) ['bogus']"
+        cold, _ = timed(refused, env, expect=2, says=said)
+        warm = [timed(refused, env, expect=2, says=said)[0] for _ in range(RUNS)]
     emit("refusal_cold_cache_s", cold, "s")
     emit("refusal_s", statistics.median(warm), "s")
 
