@@ -10,11 +10,11 @@ cannot be read or written is passed over: the servers are listed as if there wer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import tempfile
-import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -24,12 +24,9 @@ from pathlib import Path
 from harness.models.base import ToolSpec
 from harness.tools import ToolInfo
 from mcp_servers.common import registry
-from mcp_servers.common.codehash import code_key, default_cache_dir
+from mcp_servers.common.codehash import STALE_S, code_key, default_cache_dir, in_use, remove_stale
 
 _HARNESS = Path(__file__).resolve().parent
-STALE_CATALOG_S = 7 * 24 * 3600
-"""A cached catalog of other code unused this long is removed when a new one is written."""
-_TOUCH_AFTER_S = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -67,11 +64,8 @@ def _read(path: Path) -> tuple[ToolInfo, ...] | None:
         return None
     if not tools:  # every catalog has the local server's tools
         return None
-    try:
-        if time.time() - path.stat().st_mtime > _TOUCH_AFTER_S:
-            path.touch()  # in use: not stale
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # a cache that cannot be touched is still read
+        in_use(path)
     return tools
 
 
@@ -88,12 +82,7 @@ def _write(path: Path, tools: tuple[ToolInfo, ...]) -> None:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         return
-    for stale in path.parent.glob("catalog-*.json"):
-        try:
-            if stale != path and time.time() - stale.stat().st_mtime > STALE_CATALOG_S:
-                stale.unlink()
-        except OSError:
-            pass
+    remove_stale(((f, STALE_S) for f in path.parent.glob("catalog-*.json")), keep=path)
 
 
 @cache

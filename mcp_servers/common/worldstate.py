@@ -26,7 +26,6 @@ import re
 import secrets
 import shutil
 import tempfile
-import time
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -38,7 +37,14 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
-from mcp_servers.common.codehash import code_key, default_cache_dir
+from mcp_servers.common.codehash import (
+    STALE_S,
+    TOUCH_AFTER_S,
+    code_key,
+    default_cache_dir,
+    in_use,
+    remove_stale,
+)
 from mcp_servers.common.db import create_login_role, episode_schema, is_sqlite, make_engine, sqlite_url
 from mcp_servers.common.spec import ServerSpec
 from mcp_servers.warehouse import pg_role
@@ -64,9 +70,8 @@ def seed_into(conn: Connection, specs: Iterable[ServerSpec]) -> None:
                 session.flush()
 
 
-STALE_TEMPLATE_S = 7 * 24 * 3600
+STALE_TEMPLATE_S = STALE_S
 """A template of other server code unused this long is removed when a new one is built."""
-_TOUCH_AFTER_S = 24 * 3600
 
 
 def sqlite_template(cache_dir: Path | None = None) -> Path:
@@ -85,24 +90,14 @@ def sqlite_template(cache_dir: Path | None = None) -> Path:
     cache_dir = cache_dir or default_cache_dir()
     cache_dir.mkdir(parents=True, exist_ok=True)
     path = cache_dir / f"world-{template_key()}.sqlite"
-    if _in_use(path):
+    if in_use(path):
         return path
     with open(path.with_suffix(".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-        if _in_use(path):  # built while this one waited
+        if in_use(path):  # built while this one waited
             return path
         _build_template(path, cache_dir)
     return path
-
-
-def _in_use(path: Path) -> bool:
-    """Whether the template exists; its time is refreshed once a day of use."""
-    try:
-        if time.time() - path.stat().st_mtime > _TOUCH_AFTER_S:
-            path.touch()
-        return True
-    except FileNotFoundError:
-        return False
 
 
 def _build_template(path: Path, cache_dir: Path) -> None:
@@ -120,17 +115,16 @@ def _build_template(path: Path, cache_dir: Path) -> None:
         # Episodes copy a template at their start, so one unused for a week is not needed (its
         # lock file goes with it); a build's files left by a killed builder are not needed after
         # a day.
-        for stale, age in [
-            *((f, STALE_TEMPLATE_S) for f in cache_dir.glob("world-*.sqlite")),
-            *((f, _TOUCH_AFTER_S) for f in cache_dir.glob("*.sqlite.tmp*")),
-        ]:
-            try:
-                if stale != path and time.time() - stale.stat().st_mtime > age:
-                    stale.unlink()
-                    if stale.suffix == ".sqlite":
-                        stale.with_suffix(".lock").unlink(missing_ok=True)
-            except FileNotFoundError:
-                pass
+        removed = remove_stale(
+            [
+                *((f, STALE_TEMPLATE_S) for f in cache_dir.glob("world-*.sqlite")),
+                *((f, TOUCH_AFTER_S) for f in cache_dir.glob("*.sqlite.tmp*")),
+            ],
+            keep=path,
+        )
+        for stale in removed:
+            if stale.suffix == ".sqlite":
+                stale.with_suffix(".lock").unlink(missing_ok=True)
     finally:
         for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
             if os.path.exists(leftover):
@@ -199,7 +193,7 @@ def _pg_template(engine: Engine) -> str:
         ).all()
         templates: dict[str, str | None] = {row[0]: row[1] for row in rows}
         if schema in templates:
-            if now - _last_used(templates[schema]) > dt.timedelta(seconds=_TOUCH_AFTER_S):
+            if now - _last_used(templates[schema]) > dt.timedelta(seconds=TOUCH_AFTER_S):
                 _mark_used(conn, schema, now)
             return schema
         for old_schema, comment in templates.items():  # templates of other server code
