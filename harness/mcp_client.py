@@ -18,7 +18,10 @@ out in time instead of moving in lock-step.
 
 Every call has a timeout and a result-size cap. A call that fails because the server failed
 (not a tool error) restarts the server once and returns a tool error; a second failure raises
-`ServerFailure`, which ends the episode as `harness_error`. A call that times out is followed by
+`ServerFailure`, which ends the episode as `harness_error`. A JSON-RPC error that puts the fault
+on the call (`CALL_FAULTS`: unknown method or tool, invalid parameters, a malformed request) is
+the server answering, not failing: it goes back to the model as a tool error, as a malformed
+tool call does (SPEC §12), and nothing is restarted. A call that times out is followed by
 a fresh `tools/list` request (a probe: `ping` is not in every protocol version): a server that
 answers it is alive and the tool was merely slow, so the call only timed out; one that does not
 answer within `SERVER_PROBE_TIMEOUT_S` is hung (a deadlock, a stopped process) and is restarted
@@ -41,6 +44,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from sqlalchemy.engine import Engine
 
 from harness.events import EventLog
@@ -49,6 +54,10 @@ from harness.tools import ToolInfo, qualified
 from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, CALLER_META_KEY, LABEL_META_KEY
 
 Transport = Literal["inprocess", "stdio", "http"]
+
+# JSON-RPC error codes with which a live server refuses a call as the caller's fault. Any other
+# error (an internal error, the connection closed under the call) is the server failing.
+CALL_FAULTS = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS})
 
 # How long a child server may take to start answering (a stdio child costs ~1 s to import).
 SERVER_START_TIMEOUT_S = 30.0
@@ -396,6 +405,8 @@ class ServerPool:
                 f"{timed_out}; server {server} stopped answering and was restarted; try again", True
             )
         except Exception as exc:
+            if isinstance(exc, MCPError) and exc.code in CALL_FAULTS:
+                return _refused(server, tool, exc, self.result_bytes)
             await self._restart(server, exc, start)
             return CallOutcome(
                 f"server {server} failed ({type(exc).__name__}) and was restarted; try again", True
@@ -421,6 +432,16 @@ class ServerPool:
             await conn.close(hung=isinstance(cause, ServerHung))
             assert self._tg is not None
             await conn.start(self._tg)
+
+
+def _refused(server: str, tool: str, error: MCPError, cap: int) -> CallOutcome:
+    """The tool error for a call `server` refused with a JSON-RPC error in `CALL_FAULTS`."""
+    detail = "" if error.data in (None, "") else f" ({error.data})"
+    text = (
+        f"{qualified(server, tool)} refused the call: {error.message}{detail} [JSON-RPC error {error.code}]"
+    )
+    text, truncated = cap_text(text, cap)
+    return CallOutcome(text, True, truncated)
 
 
 async def _probe(server: str, client: Client) -> ServerHung | None:
