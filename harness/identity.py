@@ -56,10 +56,12 @@ def profiles_hash(profiles: Iterable[Profile]) -> str:
 def run_identity(
     *, tasks: list[Task], profiles: list[Profile], models: list[str], variants: list[str], matrix: list[str], seeds: int,
     settings: dict[str, Any], budgets: dict[str, Any], price_version: str | None, base_url: str | None = None,
+    server_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """What the run's results depend on. `base_url` (the server an OpenAI-compatible model or a
     proxy answers from) is recorded only when given, without credentials or query, so runs of one
-    model name on two servers are told apart while runs without one keep their identity."""
+    model name on two servers are told apart while runs without one keep their identity.
+    `server_options` (sandbox, caps, timeouts: what a tool can do) likewise, only when given."""
     rev, dirty = git_revision()
     endpoint = {"base_url": endpoint_of(base_url)} if base_url else {}
     return {
@@ -79,6 +81,7 @@ def run_identity(
         "price_version": price_version,
         "simulated": all(m.startswith("sim:") for m in models),
         **endpoint,
+        **({"server_options": server_options} if server_options else {}),
     }
 
 

@@ -193,7 +193,10 @@ class _Connection:
     def _server_args(self) -> list[str]:
         # The database URL (on PostgreSQL it holds the episode role's password) goes in the
         # environment, not on the command line, which every user of the machine can read.
-        return ["-m", f"mcp_servers.{self.name}", "--workspace", str(self.world.workspace), "--no-seed"]
+        from mcp_servers.common.options import as_arguments
+
+        args = ["-m", f"mcp_servers.{self.name}", "--workspace", str(self.world.workspace), "--no-seed"]
+        return args + as_arguments(self.world.options)
 
     def _env(self, token: str | None = None) -> dict[str, str]:
         from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV

@@ -193,7 +193,7 @@ def plan_identity(p: RunPlan) -> dict[str, Any]:
         tasks=p.tasks, profiles=list({x.name: x for x in profiles}.values()), models=p.models, variants=p.variants,
         matrix=[f"{m}/{v}" for m, v in p.settings_matrix],
         seeds=p.seeds, settings=p.settings.model_dump(), budgets=p.budgets.model_dump(),
-        price_version=p.prices.version if p.prices else None, base_url=p.base_url,
+        price_version=p.prices.version if p.prices else None, base_url=p.base_url, server_options=p.server_options,
     )  # fmt: skip
 
 

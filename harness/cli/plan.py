@@ -15,7 +15,7 @@ def build_plan(
     budgets: Sequence[str] = (), config: Path | None = None, temperature: float | str | None = None,
     max_output_tokens: int | None = None, reasoning_effort: str | None = None, profile_dirs: Sequence[Path] = (),
     prices: Path | None = None, runs_dir: Path = Path("runs"), rpm: int | None = None, tpm: int | None = None,
-    executor: str = "local", ray_address: str | None = None,
+    executor: str = "local", ray_address: str | None = None, server_options: Sequence[str] = (),
 ) -> Any:  # fmt: skip
     from pydantic import ValidationError
 
@@ -26,6 +26,7 @@ def build_plan(
     from harness.models.pricing import DEFAULT_PRICES, load_prices
     from harness.models.registry import endpoint_problem, preflight
     from harness.profiles import BUILTIN_DIR, load_profiles
+    from mcp_servers.common.options import parse_options
 
     problems: list[Problem] = []
     # `-m X -m X` or `-v Y -v Y` names a setting twice: it runs once (twice, both copies shared
@@ -118,6 +119,8 @@ def build_plan(
         rate_limits = {p: (rate_limits.get(p) or RateLimits()).model_copy(update=given) for p in PROVIDERS}
     overrides, budget_problems = budget_overrides(budgets)
     problems += budget_problems
+    options, server_problems = parse_options(server_options, "--server-option")
+    problems += server_problems
     settings = budget_model = None
     try:
         settings = ModelSettings.model_validate(settings_data)
@@ -135,7 +138,7 @@ def build_plan(
     return RunPlan(
         settings_matrix=matrix, tasks=task_list, profiles=profile_set, seeds=seeds, budgets=budget_model, settings=settings,
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
-        resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits,
+        resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits, server_options=options,
     )  # fmt: skip
 
 

@@ -246,6 +246,15 @@ def register(app: typer.Typer) -> None:
                 "tool_result_bytes",
             ),
         ] = [],  # noqa: B006
+        server_option: Annotated[
+            list[str],
+            typer.Option(
+                metavar="KEY=VALUE",
+                help="a setting of our MCP servers, KEY=VALUE (e.g. sandbox=process); repeatable. Keys: sandbox "
+                "(auto, process, docker, docker:IMAGE), memory_bytes, max_processes, file_bytes, max_timeout_s "
+                "(python_execute), statement_timeout_s (warehouse)",
+            ),
+        ] = [],  # noqa: B006
         config: Annotated[Path | None, path_option(metavar="FILE", help="model settings file (YAML)")] = None,
         temperature: Annotated[
             str | None,
@@ -294,6 +303,7 @@ def register(app: typer.Typer) -> None:
             budgets=budget, config=config, temperature=temperature,
             max_output_tokens=max_output_tokens, reasoning_effort=reasoning_effort, profile_dirs=profiles,
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor, ray_address=ray_address,
+            server_options=server_option,
         )  # fmt: skip
         from harness.store import shown
 

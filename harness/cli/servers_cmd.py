@@ -70,18 +70,28 @@ def servers_serve(
             metavar="PORT", help="serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio"
         ),
     ] = None,
+    option: Annotated[
+        list[str],
+        typer.Option(
+            metavar="KEY=VALUE",
+            help="a server option, as `mseval run --server-option` takes (repeatable), e.g. sandbox=process",
+        ),
+    ] = [],  # noqa: B006
 ) -> None:
     """Run one server over stdio (or HTTP), for any MCP client."""
     from contracts.errors import InputError
     from mcp_servers.common.bootstrap import serve_main
+    from mcp_servers.common.options import as_arguments, parse_options
 
-    problems = serve_problems(name, workspace, db, http)
+    options, option_problems = parse_options(option, "--option")
+    problems = serve_problems(name, workspace, db, http) + option_problems
     if problems:
         raise InputError(problems)
     argv = (
         ["--workspace", str(workspace)]
         + (["--db", db] if db else [])
         + (["--http", str(http)] if http is not None else [])
+        + as_arguments(options)
     )
     serve_main(name, argv)
 

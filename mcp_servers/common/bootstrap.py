@@ -34,6 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from mcp_servers.common import registry
 from mcp_servers.common.db import make_engine, sqlite_url, table_names
+from mcp_servers.common.options import ServerOptions, parse_options
 from mcp_servers.common.spec import ServerContext
 from mcp_servers.common.worldstate import seed_into
 
@@ -68,6 +69,13 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--no-seed", action="store_true", help="do not create and seed missing tables")
     parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a server option (repeatable): {', '.join(ServerOptions.model_fields)}",
+    )
+    parser.add_argument(
         "--exit-with-parent",
         nargs="?",
         type=int,
@@ -77,6 +85,9 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
         "one has finished starting) ends, even by kill -9 (mseval starts its HTTP servers so)",
     )
     args = parser.parse_args(argv)
+    options, problems = parse_options(args.option, "--option")
+    if problems:
+        parser.error(str(problems[0]))
     if args.exit_with_parent is not None:
         _exit_with_parent(args.exit_with_parent or os.getppid())
 
@@ -97,7 +108,7 @@ def serve_main(name: str, argv: list[str] | None = None) -> None:
     except (SQLAlchemyError, ImportError) as exc:  # a bad URL, a missing driver, no server there
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         parser.error(f"--db: {reason[0] if reason else type(exc).__name__}")
-    app = spec.build(ServerContext(engine=engine, workspace=workspace))
+    app = spec.build(ServerContext(engine=engine, workspace=workspace, options=options))
     token = os.environ.pop(TOKEN_ENV, None)  # not left where the server's own code could read it
     if args.http is not None and token:
         _serve_http_with_token(app, args.http, token, args.http_fd)
