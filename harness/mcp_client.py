@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import secrets
 import socket
@@ -439,7 +440,8 @@ class ServerPool:
 
 def _refused(server: str, tool: str, error: MCPError, cap: int) -> CallOutcome:
     """The tool error for a call `server` refused with a JSON-RPC error in `CALL_FAULTS`."""
-    detail = "" if error.data in (None, "") else f" ({error.data})"
+    data = error.data if isinstance(error.data, str) else json.dumps(error.data, default=str)
+    detail = "" if error.data in (None, "") else f" ({data})"
     text = (
         f"{qualified(server, tool)} refused the call: {error.message}{detail} [JSON-RPC error {error.code}]"
     )

@@ -130,6 +130,16 @@ def build_plan(
         budget_model = Budgets().merged(overrides)
     except ValidationError as exc:
         problems += _validation_problems(exc)
+    longest = options.get("max_timeout_s")
+    if budget_model is not None and longest is not None and longest >= budget_model.tool_timeout_s:
+        # the harness would time the call out first and probe the server, and the model would
+        # get "timed out" instead of python_execute's own timeout result
+        problems.append(
+            Problem(
+                "--server-option", None,
+                f"max_timeout_s={longest:g} must be below the tool_timeout_s budget ({budget_model.tool_timeout_s:g} s)",
+            )
+        )  # fmt: skip
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     assert settings is not None and budget_model is not None

@@ -66,7 +66,7 @@ async def test_an_error_that_faults_the_call_is_a_tool_error_and_nothing_restart
             outcome = await pool.call("local", "refuse", {"code": code, "message": "n must be odd"})
             assert outcome.is_error
             assert outcome.text == (
-                f"mcp__local__refuse refused the call: n must be odd ({{'code': {code}}}) [JSON-RPC error {code}]"
+                f'mcp__local__refuse refused the call: n must be odd ({{"code": {code}}}) [JSON-RPC error {code}]'
             )
         assert not (await pool.call("local", "todo_read", {})).is_error
         assert pool._conns["local"].starts == 1 and not events.of_kind("server_restart")

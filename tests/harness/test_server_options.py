@@ -49,6 +49,8 @@ def test_options_are_checked_each_problem_on_its_own_line() -> None:
     [
         ("sandbox=docker:", "sandbox='docker:': give auto, process, docker or docker:IMAGE"),
         ("memory_bytes=512", "memory_bytes='512': Input should be greater than or equal to 67108864"),
+        # the harness would time python_execute out before the tool's own timeout could answer
+        ("max_timeout_s=60", "max_timeout_s=60 must be below the tool_timeout_s budget (60 s)"),
     ],
 )
 def test_a_bad_option_is_refused_before_the_run_starts(tmp_path: Path, option: str, line: str) -> None:
