@@ -90,7 +90,7 @@ async def mcp_sdk_call_ms(n: int = sized(2000, 10)) -> float:
     client (no harness around it), the mean of n calls in a row after a warm-up."""
     from mcp import Client
 
-    from harness.mcp_client import without_tracing
+    from harness.mcp_inprocess import without_tracing
     from mcp_servers.common import registry
     from mcp_servers.common.db import make_engine
     from mcp_servers.common.spec import ServerContext
@@ -110,11 +110,11 @@ async def mcp_stdio_call_client_ms(n: int = sized(1000, 10)) -> float:
     the agents' core."""
     from mcp import Client, StdioServerParameters
 
-    from harness.mcp_client import _child_env
+    from harness.mcp_children import child_env
     from mcp_servers.common.bootstrap import DB_ENV
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**_child_env(), DB_ENV: f"sqlite:///{tmp}/world.sqlite"}
+        env = {**child_env(), DB_ENV: f"sqlite:///{tmp}/world.sqlite"}
         args = ["-m", "mcp_servers.local", "--workspace", tmp, "--no-seed"]
         async with Client(StdioServerParameters(command=sys.executable, args=args, env=env)) as client:
             return await _cpu_ms_per_call(client, n, warm=sized(100, 2))

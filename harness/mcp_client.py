@@ -10,11 +10,8 @@ protocol, no child process; the default), `stdio` (a child `python -m mcp_server
 `http` (a child serving streamable HTTP on 127.0.0.1, reached by URL). Child processes get a
 minimal environment: API keys never reach a server.
 
-An in-process call runs to its end in the calling agent's task without handing the event loop
-to other agents at the SDK's zero-time checkpoints (`sleep(0)`); it still yields whenever it
-waits on something. So a sub-agent's step is one piece of CPU work: in a wide wave the steps of
-its sub-agents are served first come, first served instead of round-robin, and they stay spread
-out in time instead of moving in lock-step.
+An in-process call runs to its end in the calling agent's task (harness/mcp_inprocess.py); child
+processes are started as harness/mcp_children.py says.
 
 Every call has a timeout and a result-size cap. A call that fails because the server failed
 (not a tool error) restarts the server once and returns a tool error; a second failure raises
@@ -38,8 +35,7 @@ import os
 import secrets
 import socket
 import sys
-import weakref
-from collections.abc import AsyncIterator, Coroutine, Generator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,7 +45,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from sqlalchemy.engine import Engine
 
+from harness import mcp_children as children
 from harness.events import EventLog
+from harness.mcp_inprocess import Uninterrupted, without_tracing
 from harness.models.base import ToolSpec
 from harness.tools import ToolInfo, qualified
 from mcp_servers.common.tooling import BOOKKEEPING_META_KEY, CALLER_META_KEY, LABEL_META_KEY
@@ -62,55 +60,11 @@ CALL_FAULTS = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID
 
 # How long a child server may take to start answering (a stdio child costs ~1 s to import).
 SERVER_START_TIMEOUT_S = 30.0
-# Child servers a process starts at once; the others wait their turn before their start is
-# timed. Each costs ~1 s of CPU to import: 150 at once on 2 cores took over
-# SERVER_START_TIMEOUT_S each, and 46 of 48 episodes of a `--concurrency 48` run were absent.
-CHILD_STARTS_AT_ONCE = 2 * (os.cpu_count() or 1)
 # Bounded shutdown: a connection that does not close in this time is abandoned.
 SERVER_CLOSE_TIMEOUT_S = 5.0
 # After a call timed out, how long the server has to answer a `tools/list` probe before it is
 # taken for hung: a live server lists its tools in milliseconds, even while a slow tool runs.
 SERVER_PROBE_TIMEOUT_S = 5.0
-# Environment variables a child server may inherit; nothing else (no API keys).
-CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "MSEVAL_CACHE", "DOCKER_HOST")
-
-
-# Consecutive zero-time checkpoints an in-process call may skip before one is let through, so
-# code that polls with `sleep(0)` still lets other tasks run.
-MAX_SKIPPED_CHECKPOINTS = 16
-
-
-class _Uninterrupted:
-    """Await a coroutine, resuming it at once at a bare `yield` (a zero-time checkpoint).
-
-    Futures it waits on are passed to the task as usual, and whatever the task throws in
-    (cancellation) is thrown into the coroutine.
-    """
-
-    __slots__ = ("_coro",)
-
-    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
-        self._coro = coro
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        coro, send, error, skipped = self._coro, None, None, 0
-        while True:
-            try:
-                yielded = coro.send(send) if error is None else coro.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            send = error = None
-            if yielded is None and skipped < MAX_SKIPPED_CHECKPOINTS:
-                skipped += 1
-                continue
-            skipped = 0
-            try:
-                send = yield yielded
-            except GeneratorExit:
-                coro.close()
-                raise
-            except BaseException as exc:  # cancellation and friends go to the coroutine
-                error = exc
 
 
 class ServerFailure(Exception):
@@ -136,35 +90,6 @@ class WorldAccess:
     engine: Engine
     workspace: Path
     options: dict[str, Any] = field(default_factory=dict)
-
-
-def _child_env() -> dict[str, str]:
-    env = {k: os.environ[k] for k in CHILD_ENV_KEYS if k in os.environ}
-    project_root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (project_root, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-@contextlib.asynccontextmanager
-async def _with_token(url: str, token: str) -> AsyncIterator[Any]:
-    """The streamable-HTTP transport to `url`, every request carrying the bearer token."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {token}"}
-    timeout = httpx2.Timeout(30.0, read=300.0)  # the SDK's own defaults for MCP over HTTP
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
-
-
-def _free_port() -> int:
-    """A port free now (for tests and tools: it may be taken before it is listened on)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cap_text(text: str, limit: int) -> tuple[str, bool]:
@@ -204,7 +129,7 @@ class _Connection:
         from mcp_servers.common.parentwatch import PARENT_ENV
 
         # PARENT_ENV: the child dies with this process from its first line (parentwatch.py)
-        env = {**_child_env(), DB_ENV: self.world.db_url, PARENT_ENV: str(os.getpid())}
+        env = {**children.child_env(), DB_ENV: self.world.db_url, PARENT_ENV: str(os.getpid())}
         return {**env, **({TOKEN_ENV: token} if token else {})}
 
     async def _target(self) -> Any:
@@ -229,8 +154,8 @@ class _Connection:
                 "--exit-with-parent", str(os.getpid()), env=self._env(token), pass_fds=(fd,),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
             )  # fmt: skip
-        await _wait_for_port(port, self._process)
-        return _with_token(f"http://127.0.0.1:{port}/mcp", token)
+        await children.wait_for_port(port, self._process, SERVER_START_TIMEOUT_S)
+        return children.with_token(f"http://127.0.0.1:{port}/mcp", token)
 
     async def _own(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         try:
@@ -250,7 +175,7 @@ class _Connection:
     async def start(self, tg: asyncio.TaskGroup) -> None:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
-        async with _start_turn(self.transport):
+        async with children.start_turn(self.transport != "inprocess"):
             self._task = tg.create_task(self._own(ready, self._stop), name=f"mcp-{self.name}")
             limit = asyncio.timeout(SERVER_START_TIMEOUT_S)
             try:
@@ -305,37 +230,6 @@ class _Connection:
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()  # the event loop's child watcher reaps it
-
-
-_child_starts: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _start_turn(transport: Transport) -> contextlib.AbstractAsyncContextManager[Any]:
-    """A turn to start a server: one of the event loop's `CHILD_STARTS_AT_ONCE` for a child
-    process (every episode of a run shares them), none needed in-process."""
-    if transport == "inprocess":
-        return contextlib.nullcontext()
-    loop = asyncio.get_running_loop()
-    turns = _child_starts.get(loop)
-    if turns is None:
-        turns = _child_starts[loop] = asyncio.Semaphore(CHILD_STARTS_AT_ONCE)
-    return turns
-
-
-async def _wait_for_port(port: int, proc: asyncio.subprocess.Process) -> None:
-    async with asyncio.timeout(SERVER_START_TIMEOUT_S):
-        while True:
-            if proc.returncode is not None:
-                raise ServerFailure(f"HTTP server exited with code {proc.returncode} before listening")
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.close()
-                await writer.wait_closed()
-                return
-            except OSError:
-                await asyncio.sleep(0.05)
 
 
 class ServerPool:
@@ -395,7 +289,7 @@ class ServerPool:
             async with limit:
                 meta: Any = None if caller is None else {CALLER_META_KEY: caller}
                 pending = client.call_tool(tool, arguments, meta=meta)
-                result = await (_Uninterrupted(pending) if conn.transport == "inprocess" else pending)
+                result = await (Uninterrupted(pending) if conn.transport == "inprocess" else pending)
         except TimeoutError:
             if not limit.expired():
                 raise
@@ -465,20 +359,6 @@ async def _probe(server: str, client: Client) -> ServerHung | None:
         hung.__cause__ = exc
         return hung
     return None
-
-
-def without_tracing(server: Any) -> Any:
-    """`server` without the SDK's OpenTelemetry middleware, which it installs on every server.
-
-    The middleware opens a span per request and costs 13% of an in-process call (0.02 of
-    0.16 ms) on the core the agents share; mseval installs no OpenTelemetry exporter (an
-    episode's own event log records each call) and the SDK documents dropping it as the way to
-    opt out. Child servers (stdio, HTTP, `mseval servers serve`) keep it.
-    """
-    from mcp.server._otel import OpenTelemetryMiddleware
-
-    server.middleware[:] = [m for m in server.middleware if not isinstance(m, OpenTelemetryMiddleware)]
-    return server
 
 
 def _tool_info(server: str, tool: Any) -> ToolInfo:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import mcp_children
 from harness.catalog import load_tasks
 from harness.mcp_client import ServerFailure, Transport
 from harness.models.base import AssistantMessage
@@ -127,12 +128,12 @@ def _state(pid: int) -> str | None:
 
 
 def test_an_http_server_ends_when_the_process_that_started_it_is_killed(tmp_path: Path) -> None:
-    from harness.mcp_client import _child_env, _free_port
+    from harness.mcp_children import child_env, free_port
 
-    port = _free_port()
+    port = free_port()
     server = [sys.executable, "-m", "mcp_servers.local", "--workspace", str(tmp_path), "--http", str(port),
               "--exit-with-parent"]  # fmt: skip
-    env = {**_child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
+    env = {**child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
     parent = subprocess.Popen(
         [sys.executable, "-c", f"import subprocess, time; p = subprocess.Popen({server!r}); print(p.pid, flush=True); time.sleep(600)"],
         stdout=subprocess.PIPE, text=True, env=env,
@@ -157,13 +158,13 @@ def test_an_http_server_ends_when_the_process_that_started_it_is_killed(tmp_path
 def test_an_http_server_whose_parent_dies_while_it_starts_ends_too(tmp_path: Path) -> None:
     """The server read its parent's pid only after its imports (about a second): a harness
     killed in that time left it with the new parent's pid to watch, serving for ever."""
-    from harness.mcp_client import _child_env, _free_port
+    from harness.mcp_children import child_env, free_port
 
-    port = _free_port()
+    port = free_port()
     errors = tmp_path / "server.err"
     server = [sys.executable, "-m", "mcp_servers.local", "--workspace", str(tmp_path), "--http", str(port),
               "--exit-with-parent"]  # fmt: skip
-    env = {**_child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
+    env = {**child_env(), DB_ENV: f"sqlite:///{tmp_path / 'w.sqlite'}"}
     starter = (  # starts the server, naming itself as the parent, and dies at once
         f"import os, subprocess; err = open({str(errors)!r}, 'w'); "
         f"p = subprocess.Popen({server!r} + [str(os.getpid())], stderr=err); print(p.pid, flush=True); os._exit(0)"
@@ -196,13 +197,13 @@ async def test_a_server_still_starting_is_stopped_at_once_when_its_episode_is_ca
     spawned: list[asyncio.subprocess.Process] = []
     both = asyncio.Event()
 
-    async def never_ready(_port: int, proc: asyncio.subprocess.Process) -> None:
+    async def never_ready(_port: int, proc: asyncio.subprocess.Process, _timeout_s: float) -> None:
         spawned.append(proc)
         if len(spawned) == 2:
             both.set()
         await asyncio.Event().wait()  # the child never comes up: only cancelling ends the wait
 
-    monkeypatch.setattr(mcp_client, "_wait_for_port", never_ready)
+    monkeypatch.setattr(mcp_children, "wait_for_port", never_ready)
     monkeypatch.setattr(mcp_client, "SERVER_CLOSE_TIMEOUT_S", 3600.0)  # no close timeout to fall back on
     (task,) = load_tasks("lms-due-reminder")
     world = create_world(task, "e1", tmp_path)
@@ -330,19 +331,19 @@ async def test_child_servers_of_concurrent_episodes_start_a_few_at_a_time_regres
 
     starting: list[int] = []
     most = 0
-    wait_for_port = mcp_client._wait_for_port
+    wait_for_port = mcp_children.wait_for_port
 
-    async def counted(port: int, proc: asyncio.subprocess.Process) -> None:
+    async def counted(port: int, proc: asyncio.subprocess.Process, timeout_s: float) -> None:
         nonlocal most
         starting.append(port)
         most = max(most, len(starting))
         try:
-            await wait_for_port(port, proc)
+            await wait_for_port(port, proc, timeout_s)
         finally:
             starting.remove(port)
 
-    monkeypatch.setattr(mcp_client, "_wait_for_port", counted)
-    monkeypatch.setattr(mcp_client, "CHILD_STARTS_AT_ONCE", 2, raising=False)  # not there before the fix
+    monkeypatch.setattr(mcp_children, "wait_for_port", counted)
+    monkeypatch.setattr(mcp_children, "CHILD_STARTS_AT_ONCE", 2)
     (task,) = load_tasks("lms-due-reminder")
     worlds = [create_world(task, f"e{i}", tmp_path) for i in range(2)]
 
@@ -365,10 +366,10 @@ async def test_a_server_that_does_not_start_in_time_is_named_regression(
     named neither the server nor what it did not do."""
     import harness.mcp_client as mcp_client
 
-    async def never_ready(_port: int, _proc: asyncio.subprocess.Process) -> None:
+    async def never_ready(_port: int, _proc: asyncio.subprocess.Process, _timeout_s: float) -> None:
         await asyncio.Event().wait()
 
-    monkeypatch.setattr(mcp_client, "_wait_for_port", never_ready)
+    monkeypatch.setattr(mcp_children, "wait_for_port", never_ready)
     monkeypatch.setattr(mcp_client, "SERVER_START_TIMEOUT_S", 0.5)
     await _start_fails(tmp_path, ["lms"], "http", r"server lms did not start within 0\.5 s")
 
@@ -396,7 +397,7 @@ async def test_an_http_server_s_port_taken_before_it_listens_does_not_fail_its_s
                 conn.close()
 
     threading.Thread(target=refuse, daemon=True).start()
-    monkeypatch.setattr(mcp_client, "_free_port", lambda: taken.getsockname()[1])
+    monkeypatch.setattr(mcp_children, "free_port", lambda: taken.getsockname()[1])
     (task,) = load_tasks("lms-due-reminder")
     world = create_world(task, "e1", tmp_path)
     try:

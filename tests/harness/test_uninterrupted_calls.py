@@ -19,7 +19,8 @@ import pytest
 from mcp import Client
 
 from harness.catalog import load_tasks
-from harness.mcp_client import MAX_SKIPPED_CHECKPOINTS, ServerPool, _Uninterrupted
+from harness.mcp_client import ServerPool
+from harness.mcp_inprocess import MAX_SKIPPED_CHECKPOINTS, Uninterrupted
 from harness.world import create_world
 from mcp_servers.common import registry
 from mcp_servers.common.spec import ServerContext
@@ -86,7 +87,7 @@ async def test_a_real_wait_still_suspends_and_resumes_with_the_value() -> None:
 
 
 async def _run(coro: Coroutine[Any, Any, T]) -> T:
-    result: T = await _Uninterrupted(coro)
+    result: T = await Uninterrupted(coro)
     return result
 
 

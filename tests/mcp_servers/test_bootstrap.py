@@ -39,10 +39,10 @@ async def test_an_http_server_with_a_token_refuses_requests_without_it(tmp_path:
     import httpx2
     from mcp import Client
 
-    from harness.mcp_client import _free_port, _wait_for_port, _with_token
+    from harness.mcp_children import free_port, wait_for_port, with_token
     from mcp_servers.common.bootstrap import TOKEN_ENV
 
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, TOKEN_ENV: "s3cret-token"}
     env.pop(DB_ENV, None)
     child = await asyncio.create_subprocess_exec(
@@ -51,14 +51,14 @@ async def test_an_http_server_with_a_token_refuses_requests_without_it(tmp_path:
         stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        await _wait_for_port(port, child)
+        await wait_for_port(port, child, 60)  # a bound on a hung child
         url = f"http://127.0.0.1:{port}/mcp"
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
         async with httpx2.AsyncClient() as http:
             for headers in ({}, {"Authorization": "Bearer wrong"}):
                 answer = await http.post(url, json=init, headers={"Accept": "application/json", **headers})
                 assert answer.status_code == 401, headers
-        async with Client(_with_token(url, "s3cret-token")) as client:
+        async with Client(with_token(url, "s3cret-token")) as client:
             assert "todo_read" in {t.name for t in (await client.list_tools()).tools}
     finally:
         child.kill()

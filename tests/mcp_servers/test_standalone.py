@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 
-from harness.mcp_client import _free_port, _wait_for_port
+from harness.mcp_children import free_port, wait_for_port
 from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,14 +130,14 @@ async def test_a_server_alone_over_http_stops_cleanly(
     """Regression: Ctrl-C (SIGINT) on `python -m mcp_servers.<name> --http PORT`, the way its
     own banner says to stop it ("Press CTRL+C to quit"), ended it with a KeyboardInterrupt
     traceback of some 60 lines."""
-    port = _free_port()
+    port = free_port()
     child = await asyncio.create_subprocess_exec(
         *command(server, tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     async with killed_if_left(child):
         async with asyncio.timeout(START_TIMEOUT_S):
-            await _wait_for_port(port, child)
+            await wait_for_port(port, child, START_TIMEOUT_S)
         if PROC_NET:
             assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no other interface
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
