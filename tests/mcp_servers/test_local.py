@@ -73,7 +73,7 @@ async def test_python_execute_timeout_and_memory_cap(world: World) -> None:
 
 @pytest.mark.docker
 async def test_python_execute_in_a_container(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_servers.local.sandbox import docker_available
+    from mcp_servers.local.docker_sandbox import docker_available
 
     if not docker_available():
         pytest.skip("no docker daemon answers (.ci/setup.d/docker.sh starts one)")

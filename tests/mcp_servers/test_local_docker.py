@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_servers.local.sandbox import DockerSandbox, docker_available
+from mcp_servers.local.docker_sandbox import DockerSandbox, docker_available
 from tests.mcp_servers.support import World, make_world, serve, text
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -248,7 +248,7 @@ async def test_a_workspace_path_with_a_colon_or_comma(tmp_path: Path) -> None:
 SERVER = """
 import asyncio, sys
 from pathlib import Path
-from mcp_servers.local.sandbox import DockerSandbox
+from mcp_servers.local.docker_sandbox import DockerSandbox
 code = "import pathlib, socket, time; pathlib.Path('started').write_text(socket.gethostname()); time.sleep(600)"
 asyncio.run(DockerSandbox().run(code, Path(sys.argv[1]), 900))
 """
