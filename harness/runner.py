@@ -32,6 +32,7 @@ from harness.budgets import Budgets, Termination
 from harness.catalog import Task
 from harness.checks import Criterion
 from harness.episode import EpisodeRuntime, EpisodeSetup
+from harness.event_stream import EventStreamer
 from harness.events import EventLog
 from harness.identity import matrix_key, run_identity
 from harness.mcp_client import ServerPool, Transport
@@ -44,7 +45,6 @@ from harness.records import build_record
 from harness.store import (
     CLAIM_RENEW_S,
     ClaimLost,
-    EventStreamer,
     Owner,
     RunBusy,
     Store,

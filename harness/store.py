@@ -17,7 +17,6 @@ not been renewed for `CLAIM_STALE_S`. A store that cannot be read or written rai
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
 import os
@@ -28,7 +27,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, Column, Text, delete, func, insert, inspect, update
 from sqlalchemy import cast as sa_cast
@@ -40,12 +39,11 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from contracts.episode import EpisodeRecord, gc_paused
-from harness.events import Event
+
+if TYPE_CHECKING:
+    from harness.store_runs import RunSummary
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
-# Events are written in batches from a worker thread; this bounds how long one can wait.
-EVENT_FLUSH_INTERVAL_S = 0.25
-EVENT_BATCH = 2000
 # A running process renews its run's claim this often; a claim not renewed for CLAIM_STALE_S
 # is abandoned (its process died on another machine, or stopped without releasing it).
 CLAIM_RENEW_S = 10.0
@@ -170,13 +168,13 @@ def _process_exists(pid: int) -> bool:
 def _refuse_if_alive(run_id: str, held: Any) -> None:
     """`RunBusy` naming the holder when the claim `held` is a live process's."""
     now = time.time()
-    if _claim_alive(held, now):
+    if claim_alive(held, now):
         where = "" if held.host == socket.gethostname() else f" on {held.host}"
         seen = max(now - held.heartbeat_at, 0)
         raise RunBusy(run_id, f"pid {held.pid}{where}, last seen {seen:.0f} s ago")
 
 
-def _claim_alive(claim: Any, now: float) -> bool:
+def claim_alive(claim: Any, now: float) -> bool:
     if now - claim.heartbeat_at > CLAIM_STALE_S:
         return False
     return claim.host != socket.gethostname() or _process_exists(claim.pid)
@@ -189,7 +187,7 @@ def first_line(exc: BaseException) -> str:
     return lines[0].strip() if lines else ""
 
 
-def _reason(exc: BaseException) -> str:
+def error_reason(exc: BaseException) -> str:
     return first_line(exc) or type(exc).__name__
 
 
@@ -274,7 +272,7 @@ class Store:
         except (SQLAlchemyError, OSError) as exc:
             gone = self._opened and self.file is not None and not self.file.exists()
             note = f" ({self.file} no longer exists)" if gone else ""
-            raise StoreError(f"the store {self.shown} could not {doing}: {_reason(exc)}{note}") from exc
+            raise StoreError(f"the store {self.shown} could not {doing}: {error_reason(exc)}{note}") from exc
 
     # -- runs --------------------------------------------------------------------------------------
     def create_run(
@@ -353,15 +351,21 @@ class Store:
 
     def runs(self) -> list[RunSummary]:
         """Every run, oldest first, with its episode counts (`mseval runs list`)."""
-        return _summaries(self)
+        from harness.store_runs import summaries
+
+        return summaries(self)
 
     def delete_runs(self, run_ids: list[str]) -> tuple[int, int]:
         """Delete whole runs (`mseval runs delete`); (episodes, events) deleted."""
-        return _delete_runs(self, run_ids)
+        from harness.store_runs import delete_runs
+
+        return delete_runs(self, run_ids)
 
     def vacuum(self) -> str | None:
         """Shrink a SQLite store's file after a delete; None when done, else why not."""
-        return _vacuum(self)
+        from harness.store_runs import vacuum
+
+        return vacuum(self)
 
     # -- episodes ------------------------------------------------------------------------------------
     def finished_keys(self, run_id: str) -> set[str]:
@@ -481,170 +485,6 @@ class Store:
                 rows += 1
             self.superseded = rows - len(newest)
             return [EpisodeRecord.model_validate(record) for record in newest.values()]
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One run of a store, as `mseval runs list` shows it."""
-
-    run_id: str
-    created_at: str
-    matrix_key: str
-    identity: dict[str, Any]
-    episodes: dict[str, int]  # by status: completed, absent, running
-    in_use: int  # finished episodes that no newer run replaces: those scoring and export take
-    events: int
-    busy: bool  # a live process holds the run
-
-
-def _summaries(store: Store) -> list[RunSummary]:
-    runs_t, episodes = RunRow.__table__, EpisodeRow.__table__  # type: ignore[attr-defined]
-    events_t, claims = EventRow.__table__, ClaimRow.__table__  # type: ignore[attr-defined]
-    with store.failing("read its runs"), store.engine.connect() as conn:
-        runs = conn.execute(runs_t.select().order_by(runs_t.c.created_at)).all()
-        counts: dict[str, dict[str, int]] = {r.run_id: {} for r in runs}
-        newest: dict[tuple[str, str, str, int], str] = {}
-        e = episodes.c
-        # In the order `records()` reads them, so the same episodes count as in use.
-        in_order = (
-            sa_select(e.run_id, e.status, e.task_id, e.model, e.variant, e.seed)
-            .join(runs_t, runs_t.c.run_id == e.run_id)
-            .order_by(runs_t.c.created_at)
-        )
-        for run_id, status, task, model, variant, seed in conn.execute(in_order):
-            if run_id not in counts:  # a run created after the runs were read
-                continue
-            by_status = counts[run_id]
-            by_status[status] = by_status.get(status, 0) + 1
-            if status != "running":
-                newest[(task, model, variant, seed)] = run_id
-        in_use: dict[str, int] = {}
-        for run_id in newest.values():
-            in_use[run_id] = in_use.get(run_id, 0) + 1
-        per_run = (
-            sa_select(e.run_id, func.count(events_t.c.id))
-            .join(events_t, events_t.c.episode_key == e.key)
-            .group_by(e.run_id)
-        )
-        events: dict[str, int] = dict(conn.execute(per_run).all())
-        now = time.time()
-        busy = {c.run_id for c in conn.execute(claims.select()) if _claim_alive(c, now)}
-    return [
-        RunSummary(
-            r.run_id,
-            r.created_at,
-            r.matrix_key,
-            r.identity,
-            counts.get(r.run_id, {}),
-            in_use.get(r.run_id, 0),
-            int(events.get(r.run_id, 0)),
-            r.run_id in busy,
-        )  # fmt: skip
-        for r in runs
-    ]
-
-
-def _delete_runs(store: Store, run_ids: list[str]) -> tuple[int, int]:
-    """Delete the runs, their episodes, events and claims; (episodes, events). Each run's claim is
-    taken first, as `--resume` takes it, so no process can start or resume one of them while it
-    goes (`RunBusy`, and nothing deleted, when a live process holds one); then every row goes in
-    one transaction."""
-    runs, episodes = RunRow.__table__, EpisodeRow.__table__  # type: ignore[attr-defined]
-    events, claims = EventRow.__table__, ClaimRow.__table__  # type: ignore[attr-defined]
-    deleter = Owner()
-    taken: list[str] = []
-    try:
-        for run_id in run_ids:
-            store.claim_run(run_id, deleter)
-            taken.append(run_id)
-    except RunBusy:
-        for run_id in taken:
-            store.release_claim(run_id, deleter)
-        raise
-    with store.failing("delete runs"), store.engine.begin() as conn:
-        keys = select(episodes.c.key).where(episodes.c.run_id.in_(run_ids)).scalar_subquery()
-        gone_events = conn.execute(delete(events).where(events.c.episode_key.in_(keys))).rowcount
-        gone_episodes = conn.execute(delete(episodes).where(episodes.c.run_id.in_(run_ids))).rowcount
-        conn.execute(delete(claims).where(claims.c.run_id.in_(run_ids)))
-        conn.execute(delete(runs).where(runs.c.run_id.in_(run_ids)))
-    return int(gone_episodes), int(gone_events)
-
-
-def _vacuum(store: Store) -> str | None:
-    """Give a SQLite store's freed pages back to the file system; None when done, else why not
-    (not SQLite, a live process writing to it, or VACUUM failed: a lock, no room for its copy)."""
-    if store.file is None:
-        return "not a SQLite store"
-    claims = ClaimRow.__table__  # type: ignore[attr-defined]
-    try:
-        with store.engine.connect() as conn:
-            now = time.time()
-            if any(_claim_alive(c, now) for c in conn.execute(claims.select())):
-                return "a run is going on in it (VACUUM would lock it out)"
-            conn.exec_driver_sql("VACUUM")
-    except SQLAlchemyError as exc:
-        return f"VACUUM failed: {_reason(exc)}"
-    return None
-
-
-class EventStreamer:
-    """Batches events from every running episode and writes them from a worker thread."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._pending: list[dict[str, Any]] = []
-        # Held while a batch is taken and written: a flush returns only when every event put
-        # before it is in the store, also those of a batch the background loop is writing.
-        self._writing = asyncio.Lock()
-        self._wake = asyncio.Event()
-        self._closed = False
-        self._task: asyncio.Task[None] | None = None
-
-    def sink(self, key: str, attempt: int) -> Any:
-        def put(event: Event) -> None:
-            self._pending.append(
-                {
-                    "episode_key": key,
-                    "attempt": attempt,
-                    "seq": event.seq,
-                    "t": event.t,
-                    "kind": event.kind,
-                    "agent": event.agent,
-                    "data": event.data,
-                }
-            )
-            if len(self._pending) >= EVENT_BATCH:
-                self._wake.set()
-
-        return put
-
-    async def flush(self) -> None:
-        """Write every event put so far (an episode's outcome is written after its events)."""
-        async with self._writing:
-            batch, self._pending = self._pending, []
-            if batch:
-                await asyncio.to_thread(self.store.write_events, batch)
-
-    async def _loop(self) -> None:
-        while not self._closed:
-            try:
-                async with asyncio.timeout(EVENT_FLUSH_INTERVAL_S):
-                    await self._wake.wait()
-            except TimeoutError:
-                pass
-            self._wake.clear()
-            await self.flush()
-
-    async def __aenter__(self) -> EventStreamer:
-        self._task = asyncio.create_task(self._loop(), name="event-streamer")
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._closed = True
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-        await self.flush()
 
 
 def read_episode_records(url: str) -> list[EpisodeRecord]:

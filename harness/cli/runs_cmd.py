@@ -20,7 +20,8 @@ import typer
 from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, path_option
 
 if TYPE_CHECKING:
-    from harness.store import RunSummary, Store
+    from harness.store import Store
+    from harness.store_runs import RunSummary
 
 runs_app = typer.Typer(
     help="What a store holds: list its runs, delete whole runs.", no_args_is_help=True, rich_markup_mode=None

@@ -18,13 +18,14 @@ import pytest
 
 from contracts.errors import InputError
 from harness.catalog import load_tasks
+from harness.event_stream import EventStreamer
 from harness.events import Event
 from harness.models.base import ModelAPIError
 from harness.models.registry import ModelFactory
 from harness.models.scripted import ScriptedModel
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
-from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, EventStreamer, Owner, Store, StoreError
+from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, Owner, Store, StoreError
 from harness.store import episode_key as key_of
 
 TASKS = ("lms-due-reminder", "lms-missing-work-zeros")
