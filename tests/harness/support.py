@@ -134,6 +134,17 @@ async def run_scripted(
     return Outcome(rt=rt, events=events, world=world, seen=seen)
 
 
+@contextmanager
+def a_world(tmp_path: Path) -> Iterator[EpisodeWorld]:
+    """A fresh world of lms-due-reminder in `tmp_path`, closed after."""
+    (task,) = load_tasks("lms-due-reminder")
+    world = create_world(task, "e1", tmp_path)
+    try:
+        yield world
+    finally:
+        world.close()
+
+
 def children(pid: int) -> list[tuple[int, str]]:
     """(pid, command line) of the processes whose parent is `pid` (Linux /proc)."""
     found = []

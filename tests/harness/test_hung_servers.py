@@ -28,8 +28,7 @@ from harness.models.scripted import call, say
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
 from harness.store import Store, episode_key
-from harness.world import EpisodeWorld, create_world
-from tests.harness.support import View, children, run_scripted
+from tests.harness.support import View, a_world, children, run_scripted
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds child servers in /proc")
 
@@ -82,16 +81,6 @@ def stop(name: str, stopped: list[int]) -> int:
 def quick_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1 s probe after a timeout, to keep the file fast."""
     monkeypatch.setattr(mcp_client, "SERVER_PROBE_TIMEOUT_S", 1.0, raising=False)  # not there before
-
-
-@contextmanager
-def a_world(tmp_path: Path) -> Iterator[EpisodeWorld]:
-    (task,) = load_tasks("lms-due-reminder")
-    world = create_world(task, "e1", tmp_path)
-    try:
-        yield world
-    finally:
-        world.close()
 
 
 async def test_a_stopped_http_child_is_killed_when_its_pool_closes_regression(

@@ -15,15 +15,14 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 
-from harness.catalog import load_tasks
 from harness.events import EventLog
 from harness.mcp_client import ServerFailure, ServerPool
 from harness.models.base import AssistantMessage
 from harness.models.scripted import call, say
-from harness.world import EpisodeWorld, create_world
+from harness.world import EpisodeWorld
 from mcp_servers.common import registry
 from mcp_servers.common.spec import ServerContext, ServerSpec
-from tests.harness.support import View, run_scripted
+from tests.harness.support import View, a_world, run_scripted
 
 
 @pytest.fixture
@@ -48,12 +47,8 @@ def refusing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[EpisodeWorld]:
-    (task,) = load_tasks("lms-due-reminder")
-    world = create_world(task, "e1", tmp_path)
-    try:
+    with a_world(tmp_path) as world:
         yield world
-    finally:
-        world.close()
 
 
 @pytest.mark.parametrize("code", [INVALID_PARAMS, METHOD_NOT_FOUND])

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.catalog import load_tasks
 from harness.mcp_client import ServerPool, Transport
-from harness.world import EpisodeWorld, create_world
+from harness.world import EpisodeWorld
 from mcp_servers.common.options import as_arguments, parse_options
 from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.support import a_world
 
 RUN = ("run", "-m", "sim:oracle", "-v", "spec", "--tasks", "lms-due-reminder")
 
@@ -83,12 +83,8 @@ def test_a_served_server_refuses_a_bad_option(tmp_path: Path) -> None:
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[EpisodeWorld]:
-    (task,) = load_tasks("lms-due-reminder")
-    world = create_world(task, "e1", tmp_path)
-    try:
+    with a_world(tmp_path) as world:
         yield world
-    finally:
-        world.close()
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "stdio", "http"])
