@@ -50,24 +50,13 @@ class MetavarCommand(TyperCommand):
 def budget_overrides(items: Iterable[str]) -> tuple[dict[str, Any], list[Problem]]:
     """`--budget max_steps=50` → {"max_steps": "50"} (values validated by the Budgets model), and
     a problem for each malformed, unknown or repeated item (the others are still returned)."""
-    from contracts.errors import Problem
+    from contracts.keyvalues import key_values
     from harness.budgets import Budgets
 
-    out: dict[str, Any] = {}
-    problems: list[Problem] = []
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            problems.append(Problem("--budget", None, f"{item!r} is not KEY=VALUE (e.g. max_steps=50)"))
-        elif key not in Budgets.model_fields:
-            keys = ", ".join(Budgets.model_fields)
-            problems.append(Problem("--budget", None, f"unknown budget {key!r}; the budgets are {keys}"))
-        elif key in out:
-            problems.append(Problem("--budget", None, f"{key} is given twice; give it once"))
-        else:
-            out[key] = value.strip()
-    return out, list(dict.fromkeys(problems))
+    out, problems = key_values(
+        items, "--budget", list(Budgets.model_fields), example="max_steps=50", noun="budget", nouns="budgets"
+    )
+    return dict(out), list(dict.fromkeys(problems))
 
 
 def path_value(value: str | Path) -> Path:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from contracts.errors import Problem
+from contracts.keyvalues import key_values
 
 # Below this a Python interpreter cannot start under the address-space cap, and every
 # python_execute would fail with no reason a model could act on.
@@ -52,20 +53,14 @@ class ServerOptions(BaseModel):
 def parse_options(items: Iterable[str], flag: str) -> tuple[dict[str, Any], list[Problem]]:
     """`["sandbox=process", …]` → the options given, checked, and one problem (naming `flag`)
     for each malformed, unknown, repeated or bad item: the good ones are returned even then."""
-    given: dict[str, str] = {}
-    problems: list[Problem] = []
-    keys = ", ".join(ServerOptions.model_fields)
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            problems.append(Problem(flag, None, f"{item!r} is not KEY=VALUE (e.g. sandbox=process)"))
-        elif key not in ServerOptions.model_fields:
-            problems.append(Problem(flag, None, f"unknown server option {key!r}; the options are {keys}"))
-        elif key in given:
-            problems.append(Problem(flag, None, f"{key} is given twice; give it once"))
-        else:
-            given[key] = value.strip()
+    given, problems = key_values(
+        items,
+        flag,
+        list(ServerOptions.model_fields),
+        example="sandbox=process",
+        noun="server option",
+        nouns="options",
+    )
     try:
         options = ServerOptions.model_validate(given)
     except ValidationError as exc:
