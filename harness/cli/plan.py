@@ -130,16 +130,8 @@ def build_plan(
         budget_model = Budgets().merged(overrides)
     except ValidationError as exc:
         problems += _validation_problems(exc)
-    longest = options.get("max_timeout_s")
-    if budget_model is not None and longest is not None and longest >= budget_model.tool_timeout_s:
-        # the harness would time the call out first and probe the server, and the model would
-        # get "timed out" instead of python_execute's own timeout result
-        problems.append(
-            Problem(
-                "--server-option", None,
-                f"max_timeout_s={longest:g} must be below the tool_timeout_s budget ({budget_model.tool_timeout_s:g} s)",
-            )
-        )  # fmt: skip
+    if budget_model is not None:
+        problems += timeout_problems(options.get("max_timeout_s"), budget_model, task_list or ())
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     assert settings is not None and budget_model is not None
@@ -150,6 +142,33 @@ def build_plan(
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
         resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits, server_options=options,
     )  # fmt: skip
+
+
+def timeout_problems(longest: float | None, budgets: Any, tasks: Sequence[Any]) -> list[Problem]:
+    """`max_timeout_s` at or above the tool_timeout_s budget an episode runs with (the run's, or
+    a task's own, which wins): the harness would time python_execute out first and probe its
+    server, and the model would get "timed out" instead of the tool's own timeout result."""
+    if longest is None:
+        return []
+    owns = [(t, t.spec.budgets.tool_timeout_s if t.spec.budgets else None) for t in tasks]
+    problems = []
+    if longest >= budgets.tool_timeout_s and (not tasks or any(own is None for _, own in owns)):
+        problems.append(
+            Problem(
+                "--server-option", None,
+                f"max_timeout_s={longest:g} must be below the tool_timeout_s budget ({budgets.tool_timeout_s:g} s)",
+            )
+        )  # fmt: skip
+    for task, own in owns:
+        if own is not None and longest >= own:
+            problems.append(
+                Problem(
+                    "--server-option", None,
+                    f"max_timeout_s={longest:g} must be below task {task.id}'s tool_timeout_s budget "
+                    f"({own:g} s, in {task.folder / 'task.yaml'})",
+                )
+            )  # fmt: skip
+    return problems
 
 
 def _validation_problems(exc: Any) -> list[Problem]:

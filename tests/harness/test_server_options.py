@@ -14,7 +14,7 @@ import pytest
 from harness.mcp_client import ServerPool, Transport
 from harness.world import EpisodeWorld
 from mcp_servers.common.options import as_arguments, parse_options
-from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.cli_support import catalog_copy, mseval, one_line_error
 from tests.harness.support import a_world
 
 RUN = ("run", "-m", "sim:oracle", "-v", "spec", "--tasks", "lms-due-reminder")
@@ -57,6 +57,25 @@ def test_a_bad_option_is_refused_before_the_run_starts(tmp_path: Path, option: s
     store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
     assert one_line_error(mseval(*RUN, *store, "--server-option", option)) == f"--server-option: {line}"
     assert not (tmp_path / "s.db").exists() and not (tmp_path / "runs").exists()
+
+
+def test_max_timeout_is_held_to_a_tasks_own_tool_timeout(tmp_path: Path) -> None:
+    """A task's own tool_timeout_s wins over the run's: an option below the run's 60 s but not
+    below the task's 10 s is refused, naming the task; one above 60 s but below a task's 120 s runs."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("servers:", "budgets:\n  tool_timeout_s: 10\nservers:", 1))
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    refused = mseval(*RUN, *store, "--server-option", "max_timeout_s=30", env=env)
+    assert one_line_error(refused) == (
+        f"--server-option: max_timeout_s=30 must be below task lms-due-reminder's tool_timeout_s "
+        f"budget (10 s, in {spec})"
+    )
+    assert not (tmp_path / "s.db").exists()
+    spec.write_text(text.replace("servers:", "budgets:\n  tool_timeout_s: 120\nservers:", 1))
+    ran = mseval(*RUN, *store, "--server-option", "max_timeout_s=90", env=env)
+    assert ran.returncode == 0, ran.stderr
 
 
 def test_a_served_server_refuses_a_bad_option(tmp_path: Path) -> None:
