@@ -2,7 +2,8 @@
 
 `EpisodeRuntime.run()` drives the main agent to its end. Everything the agents do goes
 through here: model calls (with the retry policy, usage, cost and events), tool calls
-(allowlist refusals, MCP calls), and delegation (waves of sub-agents under a concurrency cap).
+(allowlist refusals, MCP calls), and delegation (refusals here; the waves of sub-agents that
+run under a concurrency cap in `harness.waves`).
 The runner wraps `run()` in the episode's wall-time budget.
 """
 
@@ -12,7 +13,8 @@ import asyncio
 import gc
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from contracts.episode import Turn, Usage
@@ -28,9 +30,9 @@ from harness.agent import (
     summarize_args,
     tool_error,
 )
-from harness.budgets import NORMAL, Budgets, Termination
+from harness.budgets import Budgets, Termination
 from harness.events import EventLog
-from harness.mcp_client import CallOutcome, cap_text
+from harness.mcp_client import CallOutcome
 from harness.models.base import (
     AssistantMessage,
     Model,
@@ -45,10 +47,9 @@ from harness.models.base import (
 from harness.models.pricing import PriceTable
 from harness.models.retry import RetryPolicy
 from harness.profiles import PLANNER, Profile
-from harness.prompts import main_system_prompt, subagent_system_prompt, task_prompt
+from harness.prompts import main_system_prompt, task_prompt
 from harness.tools import ToolInfo, allowlist
-
-MAIN_ID = "main"
+from harness.waves import MAIN_ID, WaveState, delegate, resume_blocked
 
 _heap_settled = False
 
@@ -74,13 +75,6 @@ class ToolExecutor(Protocol):
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], caller: str | None = None
     ) -> CallOutcome: ...
-
-
-@dataclass
-class WaveState:
-    index: int
-    main_step: int
-    runs: list[AgentRun] = field(default_factory=list)
 
 
 @dataclass
@@ -117,9 +111,9 @@ class EpisodeRuntime:
         prices = setup.prices
         self.cost_usd: float | None = 0.0 if prices and prices.lookup(setup.model.name) else None
         self.planned = setup.variant.header.delegation != "plan-first"
-        self._states: dict[str, AgentState] = {}  # run id -> the context it ran in
-        self._role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
-        self._next_id = 0
+        self.states: dict[str, AgentState] = {}  # run id -> the context it ran in
+        self.role_tools: dict[str, dict[str, ToolInfo]] = {}  # allowlists, computed once per role
+        self.next_id = 0
         self.termination: Termination | None = None
         # Set when the provider refused the main agent's call (ModelAPIError.refuses_access), or
         # its endpoint could not be reached through every retry: the episode is then recorded
@@ -130,7 +124,7 @@ class EpisodeRuntime:
         # harness in some agent cancelled its task group (then "harness_error").
         self.cancel_reason: Termination = "time_limit"
         variant = setup.variant
-        tools = self._allowlist(variant, subagent=False)
+        tools = self.role_allowlist(variant, subagent=False)
         specs = [t.spec for t in tools.values()]
         if variant.delegates:
             specs += dl.tool_specs(list(setup.roles))
@@ -144,15 +138,15 @@ class EpisodeRuntime:
             ],
             tools=tools,
             specs=specs,
-            max_steps=self._max_steps(variant),
+            max_steps=self.steps_cap(variant),
         )
 
     # -- set-up -------------------------------------------------------------------------------
-    def _max_steps(self, profile: Profile) -> int:
+    def steps_cap(self, profile: Profile) -> int:
         cap = profile.header.maxSteps
         return min(cap, self.budgets.max_steps) if cap else self.budgets.max_steps
 
-    def _allowlist(self, profile: Profile, *, subagent: bool) -> dict[str, ToolInfo]:
+    def role_allowlist(self, profile: Profile, *, subagent: bool) -> dict[str, ToolInfo]:
         h = profile.header
         return allowlist(
             self.executor.catalog, tools=h.tools, disallowed=h.disallowedTools, read_only=profile.read_only,
@@ -252,7 +246,7 @@ class EpisodeRuntime:
         results: dict[str, ToolMessage] = {}
         launches: list[dl.Launch] = []
         ordinary: list[ToolCall] = []
-        resumable = dl.Resumable(self._states, self._resume_blocked, lambda state: state.profile.name)
+        resumable = dl.Resumable(self.states, partial(resume_blocked, self), lambda state: state.profile.name)
         for call in calls:
             if call.name not in dl.DELEGATION_TOOLS or not (agent.is_main and self.setup.variant.delegates):
                 ordinary.append(call)
@@ -309,7 +303,7 @@ class EpisodeRuntime:
                 for call in ordinary:
                     tg.create_task(one(call))
                 if launches:
-                    tg.create_task(self._wave_into(results, agent.steps, launches, {c.id: c for c in calls}))
+                    tg.create_task(delegate(self, results, agent.steps, launches, {c.id: c for c in calls}))
         ordered = [results[c.id] for c in calls]
         done = any(is_claim_done(agent, c, results[c.id]) for c in calls)
         return StepOutcome(ordered, claimed_done=done)
@@ -358,139 +352,11 @@ class EpisodeRuntime:
             tool_call_id=call.id, name=call.name, content=outcome.text, is_error=outcome.is_error
         )
 
-    # -- waves ---------------------------------------------------------------------------------
-    async def _wave_into(
-        self,
-        results: dict[str, ToolMessage],
-        step: int,
-        launches: list[dl.Launch],
-        calls: dict[str, ToolCall],
-    ) -> None:
-        for call_id in dict.fromkeys(launch.call_id for launch in launches):
-            call = calls[call_id]
-            self.events.emit(
-                "tool_call",
-                MAIN_ID,
-                call_id=call_id,
-                name=call.name,
-                arguments=summarize_args(call.arguments, None),
-            )
-        payloads = await self.run_wave(step, launches)
-        by_call: dict[str, list[dict[str, Any]]] = {}
-        for launch, payload in zip(launches, payloads, strict=True):
-            by_call.setdefault(launch.call_id, []).append(payload)
-        for call_id, items in by_call.items():
-            # The result cap holds for delegation too, the whole result within it (dl.render_capped).
-            call = calls[call_id]
-            limit = self.budgets.tool_result_bytes
-            content, truncated = dl.render_capped(items, call.name == dl.AGENT_SWARM, limit)
-            content, cut = cap_text(content, limit)  # only when the fixed fields alone overflow
-            truncated |= cut
-            results[call_id] = ToolMessage(tool_call_id=call_id, name=call.name, content=content)
-            self.events.emit(
-                "tool_result", MAIN_ID, call_id=call_id, name=call.name, is_error=False,
-                bytes=len(results[call_id].content.encode()), truncated=truncated,
-            )  # fmt: skip
-
-    async def run_wave(self, step: int, launches: list[dl.Launch]) -> list[dict[str, Any]]:
-        wave = WaveState(index=len(self.waves), main_step=step)
-        self.waves.append(wave)
-        runs = [self._prepare_run(launch) for launch in launches]
-        wave.runs.extend(runs)
-        self.events.emit(
-            "wave_start", MAIN_ID, wave=wave.index, main_step=step, subagents=[r.id for r in runs]
-        )
-        slots = asyncio.Semaphore(self.budgets.wave_concurrency)
-        payloads: list[dict[str, Any]] = [{} for _ in runs]
-
-        async def one(i: int, run: AgentRun) -> None:
-            try:
-                async with slots:
-                    payloads[i] = await self._run_subagent(wave, run, launches[i].item)
-            except asyncio.CancelledError:
-                if run.termination is None:  # still waiting for a slot: it never started
-                    run.termination = self.cancel_reason
-                raise
-
-        try:
-            async with asyncio.TaskGroup() as tg:
-                for i, run in enumerate(runs):
-                    tg.create_task(one(i, run))
-        finally:
-            # Also when the wave is cut short (the episode's time budget): every wave ends.
-            self.events.emit("wave_end", MAIN_ID, wave=wave.index)
-        return payloads
-
-    def _prepare_run(self, launch: dl.Launch) -> AgentRun:
-        self._next_id += 1
-        run_id = f"a{self._next_id}"
-        if launch.resume is not None:
-            state = self._states[launch.resume]
-            role = state.profile
-        else:
-            assert launch.subagent_type is not None
-            role = self.setup.roles[launch.subagent_type]
-            if role.name not in self._role_tools:
-                self._role_tools[role.name] = self._allowlist(role, subagent=True)
-            tools = self._role_tools[role.name]
-            state = AgentState(
-                id=run_id, profile=role, is_main=False,
-                messages=[SystemMessage(content=subagent_system_prompt(role, self.setup.today))],
-                tools=tools, specs=[t.spec for t in tools.values()], max_steps=self._max_steps(role),
-            )  # fmt: skip
-        self._states[run_id] = state
-        return AgentRun(
-            id=run_id, state=state, type=role.name, mode=role.header.mode, description=launch.description,
-            prompt=launch.prompt, resume_of=launch.resume, call_id=launch.call_id,
-        )  # fmt: skip
-
-    async def _run_subagent(self, wave: WaveState, run: AgentRun, item: str | None) -> dict[str, Any]:
-        state = run.state
-        state.messages.append(UserMessage(content=run.prompt))
-        state.run_id = run.id
-        run.started_s = self.events.now()
-        self.events.emit(
-            "subagent_start",
-            run.id,
-            wave=wave.index,
-            type=run.type,
-            resume_of=run.resume_of,
-            description=run.description,
-            call_id=run.call_id,
-        )
-        # Each run of a sub-agent (a resume too) answers a new prompt: its summary and the
-        # identical-call count start afresh.
-        state.last_text, state.loop_key, state.loop_count = "", None, 0
-        try:
-            run.termination = await run_agent(self, state, run)
-        finally:
-            # Also when cancelled (the episode's time budget): every start has its end.
-            run.ended_s = self.events.now()
-            run.response = state.last_text
-            self.events.emit(
-                "subagent_end", run.id, wave=wave.index, termination=run.termination, steps=run.steps
-            )
-        normal = run.termination in NORMAL
-        summary = run.response if normal else f"[stopped: {run.termination}] {run.response}".strip()
-        status = "completed" if normal else run.termination
-        return dl.result_payload(run.id, status, run.steps, summary, item)
-
     def label_of(self, run: AgentRun) -> str | None:
         """From its successful calls, else its sub-task text, else all the calls it made (as
         evaluation tags a record without a label, from its `tools`): null only when none tells."""
         found = tag(run.mode, run.labels, f"{run.description}\n{run.prompt}")
         return found or label_from_calls(run.mode, run.tried_labels)
-
-    def _resume_blocked(self, state: AgentState) -> str | None:
-        """Why a sub-agent's context cannot be resumed now, or None."""
-        if state.running:
-            return "is still running"
-        if state.steps >= state.max_steps:
-            return f"has used all its {state.max_steps} steps"
-        last = next((r for r in reversed(self.runs) if r.state is state), None)
-        if last is not None and last.termination == "context_overflow":
-            return "has filled its context window (context_overflow)"
-        return None
 
     @property
     def runs(self) -> list[AgentRun]:
