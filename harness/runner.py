@@ -17,7 +17,6 @@ import contextlib
 import functools
 import hashlib
 import re
-import threading
 import time
 import traceback
 import uuid
@@ -34,6 +33,7 @@ from harness.checks import Criterion
 from harness.episode import EpisodeRuntime, EpisodeSetup
 from harness.event_stream import EventStreamer
 from harness.events import EventLog
+from harness.faults import breach_reason, first_cause, server_lost
 from harness.identity import matrix_key, run_identity
 from harness.mcp_client import ServerPool, Transport
 from harness.models.base import ModelSettings
@@ -53,6 +53,7 @@ from harness.store import (
     episode_key,
     first_line,
 )
+from harness.task_check import bounded_check
 from harness.world import EpisodeWorld, create_world_in_thread
 
 
@@ -124,65 +125,6 @@ def _safe(text: str) -> str:
         return text
     digest = hashlib.sha256(text.encode()).hexdigest()[:10]
     return f"{safe[: MAX_ID_CHARS - len(digest) - 1]}-{digest}"
-
-
-CHECK_TIMEOUT_S = 60.0
-"""How long a task's check.py may take on the final world before it fails its check."""
-
-
-async def bounded_check(task: Task, world: EpisodeWorld) -> tuple[list[Criterion], bool]:
-    """`run_check` in a thread of its own, given up after `CHECK_TIMEOUT_S`: (criteria, finished).
-
-    A check.py that never returns fails its check instead of holding the run. Its thread is a
-    daemon, left running (a thread cannot be stopped), and it does not hold up the process at
-    exit either; the caller keeps the episode's database, which the check may still be using.
-    """
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[list[Criterion]] = loop.create_future()
-
-    def settle(criteria: list[Criterion]) -> None:
-        if not done.done():  # not given up on meanwhile
-            done.set_result(criteria)
-
-    def work() -> None:
-        criteria = run_check(task, world)
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            loop.call_soon_threadsafe(settle, criteria)
-
-    threading.Thread(target=work, name=f"check {task.id}", daemon=True).start()
-    limit = CHECK_TIMEOUT_S
-    try:
-        return await asyncio.wait_for(done, limit), True
-    except TimeoutError:
-        return [Criterion("check", False, f"check.py did not finish within {limit:g} s")], False
-
-
-def run_check(task: Task, world: EpisodeWorld) -> list[Criterion]:
-    """The task's check on the final world; a check that raises fails with the error as message.
-
-    `SystemExit` too: a check.py that calls `sys.exit()` fails its check instead of ending the run.
-    A check that returns no criterion fails too: success needs at least one criterion met."""
-    try:
-        result = task.load_check()(world.for_check())
-        criteria = [Criterion(str(c.name), bool(c.passed), str(c.message)) for c in result]
-    except (Exception, SystemExit) as exc:
-        return [Criterion("check", False, f"check.py raised {exc!r}")]
-    return criteria or [Criterion("check", False, "check.py returned no criteria")]
-
-
-def breach_reason(events: EventLog, termination: str, agent: str = "main") -> str:
-    """Why `agent` stopped short, in one line, from its budget_breach event (e.g. the API error)."""
-    breach = next(
-        (e for e in reversed(events.events) if e.kind == "budget_breach" and e.agent == agent), None
-    )
-    if breach is None:
-        return termination
-    details = {k: v for k, v in breach.data.items() if k != "reason"}
-    error = details.pop("error", None)
-    said = ", ".join(f"{k} {v}" for k, v in details.items())
-    if error is None:
-        return f"{termination}: {said}" if said else termination
-    return f"{termination}: {error}" + (f" ({said})" if said else "")
 
 
 def plan_identity(p: RunPlan) -> dict[str, Any]:
@@ -297,7 +239,7 @@ class Runner:
             failed, _ = group.split(StoreError)
             if failed is None:
                 raise
-            raise _first_cause(failed) from None  # one line for the command line, not a group
+            raise first_cause(failed) from None  # one line for the command line, not a group
         finally:
             await self.close()
         return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=self.resumed)
@@ -399,9 +341,9 @@ class Runner:
             checks, check_finished = await bounded_check(task, world)
             events.emit("check", passed=all(c.passed for c in checks), criteria=[c.__dict__ for c in checks])
         except Exception as exc:  # a fault of ours: recorded with its traceback, never hidden
-            if plan.db_base != "sqlite" and (lost := _server_lost(exc)):
+            if plan.db_base != "sqlite" and (lost := server_lost(exc)):
                 raise WorldServerLost(f"the database server of --db stopped answering: {lost}") from exc
-            cause = _first_cause(exc)
+            cause = first_cause(exc)
             # the reason in one line (a list prints one per line); the event keeps the whole text
             termination, reason = "harness_error", f"{type(cause).__name__}: {first_line(cause)}"
             events.emit(
@@ -433,39 +375,3 @@ class Runner:
 
 def _episode_id(run_id: str, job: Job) -> str:
     return _safe(f"{run_id}-{job.task.id}-{job.model}-{job.variant}-{job.seed}")
-
-
-# SQLSTATEs of a server out of reach: none (the client could not connect: refused, no such
-# host), connection exceptions (08…), the server shut down or starting (57P01-57P03), too many
-# connections (53300). Not a deadlock or a statement timeout, which are the episode's.
-_CONNECTION_STATE = re.compile(r"^(|08...|57P0[123]|53300)$")
-
-
-def _server_lost(exc: BaseException) -> str | None:
-    """The first line of a lost or refused database connection in `exc` (its causes and groups
-    included), which no episode can do anything about; None for any other fault."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
-
-    seen: set[int] = set()
-    todo = [exc]
-    while todo:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if (
-            isinstance(e, OperationalError)
-            and _CONNECTION_STATE.match(getattr(e.orig, "sqlstate", None) or "")
-        ) or (isinstance(e, DBAPIError) and e.connection_invalidated):
-            return first_line(e) or type(e).__name__
-        if isinstance(e, BaseExceptionGroup):
-            todo += e.exceptions
-        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
-    return None
-
-
-def _first_cause(exc: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups: what a task group's failure was."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc

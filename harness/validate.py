@@ -19,7 +19,7 @@ from harness.catalog import Task
 from harness.checks import Criterion
 from harness.mcp_client import ServerPool
 from harness.profiles import ProfileSet, label_types
-from harness.runner import bounded_check
+from harness.task_check import bounded_check
 from harness.tools import ToolInfo, allowlist
 from harness.world import create_world_in_thread
 

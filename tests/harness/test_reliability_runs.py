@@ -228,7 +228,7 @@ def test_a_check_that_never_returns_fails_its_check_instead_of_holding_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A check.py stuck in a loop held `mseval run` (and `tasks validate`) for ever."""
-    import harness.runner as runner_module
+    import harness.task_check as task_check
     from harness.catalog import Task
 
     release = threading.Event()
@@ -238,7 +238,7 @@ def test_a_check_that_never_returns_fails_its_check_instead_of_holding_the_run(
         return []
 
     monkeypatch.setattr(Task, "load_check", lambda self: hangs)
-    monkeypatch.setattr(runner_module, "CHECK_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(task_check, "CHECK_TIMEOUT_S", 0.05)
     try:
         result = asyncio.run(Runner(_plan(tmp_path)).run())
     finally:
@@ -273,15 +273,15 @@ def test_a_store_deleted_mid_run_stops_the_run_with_one_store_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run died with an ExceptionGroup of OperationalError and the SQL of a batch of events."""
-    import harness.runner as runner_module
+    import harness.task_check as task_check
 
-    real_check = runner_module.run_check
+    real_check = task_check.run_check
 
     def check_then_delete_the_store(task: Any, world: Any) -> Any:
         (tmp_path / "s.db").unlink()
         return real_check(task, world)
 
-    monkeypatch.setattr(runner_module, "run_check", check_then_delete_the_store)
+    monkeypatch.setattr(task_check, "run_check", check_then_delete_the_store)
     with pytest.raises(StoreError) as caught:
         asyncio.run(Runner(_plan(tmp_path, tasks=TASKS[:1])).run())
     message = str(caught.value)
@@ -343,7 +343,7 @@ def test_only_a_server_out_of_reach_stops_the_run(sqlstate: str | None, lost: bo
     the runner's task groups and the SQLAlchemy wrappers nest them."""
     from sqlalchemy.exc import OperationalError
 
-    from harness.runner import _server_lost
+    from harness.faults import server_lost
 
     class Orig(Exception):
         pass
@@ -357,7 +357,7 @@ def test_only_a_server_out_of_reach_stops_the_run(sqlstate: str | None, lost: bo
             raise RuntimeError("the check failed") from db_error
     except RuntimeError as wrapped:
         group = ExceptionGroup("episode", [wrapped])
-    assert _server_lost(group) == (f"server said {sqlstate}" if lost else None)
+    assert server_lost(group) == (f"server said {sqlstate}" if lost else None)
 
 
 class _HeldStore:
