@@ -247,11 +247,11 @@ def load_task(folder: Path, priors_dir: Path = PRIORS_DIR) -> Task:
     spec, tlines, tdata = _load(folder / "task.yaml", TaskSpec, problems)
     solution, slines, sdata = _load(folder / "solution.yaml", Solution, problems)
     prior, plines, _ = _load(prior_path, DelegationPrior, problems, required=False)
-    if not prior_path.exists() and (yml := prior_path.with_suffix(".yml")).exists():
-        # read as no prior at all: its task ran without one, and `oracle` was refused for want of one
-        problems.append(
-            Problem(str(yml), None, f"a prior is read from {prior_path.name} only: rename this file")
-        )
+    if (yml := prior_path.with_suffix(".yml")).exists():
+        # never read: alone, its task ran without a prior and `oracle` was refused for want of
+        # one; beside the .yaml, an edit to it changed nothing
+        todo = "remove this file or merge it into that one" if prior_path.exists() else "rename this file"
+        problems.append(Problem(str(yml), None, f"a prior is read from {prior_path.name} only: {todo}"))
     check_path = folder / "check.py"
     problems += check_file_problems(check_path)
     # a file with problems of its own is still checked as far as its valid parts go (all at once)

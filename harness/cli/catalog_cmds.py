@@ -130,6 +130,11 @@ def priors_validate(
     problems += [
         Problem(str(p), None, f"no task {p.stem!r} for this prior") for p in priors if p.stem not in task_ids
     ]
+    problems += [  # never read (a task's own is told by its loading, above)
+        Problem(str(p), None, f"no task {p.stem!r} for this prior, and a prior is read from .yaml files only")
+        for p in sorted(PRIORS_DIR.glob("*.yml"))
+        if p.stem not in task_ids
+    ]
     roles = {name for name, p in load_profiles(list(profiles)).profiles.items() if not p.is_variant}
     for path in priors:
         if path.stem in task_ids:

@@ -603,3 +603,18 @@ def test_a_prior_saved_as_yml_is_named_not_passed_over(tmp_path: Path) -> None:
     assert one_line_error(mseval("tasks", "list", env=env)) == (
         f"{priors / 'lms-due-reminder.yml'}: a prior is read from lms-due-reminder.yaml only: rename this file"
     )
+
+
+def test_a_yml_prior_beside_the_yaml_or_naming_no_task_is_refused_too(tmp_path: Path) -> None:
+    """A .yml beside the task's .yaml (edits to it changed nothing) and one naming no task passed
+    `priors validate` without a word, though the docs say a .yml is refused."""
+    _tasks, priors, env = catalog_copy(tmp_path)
+    shutil.copy(priors / "lms-due-reminder.yaml", priors / "lms-due-reminder.yml")
+    assert one_line_error(mseval("priors", "validate", env=env)) == (
+        f"{priors / 'lms-due-reminder.yml'}: a prior is read from lms-due-reminder.yaml only: "
+        "remove this file or merge it into that one"
+    )
+    (priors / "lms-due-reminder.yml").rename(priors / "other-task.yml")
+    assert one_line_error(mseval("priors", "validate", env=env)) == (
+        f"{priors / 'other-task.yml'}: no task 'other-task' for this prior, and a prior is read from .yaml files only"
+    )
