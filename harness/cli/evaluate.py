@@ -392,7 +392,7 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Write report.md, a self-contained index.html and PNG plots of the score."""
+    """Write report.md, a self-contained index.html, score.json and PNG plots of the score."""
     priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     problems = baseline_problems(records, runs, baseline)

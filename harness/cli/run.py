@@ -310,8 +310,9 @@ def register(app: typer.Typer) -> None:
         result = _execute(plan, executor, ray_address, whole_cluster=concurrency is None)
         if resume and not result.resumed:  # a run of other settings cannot be continued
             print(
-                f"--resume: the store has no run of these settings (models, variants, tasks, seeds, budgets, "
-                f"sampling, profiles and --base-url must be the same); started a new run {result.run_id}",
+                f"--resume: the store has no run of these settings (models, variants, tasks with their files and "
+                f"priors, seeds, budgets, sampling, profiles, price table version, --base-url, --server-option and "
+                f"mseval version must be the same); started a new run {result.run_id}",
                 file=sys.stderr,
             )
         # After a resume the table is the whole run's, the episodes finished before included, and
@@ -339,7 +340,9 @@ def register(app: typer.Typer) -> None:
         store: Annotated[str, typer.Option(metavar="URL", help=STORE_HELP)] = "sqlite:///runs/demo.db",
         report: Annotated[
             Path | None,
-            path_option(metavar="DIR", help="also write the report (report.md, index.html, plots) here"),
+            path_option(
+                metavar="DIR", help="also write the report (report.md, index.html, score.json, plots) here"
+            ),
         ] = None,
         tasks: Annotated[
             str,
