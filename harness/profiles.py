@@ -242,8 +242,10 @@ def load_profiles(
             if p is None:
                 continue
             if p.partial:
+                # never loaded, but its other keys are checked, those against the built-ins too
                 partial.append(p)
-                continue
+                if {"name", "override"} & p.invalid:
+                    continue
             if p.name in profiles and not (p.header.override and not is_builtin):
                 problems.append(
                     Problem(
@@ -261,7 +263,8 @@ def load_profiles(
                         f"override: true, but there is no built-in profile {p.name!r} to replace; remove it",
                     )
                 )
-            if (replaced := profiles.get(p.name)) is not None and replaced.is_variant != p.is_variant:
+            replaced = profiles.get(p.name)
+            if replaced is not None and "delegation" not in p.invalid and replaced.is_variant != p.is_variant:
                 kind, other = ("variant", "role") if replaced.is_variant else ("role", "variant")
                 problems.append(
                     Problem(
@@ -271,6 +274,8 @@ def load_profiles(
                         f"({'add' if replaced.is_variant else 'remove'} 'delegation')",
                     )
                 )
+                continue
+            if p.partial:
                 continue
             profiles[p.name] = p
             if is_builtin:

@@ -120,6 +120,28 @@ def test_an_override_with_nothing_to_replace_is_a_problem(tmp_path: Path) -> Non
     )
 
 
+def test_a_profile_with_a_bad_field_is_still_checked_against_the_built_ins(tmp_path: Path) -> None:
+    """A bad value (`maxSteps: 0`) hid every check against the built-in profiles in the same file:
+    a built-in name without `override: true`, an override with nothing to replace, and an override
+    of the other kind were not told, though every problem of every file is to be told at once."""
+    bad = ROLE.replace("mode: read-only", "mode: read-only\nmaxSteps: 0")
+    (tmp_path / "explorer.md").write_text(bad.replace("name: helper", "name: explorer"))
+    (tmp_path / "helper.md").write_text(bad.replace("mode:", "override: true\nmode:"))
+    (tmp_path / "sa.md").write_text(
+        bad.replace("name: helper", "name: sa").replace("mode:", "override: true\nmode:")
+    )
+    result = mseval("profiles", "validate", "--dir", str(tmp_path))
+    steps = "maxSteps: Input should be greater than or equal to 1"
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        f"{tmp_path / 'explorer.md'}:2: profile 'explorer' exists; set 'override: true' to replace it",
+        f"{tmp_path / 'explorer.md'}:6: {steps}",
+        f"{tmp_path / 'helper.md'}:5: override: true, but there is no built-in profile 'helper' to replace; remove it",
+        f"{tmp_path / 'helper.md'}:7: {steps}",
+        f"{tmp_path / 'sa.md'}:5: 'sa' overrides a variant with a role; an override keeps the kind (add 'delegation')",
+        f"{tmp_path / 'sa.md'}:7: {steps}",
+    ]
+
+
 def test_a_folder_given_twice_is_read_once(tmp_path: Path) -> None:
     """`--dir D --dir D` (or D/, or the built-in folder) read D again and told each of its
     profiles "profile 'helper' exists; set 'override: true' to replace it", which was wrong."""
