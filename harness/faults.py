@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from harness.db_text import first_line
 from harness.events import EventLog
-from harness.store import first_line
 
 
 def breach_reason(events: EventLog, termination: str, agent: str = "main") -> str:

@@ -31,9 +31,10 @@ from typing import Any
 from contracts.episode import EpisodeRecord
 from contracts.errors import InputError
 from harness.catalog import Task
+from harness.claims import CLAIM_RENEW_S, Owner
 from harness.event_stream import EventStreamer
 from harness.runner import Job, Runner, RunPlan, RunResult, finished_resume, refuse_busy_resume
-from harness.store import CLAIM_RENEW_S, ClaimLost, Owner, StoreError, episode_key
+from harness.store import ClaimLost, StoreError, episode_key
 
 # Ray's switch for single-machine clusters (its default on macOS and Windows): with it off, a
 # local instance takes 127.0.0.1 as its node address, and its GCS, raylet, workers and runtime-env

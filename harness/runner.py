@@ -30,6 +30,8 @@ from contracts.errors import InputError
 from harness.budgets import Budgets, Termination
 from harness.catalog import Task
 from harness.checks import Criterion
+from harness.claims import CLAIM_RENEW_S, Owner
+from harness.db_text import first_line
 from harness.episode import EpisodeRuntime, EpisodeSetup
 from harness.event_stream import EventStreamer
 from harness.events import EventLog
@@ -43,15 +45,12 @@ from harness.models.registry import ModelFactory
 from harness.profiles import ProfileSet
 from harness.records import build_record
 from harness.store import (
-    CLAIM_RENEW_S,
     ClaimLost,
-    Owner,
     RunBusy,
     Store,
     StoreError,
     WorldServerLost,
     episode_key,
-    first_line,
 )
 from harness.task_check import bounded_check
 from harness.world import EpisodeWorld, create_world_in_thread

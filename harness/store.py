@@ -9,7 +9,7 @@ After a crash, `--resume` finds the run, skips every finished episode and runs t
 ones again as attempt n+1; readers only ever see finished attempts.
 
 One process runs a run at a time: it holds the run's claim (a row naming its host and pid),
-renewed every `CLAIM_RENEW_S` while it runs and released when it stops. Another process may
+renewed every `CLAIM_RENEW_S` (harness/claims.py) while it runs and released when it stops. Another process may
 take the run over only when the claim is abandoned: its process is gone (same host) or it has
 not been renewed for `CLAIM_STALE_S`. A store that cannot be read or written raises
 `StoreError`, one line naming the store.
@@ -19,35 +19,30 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
-import re
 import socket
 import time
-import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, Column, Text, delete, func, insert, inspect, update
 from sqlalchemy import cast as sa_cast
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import registry as orm_registry
 from sqlalchemy.pool import NullPool
 from sqlmodel import Field, Session, SQLModel, col, create_engine, select
 
 from contracts.episode import EpisodeRecord, gc_paused
+from harness.claims import Owner, claim_alive
+from harness.db_text import error_reason, shown
 
 if TYPE_CHECKING:
     from harness.store_runs import RunSummary
 
 DEFAULT_STORE = "sqlite:///runs/mseval.db"
-# A running process renews its run's claim this often; a claim not renewed for CLAIM_STALE_S
-# is abandoned (its process died on another machine, or stopped without releasing it).
-CLAIM_RENEW_S = 10.0
-CLAIM_STALE_S = 60.0
 
 
 class StoreError(Exception):
@@ -133,38 +128,6 @@ class ClaimRow(StoreModel, table=True):
     heartbeat_at: float  # seconds since the epoch
 
 
-@dataclass(frozen=True)
-class Owner:
-    """The process that runs a run."""
-
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
-    host: str = field(default_factory=socket.gethostname)
-    pid: int = field(default_factory=os.getpid)
-
-    def row(self, run_id: str) -> dict[str, Any]:
-        return {
-            "run_id": run_id,
-            "token": self.token,
-            "host": self.host,
-            "pid": self.pid,
-            "heartbeat_at": time.time(),
-        }
-
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    try:  # an exited process its parent has not reaped yet is gone too
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[:1] != ["Z"]
-
-
 def _refuse_if_alive(run_id: str, held: Any) -> None:
     """`RunBusy` naming the holder when the claim `held` is a live process's."""
     now = time.time()
@@ -174,40 +137,8 @@ def _refuse_if_alive(run_id: str, held: Any) -> None:
         raise RunBusy(run_id, f"pid {held.pid}{where}, last seen {seen:.0f} s ago")
 
 
-def claim_alive(claim: Any, now: float) -> bool:
-    if now - claim.heartbeat_at > CLAIM_STALE_S:
-        return False
-    return claim.host != socket.gethostname() or _process_exists(claim.pid)
-
-
-def first_line(exc: BaseException) -> str:
-    """What `exc` says, in one line: a database error's own first line (the driver's), without
-    SQLAlchemy's DETAIL, `[SQL: …]` and link; "" when it says nothing."""
-    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-    return lines[0].strip() if lines else ""
-
-
-def error_reason(exc: BaseException) -> str:
-    return first_line(exc) or type(exc).__name__
-
-
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
-
-
-def shown(url: str | URL) -> str:
-    """A database `url` as it may be printed: a server's password masked (`***`), also when
-    given as a query parameter (`?password=…`, which libpq and the driver take as well)."""
-    try:
-        parsed = make_url(url)
-    except (
-        SQLAlchemyError,
-        ValueError,
-    ):  # not a URL SQLAlchemy reads (a port `abc`): masked as `//user:***@`
-        return re.sub(r"(//[^/:@]*:)[^@]*@", r"\1***@", str(url))
-    secret = [key for key in parsed.query if key.lower() == "password"]
-    masked = parsed.update_query_dict(dict.fromkeys(secret, "***"))
-    return masked.render_as_string(hide_password=True).replace("=%2A%2A%2A", "=***")
 
 
 def episode_key(run_id: str, task_id: str, model: str, variant: str, seed: int) -> str:

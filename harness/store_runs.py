@@ -12,16 +12,15 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import select
 
+from harness.claims import Owner, claim_alive
+from harness.db_text import error_reason
 from harness.store import (
     ClaimRow,
     EpisodeRow,
     EventRow,
-    Owner,
     RunBusy,
     RunRow,
     Store,
-    claim_alive,
-    error_reason,
 )
 
 

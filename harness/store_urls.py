@@ -13,8 +13,9 @@ from sqlalchemy.engine import Connection
 
 from contracts.errors import InputError, Problem
 from contracts.paths import lookup_problem
-from harness.store import EpisodeRow, StoreModel, first_line
-from harness.store import shown as shown_url
+from harness.db_text import first_line
+from harness.db_text import shown as shown_url
+from harness.store import EpisodeRow, StoreModel
 
 # How long a pre-flight connection to a database server may take before it is reported.
 CONNECT_TIMEOUT_S = 5

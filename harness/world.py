@@ -19,8 +19,8 @@ from contracts.errors import InputError
 from contracts.yamlio import line_of, read_yaml
 from harness.catalog import SetupStep, Task
 from harness.checks import World
+from harness.db_text import first_line
 from harness.mcp_client import WorldAccess
-from harness.store import first_line
 from mcp_servers.common import registry, worldstate
 from mcp_servers.common.db import episode_schema, make_engine
 

@@ -193,7 +193,7 @@ def size_problems(settings: int, tasks: int, seeds: int) -> list[Problem]:
 
 def database_problems(store: str, db: str) -> list[Problem]:
     """The run store's URL, and the world databases' ('sqlite' or a PostgreSQL server)."""
-    from harness.store import shown
+    from harness.db_text import shown
     from harness.store_urls import url_problems
 
     if db != "sqlite" and not db.startswith("postgresql"):

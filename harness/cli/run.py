@@ -305,7 +305,7 @@ def register(app: typer.Typer) -> None:
             prices=prices, runs_dir=runs_dir, rpm=rpm, tpm=tpm, executor=executor, ray_address=ray_address,
             server_options=server_option,
         )  # fmt: skip
-        from harness.store import shown
+        from harness.db_text import shown
 
         result = _execute(plan, executor, ray_address, whole_cluster=concurrency is None)
         if resume and not result.resumed:  # a run of other settings cannot be continued
@@ -363,7 +363,7 @@ def register(app: typer.Typer) -> None:
         )
         result = _execute(plan, "local", None, DEMO_INTERRUPTED)
         print_table(settings_table(result.records))
-        from harness.store import shown
+        from harness.db_text import shown
 
         print(
             f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {shown(store)}"

@@ -285,7 +285,7 @@ def runs_delete(
 def _check_world_server(db: str) -> None:
     """--db must be a PostgreSQL server that answers (SQLite worlds live in the workspaces)."""
     from contracts.errors import InputError
-    from harness.store import shown
+    from harness.db_text import shown
     from harness.store_urls import url_problems
 
     if not db.startswith("postgresql"):
@@ -297,7 +297,7 @@ def _check_world_server(db: str) -> None:
 
 def _left_schemas(db: str, run_ids: list[str]) -> list[str]:
     from contracts.errors import InputError
-    from harness.store import first_line
+    from harness.db_text import first_line
     from mcp_servers.common.worldstate import run_schemas
 
     try:
@@ -309,7 +309,7 @@ def _left_schemas(db: str, run_ids: list[str]) -> list[str]:
 def _drop_left_schemas(db: str, schemas: list[str]) -> None:
     """Drop the runs' schemas found on --db; the ones left are named in a warning (the runs'
     records are gone either way, and a schema left behind loses nothing)."""
-    from harness.store import first_line
+    from harness.db_text import first_line
     from mcp_servers.common.worldstate import drop_schemas
 
     failed = drop_schemas(db, schemas)

@@ -33,7 +33,7 @@ def test_a_setting_named_twice_runs_once(tmp_path: Path) -> None:
 
 
 def test_a_store_url_is_printed_without_its_password() -> None:
-    from harness.store import shown
+    from harness.db_text import shown
 
     assert shown("postgresql+psycopg://mseval:s3cret@127.0.0.1:55432/mseval") == (
         "postgresql+psycopg://mseval:***@127.0.0.1:55432/mseval"

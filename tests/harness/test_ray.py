@@ -94,8 +94,8 @@ def test_a_ray_address_where_nothing_answers_is_bad_input_at_once(tmp_path: Path
 def test_a_ray_run_is_claimed_like_a_local_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Ray driver ran a run without claiming it, so a `--resume` beside it ran it twice."""
     from contracts.errors import InputError
+    from harness.claims import Owner
     from harness.ray_executor import run_with_ray
-    from harness.store import Owner
     from tests.harness.test_reliability_runs import _plan, _start_run
 
     run_id = _start_run(tmp_path, Owner())  # held by this (live) process
@@ -131,7 +131,7 @@ def test_a_busy_run_is_refused_before_ray_starts(tmp_path: Path, monkeypatch: py
     processes) and only then was refused, by the driver's claim."""
     import harness.ray_executor as ray_executor
     from contracts.errors import InputError
-    from harness.store import Owner
+    from harness.claims import Owner
     from tests.harness.test_reliability_runs import _plan, _start_run
 
     def no_ray(address: str | None) -> None:

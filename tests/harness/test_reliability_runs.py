@@ -18,6 +18,7 @@ import pytest
 
 from contracts.errors import InputError
 from harness.catalog import load_tasks
+from harness.claims import CLAIM_STALE_S, Owner
 from harness.event_stream import EventStreamer
 from harness.events import Event
 from harness.models.base import ModelAPIError
@@ -25,7 +26,7 @@ from harness.models.registry import ModelFactory
 from harness.models.scripted import ScriptedModel
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
-from harness.store import CLAIM_STALE_S, ClaimLost, ClaimRow, Owner, Store, StoreError
+from harness.store import ClaimLost, ClaimRow, Store, StoreError
 from harness.store import episode_key as key_of
 
 TASKS = ("lms-due-reminder", "lms-missing-work-zeros")

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from contracts.episode import EpisodeRecord
-from harness.store import Owner, Store, episode_key
+from harness.claims import Owner
+from harness.store import Store, episode_key
 from tests.harness.cli_support import mseval
 from tests.harness.support import pg_store_in_schema
 from tests.mcp_servers.support import PG_URL_ENV

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from harness.store import Owner, Store
+from harness.claims import Owner
+from harness.store import Store
 from mcp_servers.common import worldstate
 from mcp_servers.common.db import make_engine
 from tests.harness.cli_support import mseval, one_line_error
