@@ -18,7 +18,7 @@ from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
 from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
 from contracts.paths import unreadable_folder
-from contracts.textio import read_text
+from contracts.textio import not_a_file, read_text
 from contracts.yamlio import line_of, read_yaml, validate_data
 
 EpisodeKey = tuple[str, str, str, int]
@@ -113,11 +113,13 @@ def load_episodes(path: Path) -> list[EpisodeRecord]:
     """Read a `.jsonl` file of episode records (what `mseval export` writes)."""
     try:
         with path.open(encoding="utf-8") as handle:
+            if not_a_file(handle.fileno()):  # a link to /dev/zero: one endless line
+                raise InputError.one(path, None, "is a device, not a file")
             return parse_episode_lines(handle, str(path))
     except OSError as exc:
         raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        read_text(path)  # names the line and column of the first byte that is not UTF-8
+        read_text(path, max_bytes=None)  # names the line and column of the first byte that is not UTF-8
         raise
 
 

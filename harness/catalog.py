@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import threading
@@ -75,6 +76,11 @@ class SetupStep(_Strict):
         missing = [k for k in need if getattr(self, k) is None]
         if missing:
             raise ValueError(f"{actions[0]} needs {', '.join(missing)}")
+        if self.where == {}:  # it matched every row of the table
+            raise ValueError(f"{actions[0]} needs a non-empty where (an empty one matches every row)")
+        columns = [*(self.rows or ()), self.where or {}, self.values or {}]
+        if any(isinstance(v, list | dict) for row in columns for v in row.values()):
+            raise ValueError("a column's value is one value, not a list or a mapping")
         return self
 
 
@@ -190,6 +196,16 @@ def _load_check(path: Path) -> CheckFn:
     fn = getattr(module, "check", None)
     if not callable(fn):
         raise InputError.one(path, None, "check.py must define check(world) -> list[Criterion]")
+    try:  # one that cannot take the world failed every episode's check, a task failure each
+        inspect.signature(fn).bind(None)
+    except TypeError:
+        code = getattr(fn, "__code__", None)
+        line = code.co_firstlineno if code is not None and code.co_filename == str(path) else None
+        raise InputError.one(
+            path, line, "check must take one argument, the world: check(world) -> list[Criterion]"
+        ) from None
+    except ValueError:  # no signature to read (a builtin): what it does is told when it runs
+        pass
     return fn  # type: ignore[no-any-return]
 
 

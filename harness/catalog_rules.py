@@ -287,6 +287,11 @@ def setup_problems(steps: Iterable[tuple[int, SetupStep]], file: str, lines: Lin
     for i, step in steps:
         if step.file is not None and (problem := path_problem(step.file)) is not None:
             problems.append(Problem(file, lines.get(("setup", i, "file")), f"setup step {i + 1}: {problem}"))
+        elif step.file is not None and step.file.rstrip().endswith(
+            ("/", "\\")
+        ):  # it wrote `inbox` for `inbox/`
+            said = f"setup step {i + 1}: {step.file!r} names a folder; give the file's name"
+            problems.append(Problem(file, lines.get(("setup", i, "file")), said))
         table_name = step.insert or step.update or step.delete
         if table_name is None:
             continue

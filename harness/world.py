@@ -12,7 +12,14 @@ from typing import Any
 
 from sqlalchemy import and_, delete, insert, text, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    ProgrammingError,
+    SQLAlchemyError,
+    StatementError,
+)
 from sqlmodel import SQLModel
 
 from contracts.errors import InputError
@@ -129,9 +136,14 @@ def apply_setup(task: Task, engine: Engine, workspace: Path) -> None:
         for i, step in enumerate(task.spec.setup):
             try:
                 _apply_step(conn, step, workspace, file, i)
-            except (IntegrityError, DataError, IsADirectoryError, NotADirectoryError) as exc:
-                # what the step itself asks for is refused; a locked database, a lost
-                # connection or a full disk are not the task's fault and stay what they are
+            except (StatementError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
+                # what the step itself asks for is refused (a row the schema or the driver
+                # refuses); a locked database, a lost connection or a full disk are not the
+                # task's fault and stay what they are
+                if isinstance(exc, DBAPIError) and not isinstance(
+                    exc, IntegrityError | DataError | ProgrammingError
+                ):
+                    raise
                 why = exc.orig if isinstance(exc, DBAPIError) else getattr(exc, "strerror", None) or exc
                 first = (str(why).strip().splitlines() or [type(exc).__name__])[0][:300]
                 raise InputError.one(

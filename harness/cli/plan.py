@@ -132,6 +132,8 @@ def build_plan(
         problems += _validation_problems(exc)
     if budget_model is not None:
         problems += timeout_problems(options.get("max_timeout_s"), budget_model, task_list or ())
+    if not problems:  # last, as it costs: a world per task with setup steps
+        problems += setup_problems_applied(task_list or ())
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     assert settings is not None and budget_model is not None
@@ -142,6 +144,25 @@ def build_plan(
         prices=price_table, store_url=store, transport=transport, concurrency=concurrency, db_base=db, runs_dir=runs_dir,  # type: ignore[arg-type]
         resume=resume, base_url=base_url, api_key_env=api_key_env, rate_limits=rate_limits, server_options=options,
     )  # fmt: skip
+
+
+def setup_problems_applied(tasks: Sequence[Any]) -> list[Problem]:
+    """Each selected task's setup applied once to a fresh world in a scratch folder: a step the
+    world refuses (a NOT NULL column left out, an id taken, a file under a file) is bad input now,
+    not a harness_error recorded for every episode of the task."""
+    import tempfile
+
+    from harness.world import create_world
+
+    problems: list[Problem] = []
+    with tempfile.TemporaryDirectory(prefix="mseval-setup-") as scratch:
+        for task in tasks:
+            if task.spec.setup:
+                try:
+                    create_world(task, task.id, Path(scratch)).close()
+                except InputError as exc:
+                    problems += exc.problems
+    return problems
 
 
 def timeout_problems(longest: float | None, budgets: Any, tasks: Sequence[Any]) -> list[Problem]:

@@ -277,3 +277,12 @@ def test_a_prior_named_for_another_task_is_reported_with_its_other_problems(tmp_
         (2, "task 'other' does not match the file name"),
         (4, "waves.0.0.label: unknown function label 'no-such-label'"),
     ]
+
+
+def test_a_records_file_that_is_a_device_is_refused_unread(tmp_path: Path) -> None:
+    """`--episodes` linked to /dev/zero was read as one endless line until memory ran out."""
+    link = tmp_path / "episodes.jsonl"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(InputError) as caught:
+        load_episodes(link)
+    assert [str(p) for p in caught.value.problems] == [f"{link}: is a device, not a file"]

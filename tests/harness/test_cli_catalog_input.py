@@ -618,3 +618,76 @@ def test_a_yml_prior_beside_the_yaml_or_naming_no_task_is_refused_too(tmp_path: 
     assert one_line_error(mseval("priors", "validate", env=env)) == (
         f"{priors / 'other-task.yml'}: no task 'other-task' for this prior, and a prior is read from .yaml files only"
     )
+
+
+def test_a_setup_step_the_world_refuses_is_refused_before_a_run(tmp_path: Path) -> None:
+    """Such a step passed every check at load: `mseval run` then recorded each episode of the task
+    absent (exit 1, the store and workspaces written) instead of refusing the input."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    original = spec.read_text()
+    steps = {
+        "- insert: lms_announcement\n  rows: [{course_id: 1}]\n": (
+            "- insert: lms_announcement",
+            "NOT NULL constraint failed: lms_announcement.title",
+        ),
+        "- file: a.txt\n  content: a\n- file: a.txt/b\n  content: b\n": ("- file: a.txt/b", "File exists"),
+    }
+    for step, (needle, why) in steps.items():
+        spec.write_text(original.replace("servers:", f"setup:\n{step}servers:", 1))
+        line = line_of(spec, needle)
+        step_no = 2 if "a.txt/b" in needle else 1
+        assert _run(tmp_path, env) == f"{spec}:{line}: setup step {step_no} cannot be applied: {why}"
+
+
+def test_setup_values_that_are_not_one_value_or_match_every_row_are_refused_at_load(tmp_path: Path) -> None:
+    """A list as a column's value ended `tasks validate` in a traceback (the driver cannot bind
+    it); `where: {}` deleted every row of the table; `file: inbox/` wrote a file named inbox."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    original = spec.read_text()
+    steps = {
+        "- update: lms_enrollment\n  where: {id: 5}\n  values: {status: [1, 2]}\n": (
+            "- update: lms_enrollment",
+            "setup.0: a column's value is one value, not a list or a mapping",
+        ),
+        "- delete: lms_grade\n  where: {}\n": (
+            "- delete: lms_grade",
+            "setup.0: delete needs a non-empty where (an empty one matches every row)",
+        ),
+        "- file: inbox/\n  content: hello\n": (
+            "- file: inbox/",
+            "setup step 1: 'inbox/' names a folder; give the file's name",
+        ),
+    }
+    for step, (needle, why) in steps.items():
+        spec.write_text(original.replace("servers:", f"setup:\n{step}servers:", 1))
+        assert one_line_error(mseval("tasks", "validate", "lms-due-reminder", env=env)) == (
+            f"{spec}:{line_of(spec, needle)}: {why}"
+        ), step
+
+
+def test_a_check_that_cannot_take_the_world_is_refused_before_a_run(tmp_path: Path) -> None:
+    """`def check():` was imported fine and raised TypeError in every episode: each counted as
+    the model failing the task."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    source = check.read_text()
+    check.write_text(source.replace("def check(world: World)", "def check()", 1))
+    line = line_of(check, "def check(")
+    assert _run(tmp_path, env) == (
+        f"{check}:{line}: check must take one argument, the world: check(world) -> list[Criterion]"
+    )
+
+
+def test_a_task_file_that_is_a_device_or_too_large_is_refused_unread(tmp_path: Path) -> None:
+    """A task.yaml linked to /dev/zero was read until the machine ran out of memory (24 GB)."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = spec.read_text()
+    spec.unlink()
+    spec.symlink_to("/dev/zero")
+    assert _run(tmp_path, env) == f"{spec}: is a device, not a file"
+    spec.unlink()
+    spec.write_text(text + "# " + "x" * (16 << 20) + "\n")
+    assert _run(tmp_path, env) == f"{spec}: is larger than 16 MiB: not an input file of this kind"
