@@ -21,17 +21,24 @@ from contracts.yamlio import load_yaml_model
 DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
 
 
+# Per million tokens, and currency units per USD: far beyond any real price or rate, and small
+# enough that no call's cost overflows to infinity (1e308 per million tokens made an episode's
+# cost inf, its record invalid and the episode absent).
+MAX_PRICE = 1_000_000.0
+RATE_RANGE = (1e-6, 1e6)
+
+
 class _Prices(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    input: Float = Field(ge=0)
-    cached_input: Float = Field(ge=0)
-    output: Float = Field(ge=0)
+    input: Float = Field(ge=0, le=MAX_PRICE)
+    cached_input: Float = Field(ge=0, le=MAX_PRICE)
+    output: Float = Field(ge=0, le=MAX_PRICE)
     cache_write: Float | None = Field(
-        default=None, ge=0, description="per cache-written input token; default: input"
+        default=None, ge=0, le=MAX_PRICE, description="per cache-written input token; default: input"
     )
     cache_write_1h: Float | None = Field(
-        default=None, ge=0, description="per input token written to a 1-hour cache; default: cache_write"
+        default=None, ge=0, le=MAX_PRICE, description="per input token written to a 1-hour cache; default: cache_write"
     )
 
 
@@ -75,8 +82,9 @@ class PriceTable(BaseModel):
         for m in self.models:
             if m.currency not in self.currency_rates:
                 raise ValueError(f"model {m.match!r}: currency {m.currency!r} has no rate in currency_rates")
-        if any(rate <= 0 for rate in self.currency_rates.values()):
-            raise ValueError("currency rates must be positive")
+        low, high = RATE_RANGE
+        if any(not low <= rate <= high for rate in self.currency_rates.values()):
+            raise ValueError(f"currency rates must be from {low:g} to {high:g} (units per USD)")
         return self
 
     def lookup(self, model: str) -> ModelPrice | None:

@@ -20,6 +20,10 @@ from contracts.keyvalues import key_values
 # Below this a Python interpreter cannot start under the address-space cap, and every
 # python_execute would fail with no reason a model could act on.
 MIN_MEMORY_BYTES = 64 << 20
+# Above these the kernel's limits overflow or mean nothing (every python_execute then failed in
+# the child before it ran): 1 TiB for a size, the kernel's most pids for processes.
+MAX_BYTES = 1 << 40
+MAX_PROCESSES = 4_194_304
 
 
 class ServerOptions(BaseModel):
@@ -30,15 +34,22 @@ class ServerOptions(BaseModel):
         description="where python_execute runs: auto (docker when a daemon answers), process, docker, docker:IMAGE",
     )
     memory_bytes: int | None = Field(
-        None, ge=MIN_MEMORY_BYTES, description="python_execute: address space per process (container memory)"
+        None,
+        ge=MIN_MEMORY_BYTES,
+        le=MAX_BYTES,
+        description="python_execute: address space per process (container memory)",
     )
-    max_processes: int | None = Field(None, ge=1, description="python_execute: processes and threads")
-    file_bytes: int | None = Field(None, ge=1, description="python_execute: size of any file it writes")
+    max_processes: int | None = Field(
+        None, ge=1, le=MAX_PROCESSES, description="python_execute: processes and threads"
+    )
+    file_bytes: int | None = Field(
+        None, ge=1, le=MAX_BYTES, description="python_execute: size of any file it writes"
+    )
     max_timeout_s: float | None = Field(
         None, gt=0, description="python_execute: longest timeout a call may ask"
     )
     statement_timeout_s: float | None = Field(
-        None, gt=0, description="warehouse run_query: statement timeout"
+        None, gt=0, le=86_400, description="warehouse run_query: statement timeout"
     )
 
     @field_validator("sandbox")

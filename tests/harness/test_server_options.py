@@ -49,6 +49,19 @@ def test_options_are_checked_each_problem_on_its_own_line() -> None:
     [
         ("sandbox=docker:", "sandbox='docker:': give auto, process, docker or docker:IMAGE"),
         ("memory_bytes=512", "memory_bytes='512': Input should be greater than or equal to 67108864"),
+        # accepted, they failed every python_execute in the child, before the code ran
+        (
+            "memory_bytes=" + "9" * 29,
+            f"memory_bytes='{'9' * 29}': Input should be less than or equal to 1099511627776",
+        ),
+        (
+            "file_bytes=" + "9" * 29,
+            f"file_bytes='{'9' * 29}': Input should be less than or equal to 1099511627776",
+        ),
+        (
+            "max_processes=" + "9" * 29,
+            f"max_processes='{'9' * 29}': Input should be less than or equal to 4194304",
+        ),
         # the harness would time python_execute out before the tool's own timeout could answer
         ("max_timeout_s=60", "max_timeout_s=60 must be below the tool_timeout_s budget (60 s)"),
     ],
