@@ -210,6 +210,8 @@ def runs_delete(
     from contracts.errors import InputError, Problem
     from harness.store import RunBusy, StoreError
 
+    if runs_dir.exists() and not runs_dir.is_dir():  # the rows went, the workspaces stayed
+        raise InputError.one("--runs-dir", None, f"{runs_dir} is a file; give a folder")
     if db is not None:
         _check_world_server(db)
     s = _open(store)

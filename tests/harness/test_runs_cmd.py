@@ -198,8 +198,8 @@ def test_a_run_whose_workspaces_are_not_under_runs_dir_is_named(tmp_path: Path) 
 
 
 def test_refusals_delete_nothing(tmp_path: Path) -> None:
-    """An unknown run, a run a live process holds, and no --yes off a terminal: exit 2, one line
-    each, the store and workspaces untouched."""
+    """An unknown run, a run a live process holds, no --yes off a terminal and a file as
+    --runs-dir: exit 2, one line each, the store and workspaces untouched."""
     url = _store(tmp_path)
     store = Store(url)
     store.claim_run("new", Owner(pid=os.getpid()))  # this live process holds `new`
@@ -211,8 +211,13 @@ def test_refusals_delete_nothing(tmp_path: Path) -> None:
         ("old",): ["--yes: not on a terminal: give --yes to delete without asking"],
         ("--yes",): ["RUN_ID: name the runs to delete, or give --superseded"],
     }
+    # a file as --runs-dir: the rows were deleted, the workspaces left where they were
+    (tmp_path / "file").write_text("")
+    cases[("old", "--yes", "--runs-dir", str(tmp_path / "file"))] = [
+        f"--runs-dir: {tmp_path / 'file'} is a file; give a folder"
+    ]
     for args, lines in cases.items():
-        result = mseval("runs", "delete", *args, "--store", url, "--runs-dir", runs_dir)
+        result = mseval("runs", "delete", "--store", url, "--runs-dir", runs_dir, *args)
         assert result.returncode == 2, (args, result.stderr)
         assert [line.split(" sqlite:")[0] for line in result.stderr.splitlines()] == [
             line.split(" sqlite:")[0] for line in lines
