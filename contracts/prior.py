@@ -17,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ModelWrapValidatorHandler,
+    StrictBool,
     TypeAdapter,
     ValidationError,
     field_validator,
@@ -28,7 +29,7 @@ from contracts.labels import LABELS, label_mode
 
 Mode = Literal["read-only", "writable"]
 _MODES = ("read-only", "writable")
-_BOOL = TypeAdapter(bool)
+_BOOL = TypeAdapter(StrictBool)
 
 
 def _rule_error(loc: tuple[str | int, ...], value: Any, message: str) -> InitErrorDetails:
@@ -126,7 +127,7 @@ class DelegationPrior(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task: str = Field(min_length=1)
-    need_delegation: bool
+    need_delegation: StrictBool  # `0` or "yes" was read as false or true
     waves: list[list[PriorUnit]] = Field(default_factory=list)
 
     @model_validator(mode="wrap")

@@ -19,10 +19,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError, field_validator
 
 from contracts import EpisodeRecord, InputError, Problem
 from contracts.jsonio import read_json
+from contracts.numbers import Int
 from contracts.yamlio import KeyPath, line_of, validation_problems
 
 Edge = tuple[int, int]
@@ -153,7 +154,7 @@ class _GraphNodeFile(BaseModel):
     id: str | None = None
     prompt: str
     response: str
-    contributes: bool | None = None
+    contributes: StrictBool | None = None  # "no" was read as false
 
 
 class GraphFile(BaseModel):
@@ -162,8 +163,8 @@ class GraphFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     nodes: list[_GraphNodeFile]
-    S: list[list[int]]
-    T: list[list[int]]
+    S: list[list[Int]]  # true/false refused, as in every number of mseval's files
+    T: list[list[Int]]
 
     @field_validator("S", "T")
     @classmethod

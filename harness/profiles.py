@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from contracts.errors import InputError, Problem
 from contracts.numbers import Int
@@ -41,7 +41,7 @@ class ProfileHeader(BaseModel):
     maxSteps: Int | None = Field(default=None, ge=1, le=MAX_STEPS)
     subagents: tuple[str, ...] | None = None
     delegation: Delegation | None = None
-    override: bool = False
+    override: StrictBool = False
 
 
 @dataclass(frozen=True)

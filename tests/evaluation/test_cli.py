@@ -307,6 +307,14 @@ def test_a_graph_files_problems_name_their_lines(tmp_path: Path) -> None:
     ]
     cyclic = '{"nodes": [{"prompt": "a", "response": "b"}, {"prompt": "c", "response": "d"}],\n "S": [[0, 1], [1, 0]],\n "T": [[0, 0], [0, 0]]}'
     assert problems(cyclic) == [f"{path}:2: S has a cycle: the spatial graph must be acyclic"]
+    # read as typed: true was an edge and "no" a node that does not contribute
+    loose = (
+        '{"nodes": [{"prompt": "a", "response": "b",\n  "contributes": "no"}],\n "S": [[true]], "T": [[0]]}'
+    )
+    assert problems(loose) == [
+        f"{path}:2: nodes.0.contributes: Input should be a valid boolean",
+        f"{path}:3: S.0.0: give a number, not true",
+    ]
 
 
 def test_gemmas_rejects_a_cyclic_or_malformed_graph(tmp_path: Path) -> None:

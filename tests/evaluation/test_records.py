@@ -286,3 +286,16 @@ def test_a_records_file_that_is_a_device_is_refused_unread(tmp_path: Path) -> No
     with pytest.raises(InputError) as caught:
         load_episodes(link)
     assert [str(p) for p in caught.value.problems] == [f"{link}: is a device, not a file"]
+
+
+def test_a_prior_s_need_delegation_is_true_or_false_not_a_number_or_word(tmp_path: Path) -> None:
+    """`need_delegation: 0` was read as false and "yes" as true (told only as 'true needs at
+    least one wave')."""
+    (tmp_path / "zero.yaml").write_text("task: zero\nneed_delegation: 0\n")
+    (tmp_path / "yes.yaml").write_text("task: 'yes'\nneed_delegation: 'yes'\n")
+    with pytest.raises(InputError) as caught:
+        load_priors(tmp_path)
+    assert sorted((Path(p.file).name, p.line, p.message) for p in caught.value.problems) == [
+        ("yes.yaml", 2, "need_delegation: Input should be a valid boolean"),
+        ("zero.yaml", 2, "need_delegation: Input should be a valid boolean"),
+    ]

@@ -240,3 +240,12 @@ def test_a_boolean_or_huge_max_steps_in_a_profile_is_refused_at_its_line(tmp_pat
         )
         line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
         assert line == f"{tmp_path / 'helper.md'}:6: maxSteps: {said}"
+
+
+def test_override_is_true_or_false_not_a_word(tmp_path: Path) -> None:
+    """`override: 'yes'` (a word, as YAML 1.2 reads it) was taken as true."""
+    (tmp_path / "explorer.md").write_text(
+        ROLE.replace("name: helper", "name: explorer").replace("mode:", "override: 'yes'\nmode:")
+    )
+    line = one_line_error(mseval("profiles", "validate", "--dir", str(tmp_path)))
+    assert line == f"{tmp_path / 'explorer.md'}:5: override: Input should be a valid boolean"
