@@ -80,8 +80,10 @@ def name_options(name: str) -> tuple[str, dict[str, str]]:
     """The part of model name `name` before `?` and its options: `sim:oracle?noise=0.1` ->
     ("sim:oracle", {"noise": "0.1"}). An option given twice (`?noise=0&noise=1`) is an
     `InputError` naming `--model`: which one was meant is not ours to guess."""
-    base, _, query = name.partition("?")
+    base, asks, query = name.partition("?")
     pairs = parse_qsl(query, keep_blank_values=True)
+    if asks and not pairs:  # `sim:single?` was a setting of its own beside `sim:single`
+        raise InputError.one("--model", None, f"{name}: no option after '?'; drop the '?' or give KEY=VALUE")
     options = dict(pairs)
     if len(options) < len(pairs):
         twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))

@@ -272,6 +272,10 @@ def test_output_paths_of_the_wrong_kind(tmp_path: Path, empty_store: str) -> Non
             "sim:oracle?bogus=1",
             "--model: sim:oracle?bogus=1: unknown option(s) ['bogus']; use ?noise=P&seed=N&latency=S",
         ),
+        (  # a setting of its own beside sim:oracle, its folders named sim_oracle_
+            "sim:oracle?",
+            "--model: sim:oracle?: no option after '?'; drop the '?' or give KEY=VALUE",
+        ),
     ],
 )
 def test_sim_model_names_are_checked_before_anything_runs(tmp_path: Path, model: str, message: str) -> None:
