@@ -27,14 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from mcp_servers.local import handover
-from mcp_servers.local.sandbox import (
-    SHM_BYTES,
-    Limits,
-    RunResult,
-    SandboxUnavailable,
-    communicate,
-    sandbox_user,
-)
+from mcp_servers.local.confinement import SHM_BYTES, Limits, sandbox_user
+from mcp_servers.local.sandbox import RunResult, SandboxUnavailable, communicate
 
 EMPTY_IMAGE = "mseval-sandbox:empty"
 # The longest a docker command after the code (reading how it ended, removing its container)

@@ -101,7 +101,7 @@ async def test_python_execute_in_a_container(world: World, monkeypatch: pytest.M
 
 
 async def test_python_execute_in_a_process_reaches_no_network(world: World) -> None:
-    from mcp_servers.local.sandbox import network_namespace_available
+    from mcp_servers.local.confinement import network_namespace_available
 
     if not network_namespace_available():
         pytest.skip("`unshare -rn` does not work here (no user namespaces)")
@@ -126,7 +126,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _confined_or_skip() -> None:
-    from mcp_servers.local.sandbox import confinement_available
+    from mcp_servers.local.confinement import confinement_available
 
     if not confinement_available():
         pytest.skip("user and mount namespaces do not work here: the process sandbox is not confined")

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from mcp_servers.local import handover, sandbox
+from mcp_servers.local import confinement, handover
+from mcp_servers.local.confinement import SANDBOX_UID
 from mcp_servers.local.handover import hand_over
-from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox
+from mcp_servers.local.sandbox import ProcessSandbox
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the workspace is handed over only as root")
 
@@ -104,7 +105,7 @@ async def test_a_hand_over_that_hangs_leaves_the_harness_its_threads(
         release.wait(30)
         return True
 
-    await asyncio.to_thread(sandbox.sandbox_setup)  # the probe hands a folder over too
+    await asyncio.to_thread(confinement.sandbox_setup)  # the probe hands a folder over too
     monkeypatch.setattr(handover, "hand_over", hung)
     monkeypatch.setattr(handover, "HAND_OVER_DEADLINE_S", 0.2)
     try:
@@ -132,7 +133,7 @@ async def test_hand_overs_of_one_workspace_take_turns(
             active -= 1
         return True
 
-    await asyncio.to_thread(sandbox.sandbox_setup)  # the probe hands a folder over too
+    await asyncio.to_thread(confinement.sandbox_setup)  # the probe hands a folder over too
     monkeypatch.setattr(handover, "hand_over", counted)
     box = ProcessSandbox()
     results = await asyncio.gather(*(box.run("print(1)", workspace, 20.0) for _ in range(2)))

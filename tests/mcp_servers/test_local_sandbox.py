@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_servers.local import sandbox
-from mcp_servers.local.sandbox import SANDBOX_UID, ProcessSandbox, RunResult, sandbox_mode
+from mcp_servers.local import confinement, sandbox
+from mcp_servers.local.confinement import SANDBOX_UID, sandbox_mode
+from mcp_servers.local.sandbox import ProcessSandbox, RunResult
 from tests.mcp_servers.support import World, serve, text
 
 ROOT = os.geteuid() == 0
@@ -221,7 +222,7 @@ AS_A_USER = textwrap.dedent(
     """
     import asyncio, json, os, subprocess, sys, tempfile
     from pathlib import Path
-    from mcp_servers.local import sandbox
+    from mcp_servers.local import confinement, sandbox
     namespaces = subprocess.run(
         ["unshare", "-rnmpf", "--kill-child", "true"], capture_output=True, check=False
     ).returncode == 0
@@ -233,7 +234,7 @@ AS_A_USER = textwrap.dedent(
     code = f"import os; print(os.listdir('..'), os.path.exists({str(outside)!r}))"
     result = asyncio.run(sandbox.ProcessSandbox().run(code, episode / "workspace", 20.0))
     print(json.dumps({
-        "uid": os.geteuid(), "namespaces": namespaces, "setup": repr(sandbox.sandbox_setup()),
+        "uid": os.geteuid(), "namespaces": namespaces, "setup": repr(confinement.sandbox_setup()),
         "out": result.render(),
     }))
     """
@@ -265,9 +266,9 @@ def test_without_root_the_code_is_confined(tmp_path: Path) -> None:
 @pytest.fixture
 def fresh_setup() -> Iterator[None]:
     """The sandbox's setup probed again in the test, and again after it."""
-    sandbox.sandbox_setup.cache_clear()
+    confinement.sandbox_setup.cache_clear()
     yield
-    sandbox.sandbox_setup.cache_clear()
+    confinement.sandbox_setup.cache_clear()
 
 
 def test_a_weaker_setup_than_confinement_is_reported_with_why(
@@ -275,13 +276,13 @@ def test_a_weaker_setup_than_confinement_is_reported_with_why(
 ) -> None:
     """The fallback was silent: only a test that skipped said the sandbox was not confined."""
 
-    def probe(setup: sandbox.Setup) -> str | None:
+    def probe(setup: confinement.Setup) -> str | None:
         return "mount: no remount here" if setup.mode == "confined" else None
 
-    monkeypatch.setattr(sandbox, "_probe", probe)
-    with caplog.at_level(logging.WARNING, logger=sandbox.__name__):
-        setup = sandbox.sandbox_setup()
-    assert setup == sandbox.Setup("network", user_namespace=True)
+    monkeypatch.setattr(confinement, "probe", probe)
+    with caplog.at_level(logging.WARNING, logger=confinement.__name__):
+        setup = confinement.sandbox_setup()
+    assert setup == confinement.Setup("network", user_namespace=True)
     assert "not fully confined" in caplog.text and "the machine's file system" in caplog.text
     assert "mount: no remount here" in caplog.text
 
