@@ -38,7 +38,10 @@ class _Prices(BaseModel):
         default=None, ge=0, le=MAX_PRICE, description="per cache-written input token; default: input"
     )
     cache_write_1h: Float | None = Field(
-        default=None, ge=0, le=MAX_PRICE, description="per input token written to a 1-hour cache; default: cache_write"
+        default=None,
+        ge=0,
+        le=MAX_PRICE,
+        description="per input token written to a 1-hour cache; default: cache_write",
     )
 
 
