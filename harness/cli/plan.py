@@ -132,8 +132,10 @@ def build_plan(
         problems += _validation_problems(exc)
     if budget_model is not None:
         problems += timeout_problems(options.get("max_timeout_s"), budget_model, task_list or ())
-    if not problems:  # last, as it costs: a world per task with setup steps
+    if not problems:  # last, as they cost: a world per task with setup steps, a daemon asked
         problems += setup_problems_applied(task_list or ())
+        if str(options.get("sandbox", "")).startswith("docker") and executor == "local":
+            problems += docker_problems(options["sandbox"])
     if problems:
         raise InputError(list(dict.fromkeys(problems)))  # a key or URL shared by models: said once
     assert settings is not None and budget_model is not None
@@ -163,6 +165,16 @@ def setup_problems_applied(tasks: Sequence[Any]) -> list[Problem]:
                 except InputError as exc:
                     problems += exc.problems
     return problems
+
+
+def docker_problems(sandbox: str) -> list[Problem]:
+    """`sandbox=docker…` where no docker daemon answers: every python_execute would fail."""
+    from mcp_servers.local.docker_sandbox import docker_available
+
+    if docker_available():
+        return []
+    said = f"sandbox={sandbox}: no docker daemon answers here; start one, or give sandbox=process or auto"
+    return [Problem("--server-option", None, said)]
 
 
 def timeout_problems(longest: float | None, budgets: Any, tasks: Sequence[Any]) -> list[Problem]:

@@ -91,6 +91,17 @@ def test_max_timeout_is_held_to_a_tasks_own_tool_timeout(tmp_path: Path) -> None
     assert ran.returncode == 0, ran.stderr
 
 
+def test_a_docker_sandbox_with_no_daemon_is_refused_before_the_run(tmp_path: Path) -> None:
+    """`sandbox=docker` where no daemon answers ran the episodes, each python_execute failing."""
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
+    nowhere = {"DOCKER_HOST": f"unix://{tmp_path / 'no-docker.sock'}"}
+    result = mseval(*RUN, *store, "--server-option", "sandbox=docker", env=nowhere)
+    assert one_line_error(result) == (
+        "--server-option: sandbox=docker: no docker daemon answers here; start one, or give sandbox=process or auto"
+    )
+    assert not (tmp_path / "s.db").exists()
+
+
 def test_a_served_server_refuses_a_bad_option(tmp_path: Path) -> None:
     import subprocess
 
