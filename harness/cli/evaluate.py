@@ -1,4 +1,5 @@
-"""`mseval score`, `mseval report`, `mseval gemmas`: the evaluation commands (SPEC §10).
+"""`mseval score`, `mseval report` (and `mseval gemmas`, in gemmas_cmd.py): the evaluation
+commands (SPEC §10).
 
 Everything heavy (evaluation, numpy, matplotlib, onnxruntime) is imported inside the command
 functions so that `mseval --help` starts fast. Bad input raises `contracts.InputError`, which
@@ -16,8 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from contracts.errors import InputError, Problem
-from harness.cli.common import MetavarCommand, path_argument, path_option
+from harness.cli.common import MetavarCommand, path_option
 from harness.cli.score_inputs import DEFAULT_STORE, check_inputs, priors_folder
+from harness.cli.score_table import summary_table, warn
 
 if TYPE_CHECKING:
     from contracts import EpisodeRecord
@@ -74,7 +76,7 @@ ResamplesOpt = Annotated[
 ]
 
 
-def _input_error(where: str, message: str) -> Exception:
+def input_error(where: str, message: str) -> Exception:
     return InputError.one(where, None, message)
 
 
@@ -87,7 +89,7 @@ def open_embedder(spec: str) -> Embedder | None:
     try:
         return load_embedder(spec, cache_dir=default_cache_dir())
     except EmbedderError as exc:
-        raise _input_error("--embedder", str(exc)) from None
+        raise input_error("--embedder", str(exc)) from None
 
 
 def load_input(store: str | None, episodes: Path | None) -> tuple[list[EpisodeRecord], list[dict[str, Any]]]:
@@ -168,7 +170,7 @@ def llm_tagging(
             return ""
         except ModelAPIError as exc:
             if exc.refuses_access:
-                raise _input_error("--llm-tagger", f"{model}: {exc}") from None
+                raise input_error("--llm-tagger", f"{model}: {exc}") from None
             failed.append(str(exc))
             return ""
         return response.message.content
@@ -265,84 +267,6 @@ def baseline_problems(
     ]
 
 
-def _warn(doc: ScoreDocument) -> None:
-    from contracts.printable import printable
-
-    for warning in doc.warnings:  # names from the records: their control characters shown, not obeyed
-        print(f"warning: {printable(warning)}", file=sys.stderr)
-
-
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
-
-
-def summary_table(doc: ScoreDocument) -> str:
-    """A plain-text table of the headline numbers (the full document is `--json`)."""
-    from contracts.printable import printable
-
-    columns = [
-        "model",
-        "variant",
-        "eps",
-        "absent",
-        "SR",
-        "SR|done",
-        "UDR",
-        "ODR",
-        "F1_hit",
-        "U_p",
-        "U_e",
-        "U_c",
-        "MSQ",
-        "IDS",
-        "UPR",
-    ]
-    rows = [
-        [
-            printable(row.model) + (" (sim)" if row.simulated else ""),  # an ESC in a name is not obeyed
-            printable(row.variant),
-            str(row.episodes),
-            str(row.absent),
-            *(
-                _fmt(v)
-                for v in (
-                    row.sr,
-                    row.sr_conditional,
-                    row.udr,
-                    row.odr,
-                    row.f1_hit,
-                    row.u_p,
-                    row.u_e,
-                    row.u_c,
-                    row.msq,
-                    row.ids,
-                    row.upr,
-                )
-            ),
-        ]
-        for row in doc.settings
-    ]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
-    identity = doc.identity
-    priors = (identity.get("priors_hash") or "none")[:12]
-    tasks = identity.get("tasks_hash")
-    tasks = "differ between runs" if isinstance(tasks, list) else (tasks or "unknown")[:12]
-    prices = identity.get("price_version")
-    prices = ", ".join(prices) if isinstance(prices, list) else prices or "unknown"
-    lines.append(
-        f"scorer {identity['scorer']}; tasks {tasks}; priors {priors}; prices {prices}; "
-        f"runs {len(identity.get('runs', []))}; "
-        f"IDS embedder {doc.contract['embedder']}; absent episodes count as failures; '—' = undefined."
-    )
-    if doc.tagging.get("llm_agreement") or doc.tagging.get("llm_unparsed"):  # what --llm-tagger asked
-        from evaluation.reports.tables import tagging_line
-
-        lines.append(tagging_line(doc))
-    return "\n".join(lines)
-
-
 def score(
     store: StoreOpt = None,
     episodes: EpisodesOpt = None,
@@ -363,7 +287,7 @@ def score(
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
-    _warn(doc)
+    warn(doc)
     print(doc.to_json(indent=1) if as_json else summary_table(doc))
 
 
@@ -407,7 +331,7 @@ def report(
     doc = build_document(
         records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
     )
-    _warn(doc)
+    warn(doc)
     files = write_report_files(doc, records, out, timeline or (), "--out")
     print(f"wrote {files.markdown}, {files.html} and {len(files.plots)} plots")
 
@@ -423,117 +347,8 @@ def write_report_files(
         files = write_report(doc, records, out, timeline)
     except OSError as exc:
         where = exc.filename or out
-        raise _input_error(option, f"cannot write {where}: {exc.strerror or exc}") from None
+        raise input_error(option, f"cannot write {where}: {exc.strerror or exc}") from None
     return files
-
-
-def gemmas(
-    graph_file: Annotated[
-        Path,
-        path_argument(metavar="GRAPH.json", help="Nodes with prompt and response; S and T as 0/1 matrices."),
-    ],
-    answer: Annotated[
-        str | None,
-        typer.Option(
-            "--answer", metavar="TEXT", help="Gold answer: a node contributes when its answer matches."
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-    embedder: EmbedderOpt = "minilm",
-    lam: Annotated[
-        float,
-        typer.Option("--lambda", metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity, 0 to 1."),
-    ] = 0.5,
-    min_path_nodes: Annotated[
-        int, typer.Option("--min-path-nodes", min=1, max=2, metavar="N", help="Shortest path UPR counts.")
-    ] = 2,
-) -> None:
-    """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
-    import json
-    import math
-
-    if not (math.isfinite(lam) and 0 <= lam <= 1):  # typer's range check told nan as "should be <= 1"
-        raise _input_error("--lambda", f"must be a number between 0 and 1, got {lam:g}")
-
-    from evaluation.embeddings import lambda_used
-    from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio
-    from evaluation.graph import load_graph_file
-
-    try:
-        graph = load_graph_file(graph_file)
-    except InputError:
-        if (line := episode_record_line(graph_file)) is not None:
-            raise InputError.one(graph_file, line, EPISODES_NOT_A_GRAPH) from None
-        raise
-    model = open_embedder(embedder)
-    ids = information_diversity(graph, model, lam) if embedder != "none" else None
-    result: dict[str, Any] = {"nodes": len(graph.nodes), "ids": None, "upr": None}
-    if ids is not None:
-        result["ids"] = {
-            "value": ids.value,
-            "reason": ids.reason,
-            "embedder": ids.embedder,
-            "lambda": lambda_used(ids.embedder, lam),
-            "weighted_pairs": ids.pairs,
-            "empty_responses": ids.empty_nodes,
-        }
-    declared = all(node.contributes is not None for node in graph.nodes)
-    if answer is not None or declared:
-        rule = answer_contribution(answer) if answer is not None else (lambda node: bool(node.contributes))
-        upr = unnecessary_path_ratio(graph, rule, min_path_nodes)
-        result["upr"] = {
-            "value": upr.value,
-            "reason": upr.reason,
-            "paths": upr.paths,
-            "necessary": upr.necessary,
-            "min_path_nodes": min_path_nodes,
-            "contribution": "answer" if answer is not None else "declared",
-        }
-    else:
-        result["upr"] = {
-            "value": None,
-            "reason": "no --answer given and not every node declares 'contributes'",
-        }
-    if as_json:
-        print(json.dumps(result, indent=1))
-        return
-    print(_gemmas_text(result))
-
-
-EPISODES_NOT_A_GRAPH = (
-    "an episode record (mseval.episode/1), not an agent graph: `mseval score --episodes FILE` "
-    'scores records and builds the graph of each; gemmas takes {"nodes", "S", "T"}'
-)
-
-
-def episode_record_line(path: Path) -> int | None:
-    """The line of an episode record that opens `path`, when it opens with one: given to
-    `gemmas`, such a file was told as a line per key of the record (`unknown key 'task_id'`,
-    `missing field 'nodes'`, …) without saying what the file was."""
-    import json
-
-    try:
-        with path.open(encoding="utf-8-sig") as handle:
-            number, line = next(
-                ((n, text) for n, text in enumerate(handle, start=1) if text.strip()), (0, "")
-            )
-        data = json.loads(line)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    if isinstance(data, dict) and ("task_id" in data or data.get("schema") == "mseval.episode/1"):
-        return number
-    return None
-
-
-def _gemmas_text(result: dict[str, Any]) -> str:
-    ids, upr = result["ids"], result["upr"]
-    if ids is None:
-        ids_line = "IDS not computed"
-    else:
-        detail = ids["reason"] or f"{ids['weighted_pairs']} weighted pairs"
-        ids_line = f"IDS {_fmt(ids['value'])} ({detail}; embedder {ids['embedder']})"
-    detail = upr["reason"] or f"{upr['necessary']}/{upr['paths']} paths necessary"
-    return f"{ids_line}\nUPR {_fmt(upr['value'])} ({detail})"
 
 
 # The demo scores IDS with TF-IDF alone: MiniLM over its few thousand responses would take
@@ -554,7 +369,7 @@ def demo_hook(store: str, report_dir: Path | None, run_id: str) -> None:
     finally:
         s.close()
     doc = build_document(records, runs, priors_folder(None), "sa", DEMO_EMBEDDER, 1000)
-    _warn(doc)
+    warn(doc)
     print(summary_table(doc))
     if report_dir is not None:
         files = write_report_files(doc, records, report_dir, (), "--report")
@@ -565,4 +380,6 @@ def register(app: typer.Typer) -> None:
     """Add the evaluation commands to `app`."""
     app.command("score")(score)
     app.command("report")(report)
+    from harness.cli.gemmas_cmd import gemmas
+
     app.command("gemmas", cls=MetavarCommand)(gemmas)

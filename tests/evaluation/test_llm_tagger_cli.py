@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evaluation.document import ScoreDocument
 from harness.catalog import load_tasks
-from harness.cli.evaluate import summary_table
+from harness.cli.score_table import summary_table
 from harness.profiles import load_profiles
 from harness.runner import Runner, RunPlan
 from tests.models.fake_llm import FakeLLM, Fault, Reply, Seen
