@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from harness.cli.common import DEFAULT_STORE, STORE_HELP, path_option
+from harness.cli.stopping import Terminated, sync_until_terminated, until_terminated
 from harness.models import DEFAULT_MAX_OUTPUT_TOKENS
 
 DEMO_MATRIX = [
@@ -40,42 +40,13 @@ def _plan(**settings: Any) -> Any:
     from harness.cli.plan import build_plan
 
     try:
-        return _sync_until_terminated(lambda: build_plan(**settings))
+        return sync_until_terminated(lambda: build_plan(**settings))
     except KeyboardInterrupt:
         print(f"\ninterrupted {NOT_STARTED}", file=sys.stderr)
         raise typer.Exit(130) from None
     except Terminated:
         print(f"\nstopped (SIGTERM) {NOT_STARTED}", file=sys.stderr)
         raise typer.Exit(143) from None
-
-
-class Terminated(Exception):
-    """SIGTERM arrived: the run was stopped as Ctrl-C stops it."""
-
-
-async def _until_terminated(work: Coroutine[Any, Any, Any]) -> Any:
-    """Await `work`; SIGTERM cancels it (its episodes, servers and child processes close as on
-    Ctrl-C) and raises `Terminated`, instead of killing the process where it stands."""
-    import asyncio
-    import signal
-
-    loop, task = asyncio.get_running_loop(), asyncio.current_task()
-    assert task is not None
-    terminated: list[bool] = []
-
-    def on_sigterm() -> None:
-        terminated.append(True)
-        task.cancel()
-
-    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-    try:
-        return await work
-    except asyncio.CancelledError:
-        if terminated:
-            raise Terminated from None
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _whole_run(store_url: str, result: Any) -> list[Any]:
@@ -90,30 +61,6 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
             store.close()
     except StoreError:  # the run itself is recorded; the table falls back to what this process ran
         return list(result.records)
-
-
-def _sync_until_terminated(work: Callable[[], Any]) -> Any:
-    """`work()`; SIGTERM stops it as Ctrl-C does (the settings check; the Ray driver: its
-    `finally` shuts Ray down) and raises `Terminated`, instead of killing the process where it
-    stands. It is raised in `work` as KeyboardInterrupt, which Ray's waits let through (another
-    exception raised in a signal handler comes out of them as a SystemError)."""
-    import signal
-
-    terminated: list[bool] = []
-
-    def on_sigterm(_signum: int, _frame: Any) -> None:
-        terminated.append(True)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        return work()
-    except KeyboardInterrupt:
-        if terminated:
-            raise Terminated from None
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _execute(
@@ -135,14 +82,14 @@ def _execute(
             if executor == "ray":
                 from harness.ray_executor import run_with_ray
 
-                return _sync_until_terminated(
+                return sync_until_terminated(
                     lambda: run_with_ray(plan, ray_address, advance, whole_cluster=whole_cluster)
                 )
 
             async def run_here() -> Any:  # the store opened (0.1 s when new) where SIGTERM is handled
                 return await Runner(plan).run(advance)
 
-            return asyncio.run(_until_terminated(run_here()))
+            return asyncio.run(until_terminated(run_here()))
     except KeyboardInterrupt:
         print(f"\ninterrupted: {interrupted}", file=sys.stderr)
         raise typer.Exit(130) from None
