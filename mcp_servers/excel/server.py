@@ -22,7 +22,8 @@ from openpyxl.utils.cell import (
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
-from mcp_servers.common.formula import MAX_COLS, MAX_ROWS, compute_grid, rows_within, workbook_cells
+from mcp_servers.common.formula import compute_grid, rows_within, workbook_cells
+from mcp_servers.common.formula_parse import MAX_COLS, MAX_ROWS
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mcp_servers.common.formula import column_number
+from mcp_servers.common.formula_parse import column_number
 from mcp_servers.common.tooling import ToolError
 
 MAX_ROWS, MAX_COLS = 100_000, 702  # up to column ZZ
