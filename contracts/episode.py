@@ -9,12 +9,21 @@ optional extras (`reason`, `checks`, per-sub-agent `termination` and `writes_ok`
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 SCHEMA: Literal["mseval.episode/1"] = "mseval.episode/1"
 
@@ -87,14 +96,18 @@ class MainRecord(_Strict):
 
     @field_validator("turns")
     @classmethod
-    def _one_turn_per_step(cls, turns: list[Turn] | None) -> list[Turn] | None:
-        """One entry per main-agent step (SPEC §8): a second turn of one step made the agent
-        graph a node without edges and an edge from a turn to itself."""
+    def _one_turn_per_step(cls, turns: list[Turn] | None, info: ValidationInfo) -> list[Turn] | None:
+        """One entry per main-agent step (SPEC §8), none after the last: a second turn of one step
+        made the agent graph a node without edges and an edge from a turn to itself, and a turn
+        after the last step was a node of the graph at a step CSteps never counted."""
         seen: set[int] = set()
         for turn in turns or ():
             if turn.step in seen:
                 raise ValueError(f"step {turn.step} is given by more than one turn")
             seen.add(turn.step)
+        steps = info.data.get("steps")  # absent when `steps` itself is a problem
+        if seen and steps is not None and max(seen) > steps:
+            raise ValueError(f"step {max(seen)} is after the main agent's last step (main.steps is {steps})")
         return turns
 
 
@@ -158,6 +171,55 @@ class EpisodeRecord(_Strict):
     run_id: str | None = None
     duration_s: float | None = Field(default=None, ge=0)
     price_version: str | None = None
+
+    @field_validator("task_id", "model", "variant")
+    @classmethod
+    def _a_name(cls, name: str) -> str:
+        """An empty name was scored as any other: a score table's row with a blank model or
+        variant, a task nobody can look up."""
+        if not name.strip():
+            raise ValueError(f"must be a name, not {json.dumps(name)}")
+        return name
+
+    @field_validator("waves")
+    @classmethod
+    def _one_wave_per_index(cls, waves: list[WaveRecord]) -> list[WaveRecord]:
+        """Two waves of one index were taken as two without a word, both `w0` (say) in the waves
+        timeline and in warnings: which wave a message meant was anyone's guess."""
+        seen: set[int] = set()
+        for wave in waves:
+            if wave.index in seen:
+                raise ValueError(f"index {wave.index} is given by more than one wave")
+            seen.add(wave.index)
+        return waves
+
+    @field_validator("waves")
+    @classmethod
+    def _one_subagent_per_id(cls, waves: list[WaveRecord]) -> list[WaveRecord]:
+        """Two runs of one id were taken without a word: a `resume_of` naming that id could not
+        say which run it continues, and in one wave the timeline drew both on one row. A resumed
+        run has an id of its own, its `resume_of` naming the earlier run."""
+        seen: set[str] = set()
+        for sub in (s for wave in waves for s in wave.subagents):
+            if sub.id in seen:
+                raise ValueError(f"id {sub.id!r} is given to more than one sub-agent")
+            seen.add(sub.id)
+        return waves
+
+    @model_validator(mode="after")
+    def _waves_within_main_steps(self) -> EpisodeRecord:
+        """A wave started after the main agent's last step was taken without a word: the waves
+        timeline drew main-agent steps that CSteps did not count. Main steps 0 are unknown, not a
+        main agent that never stepped: a record without `main` is written (`to_json`) with them."""
+        if not self.waves or self.main.steps == 0:
+            return self
+        for n, wave in enumerate(self.waves):
+            if wave.main_step is not None and wave.main_step > self.main.steps:
+                raise ValueError(
+                    f"waves.{n}.main_step: {wave.main_step} is after the main agent's last step "
+                    f"(main.steps is {self.main.steps})"
+                )
+        return self
 
     @property
     def subagents(self) -> list[SubagentRecord]:

@@ -1,7 +1,8 @@
 """Reading what evaluation scores: episode records (`.jsonl`), run identities, delegation priors.
 
 Every problem in an input file is reported with its file and line through `contracts.InputError`,
-all problems of a file at once, so `mseval score` exits 2 with one line each (SPEC §12).
+all problems of a file at once, so `mseval score` exits 2 with one line each (SPEC §12); a key
+given twice in one object of a record's line is one of them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
 from contracts.paths import unreadable_folder
 from contracts.textio import not_a_file, read_text
-from contracts.yamlio import line_of, read_yaml, validate_data
+from contracts.yamlio import KeyPath, line_of, read_yaml, validate_data
+from evaluation.json_keys import may_repeat_a_key, repeated_keys
 
 EpisodeKey = tuple[str, str, str, int]
 """(model, variant, task_id, seed): one trial of one setting."""
@@ -57,6 +59,8 @@ def _validation_message(exc: ValidationError) -> list[str]:
             msg = f"unknown key {where!r}"
         elif err["type"] == "missing":
             msg = f"missing field {where!r}"
+        elif err["type"] == "model_type" and not where:  # the line is `[…]`, `3`, `"…"` or `null`
+            msg = f"a record must be a JSON object, not {json.dumps(err['input'])[:40]}"
         elif err["type"] in _KIND_ERRORS:
             msg = f"{where}: {_KIND_ERRORS[err['type']]}, not {json.dumps(err['input'])[:40]}"
         elif where:
@@ -95,7 +99,7 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
                 # one problem, not one per line of it.
                 raise InputError.one(file, number, ONE_PER_LINE)
             try:
-                records.append(EpisodeRecord.model_validate_json(line, strict=True))
+                record = EpisodeRecord.model_validate_json(line, strict=True)
             except ValidationError as exc:
                 if opened is not None and len(problems) == 1 and _is_json_error(exc):
                     # ...and so is a record laid out as SPEC §8 shows it, whose first line opens
@@ -104,6 +108,12 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
                 if not records and not problems and _is_json_error(exc, "EOF while parsing"):
                     opened = number
                 problems.extend(Problem(file, number, msg) for msg in _validation_message(exc))
+                if not _is_json_error(exc):
+                    problems.extend(Problem(file, number, msg) for msg in repeated_keys(line))
+                continue
+            if may_repeat_a_key(line, record):
+                problems.extend(Problem(file, number, msg) for msg in repeated_keys(line))
+            records.append(record)
     if problems:
         raise InputError(problems)
     return records
@@ -213,15 +223,35 @@ def load_run_identities(path: Path) -> list[dict[str, Any]]:
     data = document.data
     if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
         raise InputError.one(path, 1, "expected a JSON list of run-identity objects")
-    found = [(n, problem) for n, run in enumerate(data) if (problem := _identity_problem(run))]
+    found: list[tuple[int, KeyPath, str]] = [
+        (n, (n,), problem) for n, run in enumerate(data) if (problem := _identity_problem(run))
+    ]
+    found += _repeated_runs(data)
     if found:
         raise InputError(
             [
-                Problem(str(path), line_of(document.lines, (n,)), f"run identity {n + 1}: {problem}")
-                for n, problem in found
+                Problem(str(path), line_of(document.lines, where), f"run identity {n + 1}: {problem}")
+                for n, where, problem in sorted(found, key=lambda item: item[0])
             ]
         )
     return data
+
+
+def _repeated_runs(runs: list[dict[str, Any]]) -> list[tuple[int, KeyPath, str]]:
+    """Each identity whose `run_id` an earlier one gives: the table's footer counted one run
+    listed twice as two (`runs 2`). Identities without a `run_id` (foreign ones) are not compared."""
+    first: dict[str, int] = {}
+    found: list[tuple[int, KeyPath, str]] = []
+    for n, run in enumerate(runs):
+        run_id = run.get("run_id")
+        if not isinstance(run_id, str):
+            continue
+        if run_id in first:
+            repeat = f"run {run_id!r} is listed twice (first as run identity {first[run_id] + 1})"
+            found.append((n, (n, "run_id"), repeat))
+        else:
+            first[run_id] = n
+    return found
 
 
 def load_priors(folder: Path) -> dict[str, DelegationPrior]:

@@ -104,9 +104,13 @@ def test_record_without_turns_is_one_main_node_over_its_sub_agents() -> None:
 
 
 def test_wave_whose_main_step_names_no_turn_falls_back_to_one_main_node() -> None:
-    """Two turns with one successful tool call each, and a wave said to start at step 7: the
-    main agent is one node (tools_ok 1 + 1 = 2), the sub-agent hangs off it."""
-    graph = graph_of_record(episode("t", main_steps=2, waves=[[sub("a", L)]], main_steps_of_waves=[7]))
+    """Two turns with one successful tool call each, and a wave said to start at step 7 of 7,
+    which no turn gives: the main agent is one node (tools_ok 1 + 1 = 2), the sub-agent hangs
+    off it."""
+    turns = [{"step": step, "tools": ["t"], "tools_ok": 1} for step in (1, 2)]
+    graph = graph_of_record(
+        episode("t", main_steps=7, turns=turns, waves=[[sub("a", L)]], main_steps_of_waves=[7])
+    )
     assert [n.name for n in graph.nodes] == ["main", "sub:a"]
     assert (graph.spatial, graph.temporal) == ([(0, 1)], [])
     assert (graph.nodes[0].tools_ok, graph.nodes[0].tool_calls) == (2, 2)

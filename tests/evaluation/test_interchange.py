@@ -225,3 +225,135 @@ def test_a_sub_agent_that_ends_before_it_starts_is_refused_on_its_line(tmp_path:
         ],
     )
     assert _problems(path) == [(1, "waves.0.subagents.0: ended_s 1.0 is before started_s 2.5")]
+
+
+def _run(id: str) -> dict[str, Any]:
+    return {"id": id, "type": "x", "mode": "read-only", "steps": 1}
+
+
+def test_two_waves_of_one_index_are_refused_on_their_line(tmp_path: Path) -> None:
+    """Two waves both of index 0 were scored as two waves without a word, both `w0` in the waves
+    timeline and in warnings."""
+    waves = [{"index": 0, "subagents": [_run("a")]}, {"index": 0, "subagents": [_run("b")]}]
+    path = _write(tmp_path / "e.jsonl", [_record("sa"), _record("mas", waves=waves)])
+    assert _problems(path) == [(2, "waves: index 0 is given by more than one wave")]
+
+
+def test_two_sub_agents_of_one_id_in_a_record_are_refused_on_their_line(tmp_path: Path) -> None:
+    """Two runs with id `a` (in one wave or two) were taken: a `resume_of: "a"` could not say
+    which run it continues, and the timeline drew both on one row."""
+    one_wave = [{"index": 0, "subagents": [_run("a"), _run("a")]}]
+    two_waves = [{"index": 0, "subagents": [_run("a")]}, {"index": 1, "subagents": [_run("a")]}]
+    resumed = [
+        {"index": 0, "subagents": [_run("a")]},
+        {"index": 1, "subagents": [{**_run("b"), "resume_of": "a"}]},
+    ]
+    path = _write(
+        tmp_path / "e.jsonl",
+        [_record("mas", waves=one_wave), _record("mas", seed=1, waves=two_waves), _record("mas", seed=2, waves=resumed)],
+    )  # fmt: skip
+    assert _problems(path) == [
+        (1, "waves: id 'a' is given to more than one sub-agent"),
+        (2, "waves: id 'a' is given to more than one sub-agent"),
+    ]
+
+
+def test_a_turn_after_the_main_agent_s_last_step_is_refused_on_its_line(tmp_path: Path) -> None:
+    """`main: {"steps": 2, "turns": [… step 5]}` was taken: the agent graph had a turn at a step
+    CSteps never counted."""
+    turns = [{"step": 1}, {"step": 5}, {"step": 2}]
+    path = _write(
+        tmp_path / "e.jsonl",
+        [_record("sa", main={"steps": 2, "turns": turns}), _record("sa", seed=1, main={"steps": 5, "turns": turns})],
+    )  # fmt: skip
+    assert _problems(path) == [
+        (1, "main.turns: step 5 is after the main agent's last step (main.steps is 2)")
+    ]
+
+
+def test_a_wave_after_the_main_agent_s_last_step_is_refused_when_its_steps_are_known(tmp_path: Path) -> None:
+    """A wave at `main_step` 9 of a main agent of 3 steps was taken: the waves timeline drew main
+    steps 4 to 9, which CSteps did not count. Without `main` its steps are unknown, and a record
+    without `main` is written back (`to_json`) with `main.steps` 0: both still read."""
+    waves = [
+        {"index": 0, "main_step": 1, "subagents": [_run("a")]},
+        {"index": 1, "main_step": 9, "subagents": [_run("b")]},
+    ]
+    path = _write(
+        tmp_path / "e.jsonl",
+        [_record("mas", main={"steps": 3}, waves=waves), _record("mas", seed=1, waves=waves),
+         _record("mas", seed=2, main={"steps": 9}, waves=waves)],
+    )  # fmt: skip
+    assert _problems(path) == [
+        (1, "waves.1.main_step: 9 is after the main agent's last step (main.steps is 3)")
+    ]
+    path.write_text("\n".join(line for line in path.read_text().splitlines()[1:]) + "\n")
+    written = tmp_path / "written.jsonl"
+    written.write_text("".join(record.to_json() + "\n" for record in load_episodes(path)))
+    assert [(r.seed, r.main.steps) for r in load_episodes(written)] == [(1, 0), (2, 9)]
+
+
+def test_an_empty_task_model_or_variant_is_refused_on_its_line(tmp_path: Path) -> None:
+    """`"task_id": ""` and `"model": ""` were scored: a row of the score table with a blank name."""
+    path = _write(
+        tmp_path / "e.jsonl",
+        [_record("sa", task_id=""), _record("sa", model=" "), _record(""), _record("sa", model="m2")],
+    )
+    assert _problems(path) == [
+        (1, 'task_id: must be a name, not ""'),
+        (2, 'model: must be a name, not " "'),
+        (3, 'variant: must be a name, not ""'),
+    ]
+
+
+def test_a_line_that_is_no_object_says_a_record_must_be_one(tmp_path: Path) -> None:
+    """A line `[…]` or `3` was told as `: must be an object, not …`, an empty field before the colon."""
+    path = tmp_path / "e.jsonl"
+    path.write_text(json.dumps(_record("sa")) + "\n[1, 2]\n3\nnull\n", encoding="utf-8")
+    assert _problems(path) == [
+        (2, "a record must be a JSON object, not [1, 2]"),
+        (3, "a record must be a JSON object, not 3"),
+        (4, "a record must be a JSON object, not null"),
+    ]
+
+
+def test_a_key_given_twice_in_a_record_line_is_refused_on_its_line(tmp_path: Path) -> None:
+    """`{"task_id": "t", "task_id": "u", …}` was read as task `u` without a word (pydantic's JSON
+    parser keeps the last value), however the line was written: compact, spaced, with JSON
+    text (`\\":`) inside its strings, or with another problem beside it."""
+    turns = '"turns": [{"step": 1, "text": "{\\"a\\": 1}", "step": 2}]'
+    lines = [
+        '{"task_id":"t","model":"m","variant":"sa","status":"completed","success":true,"task_id":"u"}',
+        '{"task_id": "t", "model": "m", "variant": "sa", "status": "completed", "success": true, "main": {"steps": 2, '
+        + turns + "}}",
+        '{"task_id" : "t", "model" : "m", "variant" : "sa", "status" : "completed", "success" : true, "seed" : 1,'
+        ' "seed" : 2}',
+        '{"task_id": "t", "model": "m", "variant": "sa", "status": "completed", "success": "yes", "model": "n"}',
+        # no key twice: JSON text in a response, spaces before colons, `":` in a name
+        '{"task_id": "t", "model": "m\\":", "variant": "sa", "status": "completed", "success": true, "seed": 9,'
+        ' "main": {"steps": 1, "response": "{\\"task_id\\": \\"t\\", \\"task_id\\": 1}"}}',
+        '{"task_id" : "t", "model" : "m", "variant" : "sa", "status" : "completed", "success" : true, "seed" : 8}',
+    ]  # fmt: skip
+    path = tmp_path / "e.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert _problems(path) == [
+        (1, "duplicate key 'task_id'"),
+        (2, "duplicate key 'main.turns.0.step'"),
+        (3, "duplicate key 'seed'"),
+        (4, 'success: must be true or false, not "yes"'),
+        (4, "duplicate key 'model'"),
+    ]
+    path.write_text("\n".join(lines[4:]) + "\n", encoding="utf-8")
+    assert [r.seed for r in load_episodes(path)] == [9, 8]
+
+
+def test_score_refuses_a_run_listed_twice_beside_the_records(tmp_path: Path) -> None:
+    """`mseval score` took a runs file listing run r1 twice and printed `runs 2` in its footer."""
+    path = _write(tmp_path / "e.jsonl", [_record("sa", run_id="r1")])
+    runs = tmp_path / "e.runs.json"
+    runs.write_text('[{"run_id": "r1"},\n {"run_id": "r1"}]', encoding="utf-8")
+    result = mseval("score", "--episodes", str(path), "--embedder", "none")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines() == [
+        f"{runs}:2: run identity 2: run 'r1' is listed twice (first as run identity 1)"
+    ]

@@ -438,7 +438,13 @@ def test_records_without_turns_are_said_to_be_one_node() -> None:
         episode("need1", "sa", turns=False),
         episode("need1", waves=[[sub("a", "course-records-lookup")]]),
         # a wave said to start at a step no turn has: counted too (only a missing main_step was)
-        episode("need2", waves=[[sub("a", "course-records-lookup")]], main_steps_of_waves=[9]),
+        episode(
+            "need2",
+            main_steps=9,
+            turns=[{"step": step} for step in range(1, 6)],
+            waves=[[sub("a", "course-records-lookup")]],
+            main_steps_of_waves=[9],
+        ),
     ]
     warnings = score_records(records, fixtures.priors(), options=TFIDF).warnings
     assert [w for w in warnings if "main.turns" in w] == [

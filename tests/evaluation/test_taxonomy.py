@@ -64,7 +64,14 @@ def test_reasons() -> None:
     serial = episode("t", main_steps=4, waves=[[sub("a", L)], [sub("b", L)]])
     assert reasons(serial, sa, need) == ("UDP",)
     # More waves (3) than the prior (1) for no fewer CSteps (4 + 3·3 = 13 ≥ 10): UDP.
-    many = episode("t", main_steps=4, waves=[[sub("a", L), sub("b", L)]] * 3)
+    many = episode(
+        "t",
+        main_steps=4,
+        waves=[
+            [sub(f"a{i}", L, description="sub-task of a"), sub(f"b{i}", L, description="sub-task of b")]
+            for i in range(3)
+        ],
+    )
     assert reasons(many, sa, need) == ("UDP",)
     # Without a prior only the record decides: no UD, and the wave count is not compared.
     assert reasons(many, sa, None) == ()
