@@ -144,7 +144,8 @@ def test_a_priors_folder_that_cannot_be_listed_is_one_problem(
 
 def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_path: Path) -> None:
     """A foreign identity with `tasks_hash: {...}` made `mseval score` fail with a TypeError
-    traceback, and `run_id: 7` left it out of the count of runs; other keys stay free."""
+    traceback, and `run_id: 7` left it out of the count of runs; one run listed twice was counted
+    twice. Other keys stay free."""
     path = tmp_path / "e.runs.json"
     path.write_text(
         '[\n  {"run_id": "a", "contract": {"any": 1}, "extra": [1]},\n'
@@ -165,6 +166,22 @@ def test_a_run_identity_value_of_the_wrong_kind_is_a_problem_on_its_line(tmp_pat
     ]
     path.write_text('[{"run_id": "a", "models": "m", "tasks": null, "seeds": 3, "contract": {"any": 1}}]')
     assert load_run_identities(path)[0]["models"] == "m"
+    # one run listed twice (two exports' runs files pasted together): the footer said `runs 2`
+    path.write_text(
+        '[\n  {"run_id": "r1", "tasks_hash": "a"},\n  {"run_id": "r2"},\n  {"tasks_hash": "b"},\n  {"tasks_hash": "b"},\n'
+        '  {"tasks": [1],\n   "run_id": "r1"},\n  {"run_id": "r1", "harness": {"name": "other"}}\n]'
+    )
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [(p.line, p.message) for p in caught.value.problems] == [
+        (6, "run identity 5: 'tasks' must be a list of strings, not [1]"),
+        (7, "run identity 5: run 'r1' is listed twice (first as run identity 1)"),
+        (8, "run identity 6: run 'r1' is listed twice (first as run identity 1)"),
+    ]
+    path.write_text(
+        '[{"run_id": "r1", "harness": {"name": "other"}}, {"run_id": "r2"}, {"run_id": null}, {}]'
+    )
+    assert len(load_run_identities(path)) == 4
 
 
 def test_a_key_given_twice_in_a_runs_file_is_a_problem_on_its_line(tmp_path: Path) -> None:
@@ -299,24 +316,3 @@ def test_a_prior_s_need_delegation_is_true_or_false_not_a_number_or_word(tmp_pat
         ("yes.yaml", 2, "need_delegation: Input should be a valid boolean"),
         ("zero.yaml", 2, "need_delegation: Input should be a valid boolean"),
     ]
-
-
-def test_a_run_listed_twice_in_a_runs_file_is_a_problem_on_its_line(tmp_path: Path) -> None:
-    """One run's identity listed twice (two exports' runs files pasted together) was taken, and
-    the score table's footer counted `runs 2` for one run. Keys of a foreign harness stay free."""
-    path = tmp_path / "e.runs.json"
-    path.write_text(
-        '[\n  {"run_id": "r1", "tasks_hash": "a"},\n  {"run_id": "r2"},\n  {"tasks_hash": "b"},\n  {"tasks_hash": "b"},\n'
-        '  {"tasks": [1],\n   "run_id": "r1"},\n  {"run_id": "r1", "harness": {"name": "other"}}\n]'
-    )
-    with pytest.raises(InputError) as caught:
-        load_run_identities(path)
-    assert [(p.line, p.message) for p in caught.value.problems] == [
-        (6, "run identity 5: 'tasks' must be a list of strings, not [1]"),
-        (7, "run identity 5: run 'r1' is listed twice (first as run identity 1)"),
-        (8, "run identity 6: run 'r1' is listed twice (first as run identity 1)"),
-    ]
-    path.write_text(
-        '[{"run_id": "r1", "harness": {"name": "other"}}, {"run_id": "r2"}, {"run_id": null}, {}]'
-    )
-    assert len(load_run_identities(path)) == 4

@@ -508,22 +508,26 @@ def test_a_catalog_folder_that_cannot_be_listed_is_one_problem(
 
 def test_a_setup_step_the_world_refuses_is_named_at_its_line(tmp_path: Path) -> None:
     """A setup row the schema refuses (or a file step naming a folder) ended `tasks validate`
-    in a traceback, and each `run` episode absent with a bare IntegrityError."""
+    in a traceback, and each `run` episode absent with a bare IntegrityError. Then, told only
+    when an episode started, `mseval run` recorded each episode of the task absent (exit 1, the
+    store and workspaces written) instead of refusing the input before the run."""
     tasks, _priors, env = catalog_copy(tmp_path)
     spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
     original = spec.read_text()
     steps = {
         "- insert: lms_course\n  rows: [{id: 1, code: X, title: T, term: F}]\n": (
-            "- insert: lms_course",
-            "NOT NULL constraint failed: lms_course.instructor",
+            "- insert: lms_course", 1, "NOT NULL constraint failed: lms_course.instructor",
         ),
-        "- file: .\n  content: x\n": ("- file: .", "Is a directory"),
-    }
-    for step, (needle, why) in steps.items():
+        "- file: .\n  content: x\n": ("- file: .", 1, "Is a directory"),
+        "- file: a.txt\n  content: a\n- file: a.txt/b\n  content: b\n": ("- file: a.txt/b", 2, "File exists"),
+    }  # fmt: skip
+    for step, (needle, number, why) in steps.items():
         spec.write_text(original.replace("servers:", f"setup:\n{step}servers:", 1))
+        said = f"{spec}:{line_of(spec, needle)}: setup step {number} cannot be applied: {why}"
         result = mseval("tasks", "validate", "lms-due-reminder", env=env)
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-        assert f"{spec}:{line_of(spec, needle)}: setup step 1 cannot be applied: {why}" in result.stdout
+        assert said in result.stdout
+        assert _run(tmp_path, env) == said
 
 
 def refuse_listing(monkeypatch: Any, folder: Path) -> None:
@@ -618,26 +622,6 @@ def test_a_yml_prior_beside_the_yaml_or_naming_no_task_is_refused_too(tmp_path: 
     assert one_line_error(mseval("priors", "validate", env=env)) == (
         f"{priors / 'other-task.yml'}: no task 'other-task' for this prior, and a prior is read from .yaml files only"
     )
-
-
-def test_a_setup_step_the_world_refuses_is_refused_before_a_run(tmp_path: Path) -> None:
-    """Such a step passed every check at load: `mseval run` then recorded each episode of the task
-    absent (exit 1, the store and workspaces written) instead of refusing the input."""
-    tasks, _priors, env = catalog_copy(tmp_path)
-    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
-    original = spec.read_text()
-    steps = {
-        "- insert: lms_announcement\n  rows: [{course_id: 1}]\n": (
-            "- insert: lms_announcement",
-            "NOT NULL constraint failed: lms_announcement.title",
-        ),
-        "- file: a.txt\n  content: a\n- file: a.txt/b\n  content: b\n": ("- file: a.txt/b", "File exists"),
-    }
-    for step, (needle, why) in steps.items():
-        spec.write_text(original.replace("servers:", f"setup:\n{step}servers:", 1))
-        line = line_of(spec, needle)
-        step_no = 2 if "a.txt/b" in needle else 1
-        assert _run(tmp_path, env) == f"{spec}:{line}: setup step {step_no} cannot be applied: {why}"
 
 
 def test_setup_values_that_are_not_one_value_or_match_every_row_are_refused_at_load(tmp_path: Path) -> None:

@@ -735,26 +735,20 @@ def test_a_dash_path_is_refused_not_taken_as_a_file_named_dash(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_boolean_price_is_refused_at_its_line(tmp_path: Path) -> None:
-    """`input: true` in a price table priced input tokens at 1 USD per million."""
-    store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
-    prices = tmp_path / "prices.yaml"
-    source = (Path(__file__).parents[2] / "harness/models/prices.yaml").read_text()
-    prices.write_text(source.replace("    input: 5.0", "    input: true", 1))
-    line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
-    assert line == f"{prices}:25: models.1.input: give a number, not true"
-    assert not (tmp_path / "s.db").exists()
-
-
 def test_a_price_or_rate_no_cost_can_be_counted_in_is_refused_at_its_line(tmp_path: Path) -> None:
-    """`input: 1e308` (or a rate of 1e-300) made a call's cost infinite: the episode's record
-    could not be built and it was recorded absent, its run exit 1."""
+    """`input: true` in a price table priced input tokens at 1 USD per million; `input: 1e308`
+    (or a rate of 1e-300) made a call's cost infinite: the episode's record could not be built
+    and it was recorded absent, its run exit 1."""
     store = ("--store", f"sqlite:///{tmp_path / 's.db'}", "--runs-dir", str(tmp_path / "runs"))
     prices = tmp_path / "prices.yaml"
     source = (Path(__file__).parents[2] / "harness/models/prices.yaml").read_text()
-    prices.write_text(source.replace("    input: 5.0", "    input: 1e308", 1))
-    line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
-    assert line == f"{prices}:25: models.1.input: Input should be less than or equal to 1000000"
+    for given, said in (
+        ("true", "give a number, not true"),
+        ("1e308", "Input should be less than or equal to 1000000"),
+    ):
+        prices.write_text(source.replace("    input: 5.0", f"    input: {given}", 1))
+        line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
+        assert line == f"{prices}:25: models.1.input: {said}"
     prices.write_text(source.replace("CNY: 6.71", "CNY: 1.0e-300", 1))
     line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
     assert line.endswith(": currency rates must be from 1e-06 to 1e+06 (units per USD)"), line
