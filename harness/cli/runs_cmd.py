@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, path_option
+from harness.cli.common import DEFAULT_STORE, STORE_HELP, MetavarCommand, check_out_path, path_option
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -210,8 +210,8 @@ def runs_delete(
     from contracts.errors import InputError, Problem
     from harness.store import RunBusy, StoreError
 
-    if runs_dir.exists() and not runs_dir.is_dir():  # the rows went, the workspaces stayed
-        raise InputError.one("--runs-dir", None, f"{runs_dir} is a file; give a folder")
+    if runs_dir.exists():  # a file given: the rows went, the workspaces stayed
+        check_out_path(runs_dir, "--runs-dir", folder=True)
     if db is not None:
         _check_world_server(db)
     s = _open(store)
