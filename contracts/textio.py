@@ -14,22 +14,40 @@ MAX_INPUT_BYTES = 16 << 20
 hold: 16 MiB, far above any real one. Records files have no such cap."""
 
 
-def not_a_file(fd: int) -> bool:
-    """Whether the open file `fd` is a device (character or block), which never ends."""
+def not_a_file(fd: int) -> str | None:
+    """What the open file `fd` is when it is not a file to read to its end: a device (a link to
+    /dev/zero never ends), a pipe or a socket (they wait for a writer); None for a file or a
+    folder (reading a folder fails on its own: 'Is a directory')."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a pipe, not a file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a file"
+    return None
+
+
+def open_input(path: Path) -> int:
+    """A descriptor of `path` opened for reading without waiting (opening a pipe with no writer
+    waited for one); `InputError` naming the file when it is a device, a pipe or a socket."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    kind = not_a_file(fd)
+    if kind is None:
+        os.set_blocking(fd, True)
+        return fd
+    os.close(fd)
+    raise InputError.one(str(path), None, kind)
 
 
 def read_text(path: Path, encoding: str = "utf-8", max_bytes: int | None = MAX_INPUT_BYTES) -> str:
     """The text of `path` (`encoding` is utf-8, or utf-8-sig to read past a byte-order mark);
     `InputError` naming the file, and the line of the first byte that is not UTF-8. A device
-    (a link to /dev/zero) is refused, and a file over `max_bytes` (None: no cap) is refused
-    without being read whole."""
+    (a link to /dev/zero), a pipe or a socket is refused, and a file over `max_bytes` (None: no
+    cap) is refused without being read whole."""
     file = str(path)
     try:
-        with path.open("rb") as fh:
-            if not_a_file(fh.fileno()):
-                raise InputError.one(file, None, "is a device, not a file")
+        with open(open_input(path), "rb") as fh:
             data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     except OSError as exc:
         raise InputError.one(file, None, f"cannot read: {exc.strerror or exc}") from None

@@ -19,7 +19,7 @@ from contracts import DelegationPrior, EpisodeRecord, InputError, Problem
 from contracts.episode import MAX_PLANNED_EPISODES, MAX_SEEDS, gc_paused
 from contracts.jsonio import read_json
 from contracts.paths import unreadable_folder
-from contracts.textio import not_a_file, read_text
+from contracts.textio import open_input, read_text
 from contracts.yamlio import KeyPath, line_of, read_yaml, validate_data
 from evaluation.json_keys import may_repeat_a_key, repeated_keys
 
@@ -122,9 +122,8 @@ def parse_episode_lines(lines: Iterable[str], file: str) -> list[EpisodeRecord]:
 def load_episodes(path: Path) -> list[EpisodeRecord]:
     """Read a `.jsonl` file of episode records (what `mseval export` writes)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            if not_a_file(handle.fileno()):  # a link to /dev/zero: one endless line
-                raise InputError.one(path, None, "is a device, not a file")
+        # A link to /dev/zero was one endless line; a pipe waited for a writer.
+        with open(open_input(path), encoding="utf-8") as handle:
             return parse_episode_lines(handle, str(path))
     except OSError as exc:
         raise InputError.one(path, None, f"cannot read: {exc.strerror or exc}") from None

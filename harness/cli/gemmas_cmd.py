@@ -99,13 +99,15 @@ def episode_record_line(path: Path) -> int | None:
     `missing field 'nodes'`, …) without saying what the file was."""
     import json
 
+    from contracts.textio import open_input
+
     try:
-        with path.open(encoding="utf-8-sig") as handle:
+        with open(open_input(path), encoding="utf-8-sig") as handle:
             number, line = next(
                 ((n, text) for n, text in enumerate(handle, start=1) if text.strip()), (0, "")
             )
         data = json.loads(line)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, InputError):
         return None
     if isinstance(data, dict) and ("task_id" in data or data.get("schema") == "mseval.episode/1"):
         return number

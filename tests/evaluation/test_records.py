@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -296,13 +297,17 @@ def test_a_prior_named_for_another_task_is_reported_with_its_other_problems(tmp_
     ]
 
 
-def test_a_records_file_that_is_a_device_is_refused_unread(tmp_path: Path) -> None:
-    """`--episodes` linked to /dev/zero was read as one endless line until memory ran out."""
+def test_a_records_file_that_is_a_device_or_a_pipe_is_refused_unread(tmp_path: Path) -> None:
+    """`--episodes` linked to /dev/zero was read as one endless line until memory ran out; a
+    named pipe waited for a writer that never came."""
     link = tmp_path / "episodes.jsonl"
     link.symlink_to("/dev/zero")
-    with pytest.raises(InputError) as caught:
-        load_episodes(link)
-    assert [str(p) for p in caught.value.problems] == [f"{link}: is a device, not a file"]
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    for path, kind in ((link, "a device"), (pipe, "a pipe")):
+        with pytest.raises(InputError) as caught:
+            load_episodes(path)
+        assert [str(p) for p in caught.value.problems] == [f"{path}: is {kind}, not a file"]
 
 
 def test_a_prior_s_need_delegation_is_true_or_false_not_a_number_or_word(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -664,14 +665,18 @@ def test_a_check_that_cannot_take_the_world_is_refused_before_a_run(tmp_path: Pa
     )
 
 
-def test_a_task_file_that_is_a_device_or_too_large_is_refused_unread(tmp_path: Path) -> None:
-    """A task.yaml linked to /dev/zero was read until the machine ran out of memory (24 GB)."""
+def test_a_task_file_that_is_a_device_a_pipe_or_too_large_is_refused_unread(tmp_path: Path) -> None:
+    """A task.yaml linked to /dev/zero was read until the machine ran out of memory (24 GB); one
+    that was a named pipe waited for a writer that never came."""
     tasks, _priors, env = catalog_copy(tmp_path)
     spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
     text = spec.read_text()
     spec.unlink()
     spec.symlink_to("/dev/zero")
     assert _run(tmp_path, env) == f"{spec}: is a device, not a file"
+    spec.unlink()
+    os.mkfifo(spec)
+    assert _run(tmp_path, env) == f"{spec}: is a pipe, not a file"
     spec.unlink()
     spec.write_text(text + "# " + "x" * (16 << 20) + "\n")
     assert _run(tmp_path, env) == f"{spec}: is larger than 16 MiB: not an input file of this kind"

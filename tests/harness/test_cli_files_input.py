@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.harness.cli_support import mseval, one_line_error
@@ -41,6 +42,17 @@ def test_a_graph_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     assert one_line_error(mseval("gemmas", str(graph), "--embedder", "none")) == (
         f"{graph}:1: not UTF-8 text (byte 0xe9 at column 27)"
     )
+
+
+def test_a_graph_file_that_is_a_device_or_a_pipe_is_refused_unread(tmp_path: Path) -> None:
+    """A graph linked to /dev/zero was refused, and then read to its end (which never came) to
+    see whether it held an episode record; a named pipe waited for a writer."""
+    device, pipe = tmp_path / "zero.json", tmp_path / "pipe.json"
+    device.symlink_to("/dev/zero")
+    os.mkfifo(pipe)
+    for path, kind in ((device, "a device"), (pipe, "a pipe")):
+        result = mseval("gemmas", str(path), "--embedder", "none", timeout=60)
+        assert one_line_error(result) == f"{path}: is {kind}, not a file"
 
 
 def test_a_graph_file_that_is_not_an_object_says_so(tmp_path: Path) -> None:
