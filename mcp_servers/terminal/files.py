@@ -153,16 +153,23 @@ def kind(st: os.stat_result) -> str:
     return "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
 
 
+def copied_mode(st: os.stat_result) -> int:
+    """The permission bits a copy keeps: never set-user-ID or set-group-ID (the server may run as
+    root, so a copy of the agent's setuid file would be a root-owned setuid file)."""
+    return stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
+
+
 def copy_file(source: Found, target: Found, shown: str) -> None:
-    """Copy a regular file's bytes, mode and times (as `cp -p`) onto `target`, whole at once
-    (`replace_file`: a copy over a file another agent reads gives it the old file or the new)."""
+    """Copy a regular file's bytes, mode (less set-ID bits) and times (as `cp -p`) onto `target`,
+    whole at once (`replace_file`: a copy over a file another agent reads gives it the old file
+    or the new)."""
     with open_file(source, shown) as src:
         st = os.fstat(src.fileno())
 
         def write(dst: BinaryIO) -> None:
             shutil.copyfileobj(src, dst)
             dst.flush()
-            os.chmod(dst.fileno(), stat.S_IMODE(st.st_mode))
+            os.chmod(dst.fileno(), copied_mode(st))
             os.utime(dst.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
 
         replace_file(target, target.shown, write)
@@ -201,7 +208,7 @@ def copy_tree(source: int, target_folder: int, name: str, depth: int = 0) -> lis
                     copy_file(a, b, child)
             else:
                 skipped.append(child)
-        os.chmod(target, stat.S_IMODE(st_top.st_mode))
+        os.chmod(target, copied_mode(st_top))
         os.utime(target, ns=(st_top.st_atime_ns, st_top.st_mtime_ns))
     finally:
         os.close(target)

@@ -395,3 +395,24 @@ async def test_a_file_name_that_is_not_utf8_is_listed_as_valid_text(world: World
             shown = await _run(client, tool, **args)
             assert "bad\ufffdname.txt" in shown, (tool, shown)
             shown.encode("utf-8")  # no lone surrogate left
+
+
+async def test_a_copy_never_keeps_set_id_bits(world: World) -> None:
+    """Audit: cp kept the mode bits whole, so the agent's setuid or setgid file, copied by a
+    server running as root, became a root-owned setuid file. A copy keeps rwx and sticky only."""
+    if world.base != "sqlite":
+        pytest.skip("file tools do not depend on the database")
+    ws = world.workspace
+    (ws / "tool").write_bytes(b"#!/bin/sh\n")
+    os.chmod(ws / "tool", 0o6755)
+    (ws / "d").mkdir()
+    (ws / "d" / "tool").write_bytes(b"#!/bin/sh\n")
+    os.chmod(ws / "d" / "tool", 0o4750)
+    os.chmod(ws / "d", 0o3775)
+    async with serve("terminal", world) as client:
+        await _run(client, "cp", src="tool", dst="copy")
+        await _run(client, "cp", src="d", dst="e", recursive=True)
+    # 0o6755 without set-user-ID and set-group-ID is 0o755; 0o4750 -> 0o750; 0o3775 -> 0o1775
+    assert os.stat(ws / "copy").st_mode & 0o7777 == 0o755
+    assert os.stat(ws / "e" / "tool").st_mode & 0o7777 == 0o750
+    assert os.stat(ws / "e").st_mode & 0o7777 == 0o1775
