@@ -238,6 +238,11 @@ def summarize_args(arguments: dict[str, Any] | None, raw: str | None, limit: int
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def shown_name(name: str, limit: int = 80) -> str:
+    """A tool name the model made up, cut for events and error text: it has no length bound."""
+    return name if len(name) <= limit else name[:limit] + "…"
+
+
 __all__ = [
     "AgentRun",
     "AgentState",
@@ -246,5 +251,6 @@ __all__ = [
     "distinct_call_ids",
     "is_claim_done",
     "run_agent",
+    "shown_name",
     "tool_error",
 ]

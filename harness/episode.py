@@ -27,6 +27,7 @@ from harness.agent import (
     StepOutcome,
     is_claim_done,
     run_agent,
+    shown_name,
     summarize_args,
     tool_error,
 )
@@ -313,11 +314,12 @@ class EpisodeRuntime:
         if info is None:
             known = call.name in self.catalog_names or call.name in dl.DELEGATION_TOOLS
             reason = "not_allowed" if known else "unknown_tool"
-            self.events.emit("tool_refused", agent.run_id, call_id=call.id, name=call.name, reason=reason)
+            name = call.name if known else shown_name(call.name)
+            self.events.emit("tool_refused", agent.run_id, call_id=call.id, name=name, reason=reason)
             text = (
                 f"tool {call.name!r} is not available to this agent; nothing was run"
                 if known
-                else f"unknown tool {call.name!r}; use one of the tools you were given"
+                else f"unknown tool {name!r}; use one of the tools you were given"
             )
             return tool_error(call, text)
         if call.arguments is None:

@@ -273,6 +273,22 @@ async def test_malformed_calls_are_tool_errors_and_count_as_steps(tmp_path: Path
     assert out.rt.main.steps == 4 and out.rt.termination == "claim_done"
 
 
+async def test_an_unknown_tool_name_is_cut_in_the_refusal_and_its_event(tmp_path: Path) -> None:
+    """Audit: the refusal of a made-up tool repeated the model's whole name, so a 200 KB name
+    came back as a 200 KB tool result (no result cap applies to refusals) and a 200 KB event.
+    The name is cut to its first 80 characters and an ellipsis."""
+    long_name = "x" * 200_000
+
+    def main(v: View) -> AssistantMessage:
+        return [say("", call(long_name)), say("", call(DONE))][v.step]
+
+    out = await run_scripted(tmp_path, main, variant="sa")
+    refusal = [m for m in out.rt.main.messages if m.role == "tool"][0].content
+    assert refusal == f"unknown tool {'x' * 80 + '…'!r}; use one of the tools you were given"
+    [event] = out.kinds("tool_refused")
+    assert event.data["name"] == "x" * 80 + "…" and event.data["reason"] == "unknown_tool"
+
+
 def test_critical_steps_by_hand() -> None:
     # S_main = 5; wave 1 runs 3 and 7 steps; wave 2 runs 2: CSteps = 5 + max(3, 7) + max(2) = 14.
     assert critical_steps(5, [[3, 7], [2]]) == 14
