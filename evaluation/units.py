@@ -2,8 +2,8 @@
 
 A unit is one sub-task handled within one wave. In a run, sub-agents of one wave with the same
 label and the same sub-task collapse into one unit: the same sub-task means a near-identical
-sub-task text (equal after normalisation) or a resume of the same agent. Units never span
-waves. In a prior, each listed sub-agent is a unit.
+sub-task text (equal after normalisation, and not empty) or a resume of the same agent. Units
+never span waves. In a prior, each listed sub-agent is a unit.
 
 Hits of an episode = max over order-preserving alignments of gold waves to run waves of
 Σ |gold wave ∩ run wave| (multiset overlap of labels): a dynamic program like LCS.
@@ -62,10 +62,14 @@ def normalize_subtask(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def subtask_signature(sub: SubagentRecord) -> str:
+def subtask_signature(sub: SubagentRecord) -> str | None:
     """Normalised description and prompt: an AgentSwarm shares one description across its
-    items, so the prompt (the template filled with the item) must take part."""
-    return f"{normalize_subtask(sub.description)}\x00{normalize_subtask(sub.prompt or '')}"
+    items, so the prompt (the template filled with the item) must take part. None when both
+    are empty: a trace without sub-task text says nothing about which sub-task was done."""
+    description, prompt = normalize_subtask(sub.description), normalize_subtask(sub.prompt or "")
+    if not description and not prompt:
+        return None
+    return f"{description}\x00{prompt}"
 
 
 def resume_roots(record: EpisodeRecord) -> dict[str, str]:
@@ -106,10 +110,10 @@ def wave_units(
     # Union-find, so collapsing is transitive (a ~ b by resume, b ~ c by sub-task text).
     first: dict[tuple[str | None, str, str], int] = {}
     for i, sub in enumerate(subs):
-        for key in (
-            (labels[i], "root", roots.get(sub.id, sub.id)),
-            (labels[i], "text", subtask_signature(sub)),
-        ):
+        keys = [(labels[i], "root", roots.get(sub.id, sub.id))]
+        if (signature := subtask_signature(sub)) is not None:  # no text: its own sub-task
+            keys.append((labels[i], "text", signature))
+        for key in keys:
             if key in first:
                 parent[find(i)] = find(first[key])
             else:

@@ -350,3 +350,25 @@ def test_gemmas_file_graph_by_hand(tmp_path: Path) -> None:
         out = json.loads(result.stdout)
         assert out["ids"]["value"] == pytest.approx(ids, abs=1e-12) and out["ids"]["weighted_pairs"] == 1
         assert (out["upr"]["value"], out["upr"]["paths"]) == (upr, paths)
+
+
+def test_sub_agents_without_subtask_text_are_two_units(tmp_path: Path) -> None:
+    """Regression (audit r1): two unlabelled sub-agents with empty description and no prompt, both
+    reading papers (tools → paper-reading), were one unit: P 1/1, R 1/2, F1 2/3, MSQ 0.324.
+    Each is its own unit: run [P, P] vs gold [P, P] → hits 2, P = 2/2, R = 2/2, F1 = 1.
+    SA main 10, $1, ok; spec main 3 + wave max 3 = CSteps 6, $2, ok; D_del = D_del⁺ = {A}:
+    U_p = 1/(1 + 1) = 1/2, U_e = 10/(10 + 6) = 5/8, U_c = 1/(1 + 2) = 1/3;
+    MSQ = 1 × (1/2 + 5/8 + 1/3)/3 = 35/72 ≈ 0.486."""
+    reader = {"type": "g", "mode": "read-only", "description": "", "steps": 3}
+    tools = {"tools": ["mcp__scholar__read_paper_page"]}
+    lines = [
+        line("A", "sa", 0, success=True, main=10, cost=1.0),
+        line("A", "spec", 0, success=True, main=3, cost=2.0,
+             waves=[[{"id": "t1", **reader, **tools}, {"id": "t2", **reader, **tools}]]),
+    ]  # fmt: skip
+    doc = score(*write_inputs(tmp_path, lines, {"A": [["paper-reading", "paper-reading"]]}))
+    spec = row(doc, "spec")
+    assert (spec.counts.run_units, spec.counts.hits_need, spec.counts.gold_units) == (2, 2, 2)
+    assert (spec.p_hit, spec.r_hit, spec.f1_hit) == (1.0, 1.0, 1.0)
+    assert (spec.u_p, spec.u_e) == (0.5, 0.625) and exact(spec.u_c, F(1, 3))
+    assert exact(spec.msq, F(35, 72))

@@ -157,3 +157,30 @@ def test_unit_labels_of_a_record() -> None:
         "t", waves=[[sub("a", "planning")], [sub("b", "slide-build"), sub("c", "spreadsheet-build")]]
     )
     assert unit_labels(run_units(record, LABELER)) == [["planning"], ["slide-build", "spreadsheet-build"]]
+
+
+def test_empty_subtask_texts_are_not_the_same_subtask() -> None:
+    """Regression: two sub-agents with the same label and no sub-task text (empty description,
+    no prompt) collapsed into one unit, as their empty texts compared equal. Nothing says they
+    did the same sub-task: 2 units. Text that normalises to nothing ("...") says nothing either.
+    An empty description with equal prompts still collapses (the prompt names the sub-task),
+    and so does a resume of the same agent."""
+    empty = {"description": ""}
+    record = episode(
+        "t",
+        waves=[
+            [sub("a1", "paper-reading") | empty, sub("a2", "paper-reading") | empty],
+            [sub("b1", "paper-reading", description="..."), sub("b2", "paper-reading") | empty],
+            [
+                sub("c1", "paper-reading", prompt="Read paper 1") | empty,
+                sub("c2", "paper-reading", prompt="read paper 1.") | empty,
+            ],
+            [sub("d1", "paper-reading") | empty, sub("d2", "paper-reading", resume_of="d1") | empty],
+        ],
+    )
+    assert members(run_units(record, LABELER)) == [
+        [("a1",), ("a2",)],
+        [("b1",), ("b2",)],
+        [("c1", "c2")],
+        [("d1", "d2")],
+    ]
