@@ -3,7 +3,9 @@
 The model is injected as a small protocol — an async callable from a prompt to its text — so
 evaluation never imports a provider SDK or the runtime; the CLI passes a real model, tests a
 scripted one. Only sub-agents whose record lacks a label are tagged; the agreement (share of
-equal labels and Cohen's kappa) is measured over those same sub-agents.
+equal labels and Cohen's kappa) is measured over those same sub-agents. An answer naming no
+label (None) agrees with nothing, not even another None: two taggers that both found nothing
+did not agree on a label.
 """
 
 from __future__ import annotations
@@ -68,23 +70,31 @@ def parse_label(text: str) -> str | None:
     return max(found, key=len) if found else None
 
 
+def _agreements(first: Sequence[str | None], second: Sequence[str | None]) -> int:
+    """Positions where both name the same label; no label agrees with nothing."""
+    return sum(a is not None and a == b for a, b in zip(first, second, strict=True))
+
+
 def cohen_kappa(first: Sequence[str | None], second: Sequence[str | None]) -> float | None:
-    """Cohen's kappa of two label sequences; None when empty or chance agreement is total."""
+    """Cohen's kappa of two label sequences; None when empty or chance agreement is total.
+
+    No label (None) is each tagger's own category, shared with neither tagger's other answers:
+    it counts neither in observed nor in chance agreement, so kappa stays within [−1, 1]."""
     n = len(first)
     if n == 0 or n != len(second):
         return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    observed = _agreements(first, second) / n
     counts_a, counts_b = Counter(first), Counter(second)
-    expected = sum(counts_a[k] * counts_b[k] for k in counts_a) / (n * n)
+    expected = sum(counts_a[k] * counts_b[k] for k in counts_a if k is not None) / (n * n)
     if expected == 1.0:
         return None
     return (observed - expected) / (1.0 - expected)
 
 
 def agreement(first: Sequence[str | None], second: Sequence[str | None]) -> Agreement:
-    """Share of equal labels and Cohen's kappa."""
+    """Share of equal labels (no label is never equal) and Cohen's kappa."""
     n = len(first)
-    share = sum(a == b for a, b in zip(first, second, strict=True)) / n if n else None
+    share = _agreements(first, second) / n if n else None
     return Agreement(n, share, cohen_kappa(first, second))
 
 

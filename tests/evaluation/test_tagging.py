@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts import SubagentRecord
-from evaluation.llm_tagger import agreement, cohen_kappa, llm_tag, parse_label, tagging_prompt
+from evaluation.llm_tagger import Agreement, agreement, cohen_kappa, llm_tag, parse_label, tagging_prompt
 from evaluation.tagging import heuristic_tool_label, label_from_text, tag_subagent
 from tests.evaluation.builders import episode, sub
 
@@ -127,3 +127,33 @@ def test_prompt_offers_only_labels_of_the_mode() -> None:
     prompt = tagging_prompt(make(mode="writable", description="x"))
     assert "spreadsheet-build" in prompt and "course-records-lookup" not in prompt
     assert agreement([], []).agreement is None
+
+
+async def test_answers_naming_no_label_never_agree() -> None:
+    """Regression (audit): the LLM named no label for either sub-agent; the deterministic tagger
+    named none for s1 ("zzz", no tools) and web-research for s2. None == None counted as
+    agreement: 1/2, kappa 0. An answer naming no label disagrees: agreement 0/2 = 0.
+    Kappa treats "no label" as a category that matches nothing, its own or the other tagger's:
+    p_o = 0; p_e = Σ over labels both named = 0 (the LLM named none) → kappa (0 − 0)/(1 − 0) = 0.
+    (Counting None·None in p_e alone, as the audit's −1 did, is no kappa: see the next test.)"""
+    record = episode(
+        "t",
+        waves=[[sub("s1", description="zzz"), sub("s2", tools=["mcp__web__search"], description="two")]],
+    )
+
+    async def scripted(_prompt: str) -> str:
+        return "no idea"
+
+    tagging = await llm_tag([record], scripted)
+    assert tagging.agreement == Agreement(2, 0.0, 0.0)
+
+
+def test_kappa_by_hand_when_labels_are_missing() -> None:
+    """[∅ ∅ A A] vs [∅ ∅ A A]: only the two A's agree, p_o = 2/4; p_e = (2·2)/16 = 1/4 (∅ is
+    no shared category) → kappa = (1/2 − 1/4)/(3/4) = 1/3 (it was 1, with ∅ = ∅).
+    [∅×9 A] vs [∅×9 B]: p_o = 0, p_e = 0 → kappa 0; with ∅·∅ in p_e but not in p_o it would be
+    (0 − 81/100)/(19/100) ≈ −4.26, outside kappa's [−1, 1]. Both tagged nothing: p_o = p_e = 0 → 0."""
+    assert cohen_kappa([None, None, "A", "A"], [None, None, "A", "A"]) == pytest.approx(1 / 3)
+    assert agreement([None, None, "A", "A"], [None, None, "A", "A"]).agreement == 0.5
+    assert cohen_kappa([None] * 9 + ["A"], [None] * 9 + ["B"]) == 0.0
+    assert cohen_kappa([None, None], [None, None]) == 0.0
