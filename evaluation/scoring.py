@@ -24,6 +24,7 @@ from evaluation.embeddings import Progress
 from evaluation.graph import main_as_one_node
 from evaluation.identity import PriorSources, identity_block, identity_warnings
 from evaluation.llm_tagger import Agreement, SubagentKey
+from evaluation.planned import not_run_warning, planned_without_record, runs_of
 from evaluation.process import GraphOptions, graph_scores, prefetch_embeddings
 from evaluation.records import (
     Setting,
@@ -31,7 +32,6 @@ from evaluation.records import (
     episode_key,
     group_by_setting,
     is_simulated,
-    unfinished,
 )
 from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from evaluation.success import (
@@ -237,15 +237,6 @@ def _delegation_row(
     return row.model_copy(update=update)
 
 
-def runs_of(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The runs the records come from: a store keeps superseded runs too, which must not
-    trigger identity warnings for a table they have no episode in."""
-    used = {r.run_id for r in records if r.run_id is not None}
-    if not used or not any("run_id" in run for run in runs):
-        return list(runs)
-    return [run for run in runs if run.get("run_id") in used]
-
-
 def unpaired_warnings(rows: Sequence[SettingRow], baseline: str) -> list[str]:
     """One warning for episodes with no baseline record of the same (task, seed).
 
@@ -261,18 +252,6 @@ def unpaired_warnings(rows: Sequence[SettingRow], baseline: str) -> list[str]:
         f"{total} episode(s) have no {baseline} record of the same (task, seed) ({where}): left out of "
         f"D_del, utilities, sr_diff and taxonomy (counts.unpaired), not counted as {baseline} failures"
     ]
-
-
-def not_run_warning(not_run: Sequence[EpisodeRecord]) -> str:
-    """One warning for the planned episodes without a record, counted absent."""
-    per_setting = sorted(Counter((r.model, r.variant) for r in not_run).items())
-    where = ", ".join(f"{m}/{v} {n}" for (m, v), n in per_setting)
-    return (
-        f"{len(not_run)} planned episode(s) have no record ({where}): their run stopped (or is "
-        "still running) before they finished, or they were left out of the export; counted absent "
-        "(failures, lower coverage). "
-        "`mseval run --resume` with the same settings runs them"
-    )
 
 
 def cost_warnings(records: Sequence[EpisodeRecord]) -> list[str]:
@@ -391,9 +370,10 @@ def score_records(
     records = unique.records
     graph_options = prefetch_embeddings(records, options.graph, options.progress)
     labeler = make_labeler(options.tool_labels, options.llm_labels)
-    runs = runs_of(records, runs)
+    not_run = planned_without_record(records, runs)
+    runs = runs_of([*records, *not_run], runs)  # a run with only planned episodes counts too
     warnings = identity_warnings(runs, prior_sources, records)
-    if not_run := unfinished(records, runs):
+    if not_run:
         records = [*records, *not_run]
         warnings.append(not_run_warning(not_run))
     groups = group_by_setting(records)

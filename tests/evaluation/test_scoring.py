@@ -206,15 +206,6 @@ def test_costs_from_different_price_tables_are_warned_about() -> None:
     assert "costs priced from different price tables are compared: price versions p1, p2" in doc.warnings
 
 
-def test_runs_without_episodes_in_the_table_are_ignored() -> None:
-    """A store keeps superseded runs; only runs that records name take part."""
-    records = [r.model_copy(update={"run_id": "r1"}) for r in fixtures.records()]
-    runs = [{"run_id": "r0", "tasks_hash": "old"}, {"run_id": "r1", "tasks_hash": "new"}]
-    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
-    assert not any("differ" in w for w in doc.warnings)
-    assert [run["run_id"] for run in doc.identity["runs"]] == ["r1"]
-
-
 def test_priors_hash_covers_names_and_contents(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("task: a\nneed_delegation: false\n")
     first = priors_hash(tmp_path)
@@ -320,35 +311,6 @@ def test_ids_can_be_skipped_and_says_so() -> None:
     assert doc.contract["embedder"].startswith("none")
 
 
-def test_planned_episodes_without_a_record_count_absent() -> None:
-    """Regression: a run stopped part way scored as complete over the episodes that finished
-    (spec: 11 of 48 done gave SR 1.0, coverage 1.0, no warning). The run planned need1, need2 ×
-    sa, spec × 1 seed; sa finished both, spec need1 only (success) → spec: episodes 2, absent 1,
-    SR = 1/2, conditional SR 1/1, coverage 1/2, and one warning. Without a run identity nothing
-    is known to be missing: spec episodes 1, SR 1.0."""
-    records = [
-        episode("need1", "sa"),
-        episode("need2", "sa"),
-        episode("need1", waves=[[sub("a", "course-records-lookup")]]),
-    ]
-    runs = [
-        {"run_id": "r1", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": ["need1", "need2"], "seeds": 1}
-    ]
-    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
-    sa, spec = doc.settings
-    assert (sa.episodes, sa.absent, sa.sr) == (2, 0, 1.0)
-    assert (spec.episodes, spec.absent, spec.sr, spec.sr_conditional, spec.coverage) == (2, 1, 0.5, 1.0, 0.5)
-    assert [w for w in doc.warnings if "planned" in w] == [
-        "1 planned episode(s) have no record (sim:test/spec 1): their run stopped (or is still "
-        "running) before they finished, or they were left out of the export; counted absent "
-        "(failures, lower coverage). "
-        "`mseval run --resume` with the same settings runs them"
-    ]
-    doc = score_records(records, fixtures.priors(), options=TFIDF)
-    assert (doc.settings[1].episodes, doc.settings[1].sr) == (1, 1.0)
-    assert not any("planned" in w for w in doc.warnings)
-
-
 def test_unpriced_episodes_and_disagreeing_critical_steps_are_warned_about() -> None:
     """Regression: with no price table (a local model) CIS could never be found and nothing said
     so; a foreign record's critical_steps (5, where S_main 4 + max(10, 2) = 14) was used silently."""
@@ -422,14 +384,6 @@ def test_the_intervals_do_not_depend_on_the_order_of_the_lines() -> None:
     forward = score_records(records, fixtures.priors(), options=TFIDF)
     backward = score_records(list(reversed(records)), fixtures.priors(), options=TFIDF)
     assert forward.settings[1].ci95 == backward.settings[1].ci95
-
-
-def test_a_run_whose_records_use_other_seed_values_is_not_filled_in() -> None:
-    """A foreign identity's `seeds: 3` beside records of seeds 42-44 made 6 phantom absent episodes."""
-    records = [episode("need1", v, seed=s) for v in ("sa", "spec") for s in (42, 43, 44)]
-    runs = [{"run_id": "r", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": ["need1"], "seeds": 3}]
-    doc = score_records(records, fixtures.priors(), runs=runs, options=TFIDF)
-    assert [r.absent for r in doc.settings] == [0, 0] and not any("planned" in w for w in doc.warnings)
 
 
 def test_records_without_turns_are_said_to_be_one_node() -> None:
