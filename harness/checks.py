@@ -29,6 +29,9 @@ from sqlalchemy import Table, and_, create_engine, or_, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
+# The largest file `World.read_text` reads; a larger one reads as missing.
+MAX_TEXT_BYTES = 10_000_000
+
 # What a task expects of a row that differs from the seed, given the row as seeded (None when the
 # episode added it) and as it is now (None when removed): True (the row may be added, removed
 # or changed at will), False (it may not differ), or the names of the columns that may change.
@@ -170,9 +173,42 @@ class World:
     def path(self, relative: str) -> Path:
         return self.workspace / relative
 
+    def file(self, relative: str) -> Path | None:
+        """The regular file `relative` names inside the workspace, links followed, or None: a
+        missing file, a folder, a device, or a link that leads out of the workspace (the agent's
+        link to a file of the host must not grade as the agent's work)."""
+        from mcp_servers.common.tooling import ToolError
+        from mcp_servers.common.workspace import resolve
+
+        try:
+            real = resolve(self.workspace, relative)
+        except ToolError:
+            return None
+        return real if real.is_file() else None
+
     def read_text(self, relative: str) -> str | None:
-        p = self.path(relative)
-        return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else None
+        """The file's text (bad bytes replaced), or None when missing, out of the workspace, or
+        larger than MAX_TEXT_BYTES (no answer of a task is that long; reading it would cost the
+        scorer the memory)."""
+        p = self.file(relative)
+        if p is None or p.stat().st_size > MAX_TEXT_BYTES:
+            return None
+        return p.read_text(encoding="utf-8", errors="replace")
+
+    def _office(self, relative: str, opener: Callable[[str], Any]) -> Any:
+        """An office file opened by `opener`, or None when missing, out of the workspace, not
+        one, or refused as the servers refuse it (a zip bomb, a part declaring a DTD)."""
+        from mcp_servers.common.files import check_prologs, check_zip
+
+        p = self.file(relative)
+        if p is None:
+            return None
+        try:
+            check_zip(p, relative)
+            check_prologs(p)
+            return opener(str(p))
+        except Exception:
+            return None
 
     def xlsx(self, relative: str) -> Any:
         """The openpyxl workbook, or None when missing/unreadable. Each formula cell holds what
@@ -180,11 +216,7 @@ class World:
         a Total row written as `=SUM(B2:B10)` is its sum, not that text."""
         from openpyxl import load_workbook
 
-        p = self.path(relative)
-        try:
-            book = load_workbook(p) if p.is_file() else None
-        except Exception:
-            return None
+        book = self._office(relative, load_workbook)
         if book is not None:
             _compute_workbook(book)
         return book
@@ -225,20 +257,12 @@ class World:
     def docx(self, relative: str) -> Any:
         import docx
 
-        p = self.path(relative)
-        try:
-            return docx.Document(str(p)) if p.is_file() else None
-        except Exception:
-            return None
+        return self._office(relative, docx.Document)
 
     def pptx(self, relative: str) -> Any:
         from pptx import Presentation
 
-        p = self.path(relative)
-        try:
-            return Presentation(str(p)) if p.is_file() else None
-        except Exception:
-            return None
+        return self._office(relative, Presentation)
 
 
 def nothing_else_changed(changed: list[str]) -> Criterion:

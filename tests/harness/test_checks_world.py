@@ -87,3 +87,33 @@ def test_changes_names_each_row_added_changed_or_removed_and_respects_allowances
         assert nothing_else_changed(found).message.startswith("unexpected changes: ")
     finally:
         world.close()
+
+
+def test_the_world_reads_no_file_out_of_the_workspace_nor_one_too_large(tmp_path: Path) -> None:
+    """A check read what a path named, links followed anywhere: the agent's link to a host file
+    graded as its work, a zip bomb was unpacked and a 10 GB text read into memory. Now None for a
+    link leading out, a zip that unpacks past 40 MB, and text over 10 MB; a link inside is read."""
+    import zipfile
+
+    from harness.checks import MAX_TEXT_BYTES
+
+    outside, workspace = tmp_path / "host", tmp_path / "ws"
+    outside.mkdir()
+    workspace.mkdir()
+    (outside / "secret.txt").write_text("host file")
+    book = Workbook()
+    book.active["A1"] = "host book"
+    book.save(outside / "Host.xlsx")
+    (workspace / "Out.txt").symlink_to(outside / "secret.txt")
+    (workspace / "Out.xlsx").symlink_to(outside / "Host.xlsx")
+    (workspace / "answer.txt").write_text("42")
+    (workspace / "In.txt").symlink_to(workspace / "answer.txt")
+    (workspace / "Big.txt").write_bytes(b"x" * (MAX_TEXT_BYTES + 1))
+    with zipfile.ZipFile(workspace / "Bomb.xlsx", "w", zipfile.ZIP_DEFLATED) as bomb:
+        bomb.writestr("[Content_Types].xml", b"\0" * 41_000_000)  # unpacks past the 40 MB cap
+    world = World(make_engine("sqlite://"), workspace)
+    assert world.read_text("Out.txt") is None and world.xlsx("Out.xlsx") is None
+    assert world.read_text("../host/secret.txt") is None
+    assert world.read_text("In.txt") == "42"
+    assert world.read_text("Big.txt") is None
+    assert world.xlsx("Bomb.xlsx") is None and world.docx("Bomb.xlsx") is None
