@@ -2,7 +2,8 @@
 
 The child process runs `python -I` (isolated: no user site, no PYTHON* variables) in the
 workspace with a minimal environment (no API keys ever reach it), a wall-clock timeout and
-limits: address space (RLIMIT_AS), the size of any one file it writes (RLIMIT_FSIZE), the
+limits: address space (RLIMIT_AS) and, watched every 0.1 s, the memory of all its processes
+together (`_watch_memory`), the size of any one file it writes (RLIMIT_FSIZE), the
 processes and threads it may hold at once (RLIMIT_NPROC, counted in a user namespace of its
 own where one can be made, so one episode's fork bomb does not starve another's), no core
 files; its output is capped as it is read.
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 # Output beyond this is cut with a visible marker; the harness caps tool results again.
 OUTPUT_CAP_BYTES = 16_000
 DEFAULT_TIMEOUT_S = 30.0
+# How often the memory the code's processes hold in all is looked at.
+MEMORY_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,46 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
     proc.kill()
 
 
-async def communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> RunResult:
+def tree_memory(pid: int) -> int:
+    """Bytes of anonymous memory (RssAnon) that `pid` and every process below it hold. Pages a
+    fork still shares with its parent count once per process, so it errs high, never low."""
+    total, stack, seen = 0, [pid], set()
+    while stack:
+        if (p := stack.pop()) in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/status") as status:
+                total += next(
+                    (int(line.split()[1]) << 10 for line in status if line.startswith("RssAnon:")), 0
+                )
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as children:
+                    stack.extend(int(c) for c in children.read().split())
+        except (OSError, ValueError):  # it ended meanwhile
+            continue
+    return total
+
+
+async def _watch_memory(proc: asyncio.subprocess.Process, cap: int) -> str:
+    """Kills `proc`'s processes once together they hold more than `cap` (RLIMIT_AS caps each
+    one alone: 256 processes of 1 GiB each held the machine's memory); the note says why."""
+    while proc.returncode is None:
+        held = await asyncio.to_thread(tree_memory, proc.pid)
+        if held > cap:
+            _kill(proc)
+            return f"[killed: its processes held {held >> 20} MiB in all, over the cap of {cap >> 20} MiB]"
+        await asyncio.sleep(MEMORY_POLL_S)
+    return ""
+
+
+async def communicate(
+    proc: asyncio.subprocess.Process, timeout_s: float, memory_cap: int | None = None
+) -> RunResult:
+    """The code's capped output and exit; killed at `timeout_s`, and once its processes hold
+    more than `memory_cap` bytes in all, when given."""
     reading = asyncio.gather(_read_capped(proc.stdout), _read_capped(proc.stderr), proc.wait())
+    watch = asyncio.create_task(_watch_memory(proc, memory_cap)) if memory_cap else None
     timed_out = False
     try:
         await asyncio.wait_for(asyncio.shield(reading), timeout_s)
@@ -138,7 +179,13 @@ async def communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Run
         if proc.returncode is None:
             _kill(proc)
         reading.cancel()
+        if watch is not None:
+            watch.cancel()
         raise
+    # A watch that killed the code is done: it returned in the step that killed it.
+    note = watch.result() if watch is not None and watch.done() else ""
+    if watch is not None:
+        watch.cancel()
     # After a kill, the output read so far. A process the child left behind could hold the
     # pipes open (the confined sandbox has none: they die with it), so this waits briefly only.
     try:
@@ -146,7 +193,7 @@ async def communicate(proc: asyncio.subprocess.Process, timeout_s: float) -> Run
     except TimeoutError:
         return RunResult(None, "", "", True)
     code = None if timed_out else proc.returncode
-    return RunResult(code, _cap(out, out_n), _cap(err, err_n), timed_out)
+    return RunResult(code, _cap(out, out_n), _cap(err, err_n), timed_out, note)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -187,7 +234,7 @@ class ProcessSandbox(Limits):
                 start_new_session=True,
                 **extra,
             )
-            return await communicate(proc, timeout_s)
+            return await communicate(proc, timeout_s, self.memory_bytes)
 
 
 Sandbox: TypeAlias = "ProcessSandbox | DockerSandbox"

@@ -151,6 +151,35 @@ async def test_a_fork_bomb_is_stopped(tmp_path: Path) -> None:
     assert forked < 16
 
 
+async def test_the_memory_of_all_its_processes_is_capped(tmp_path: Path) -> None:
+    """RLIMIT_AS caps each process alone: one call that forked 256 processes of 1 GiB each
+    held the machine's memory (4.85 GiB seen). Four children of 70 MB each stay under a 160 MiB
+    cap one by one but not together (280 MB): the call is killed and says so. The children
+    would sleep 15 s and the parent print 'all done': a missed kill shows as that output."""
+    code = (
+        "import os, time\n"
+        "kids = []\n"
+        "for _ in range(4):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        held = b'x' * (70 << 20)\n"
+        "        time.sleep(15)\n"
+        "        os._exit(0)\n"
+        "    kids.append(pid)\n"
+        "for pid in kids:\n"
+        "    os.waitpid(pid, 0)\n"
+        "print('all done')\n"
+    )
+    result = await ProcessSandbox(memory_bytes=160 << 20).run(code, _workspace(tmp_path), 30.0)
+    assert "all done" not in result.stdout and not result.timed_out, result.render()
+    assert result.exit_code == -signal.SIGKILL, result.render()
+    assert result.note.startswith("[killed: its processes held ") and result.note.endswith(
+        " MiB in all, over the cap of 160 MiB]"
+    ), result.note
+    held = int(result.note.split("held ")[1].split()[0])
+    assert 160 < held < 400, result.note
+
+
 async def test_each_run_has_a_process_cap_of_its_own(tmp_path: Path) -> None:
     """RLIMIT_NPROC counts per user: counted on the machine, one run's forks (all runs are
     nobody) would leave none for another's. It is counted in each run's user namespace."""
