@@ -24,7 +24,9 @@ from evaluation.tagging import tag_subagent
 Labeler = Callable[[EpisodeRecord, SubagentRecord], str | None]
 """Gives a sub-agent's function label (None when nothing decides one)."""
 
-_PUNCT = re.compile(r"[^\w\s]")
+# Punctuation, but for "+" and "#" right after a word ("C++", "C#", "F#" name different things
+# from "C" and "F"); group 1 is what such a match keeps.
+_PUNCT = re.compile(r"(\w[+#]+)|[^\w\s]")
 # An article precedes a word; a trailing "a" ("course A", "course A.") names a course instead.
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b(?=\s+\w)")
 _SPACES = re.compile(r"\s+")
@@ -50,7 +52,8 @@ def deterministic_labeler(tool_labels: Mapping[str, str] | None = None) -> Label
 
 @lru_cache(maxsize=65536)  # sub-tasks repeat across seeds and settings; the text work is the cost
 def normalize_subtask(text: str) -> str:
-    """Case, punctuation, articles and spacing removed: what 'near-identical' ignores.
+    """Case, punctuation ("+" and "#" after a word kept), articles and spacing removed: what
+    'near-identical' ignores.
 
     Deliberately narrow: "read roster of course A" and "... course B" stay different, since
     sibling sub-tasks often differ in one token only.
@@ -58,7 +61,7 @@ def normalize_subtask(text: str) -> str:
     # Lower case first, so articles are found whatever their case ("THE roster").
     text = unicodedata.normalize("NFKC", text).lower()
     text = _ARTICLES.sub(" ", text)
-    text = _PUNCT.sub(" ", text)
+    text = _PUNCT.sub(lambda m: m.group(1) or " ", text)
     return _SPACES.sub(" ", text).strip()
 
 

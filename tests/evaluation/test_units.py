@@ -102,6 +102,22 @@ def test_normalisation_is_narrow() -> None:
     assert normalize_subtask("A plan for course A") == "plan for course a"
 
 
+def test_a_language_name_keeps_its_plus_and_hash() -> None:
+    """Regression: every punctuation mark went, so "Port it to C++" and "Port it to C#" were
+    both "port it to c", one unit with "Port it to C". "+" and "#" right after a word stay;
+    elsewhere they go like any mark ("summary #3" is "summary 3")."""
+    texts = ["Port it to C++", "Port it to C#", "Port it to C.", "Port it to F#!"]
+    assert [normalize_subtask(t) for t in texts] == [
+        "port it to c++",
+        "port it to c#",
+        "port it to c",
+        "port it to f#",
+    ]
+    assert (
+        normalize_subtask("Summary #3 + notes") == normalize_subtask("summary 3, notes") == "summary 3 notes"
+    )
+
+
 def test_normaliser_is_case_insensitive_for_articles() -> None:
     """Regression: articles were stripped before lower-casing, so "THE" survived and a lower-case
     trailing "a" did not. Lower case first, then an article is a/an/the before a word."""
