@@ -32,7 +32,10 @@ from evaluation.records import prior_files
 # are summed exactly (math.fsum), so the same records in any order score the same to the last digit.
 # 0.3.3: a record without turns (or with a wave whose main_step names no turn) keeps its
 # sub-agents in the agent graph, under one main node, instead of being that one node alone.
-SCORER_VERSION = "0.3.3"
+# 0.3.4: sub-agents with no sub-task text are units of their own; "+"/"#" after a word stay in
+# sub-task matching; an LLM tagger's "no label" agrees with nothing; a planned run with no
+# record counts its episodes absent.
+SCORER_VERSION = "0.3.4"
 
 # Which run-identity keys name each of the four things that must agree within one table;
 # the runtime's key spelling is accepted under any of these names.
