@@ -373,6 +373,8 @@ def score_records(
     not_run = planned_without_record(records, runs)
     runs = runs_of([*records, *not_run], runs)  # a run with only planned episodes counts too
     warnings = identity_warnings(runs, prior_sources, records)
+    if not records:
+        warnings.append("no episode record to score: the input holds none (an empty file or store?)")
     if not_run:
         records = [*records, *not_run]
         warnings.append(not_run_warning(not_run))

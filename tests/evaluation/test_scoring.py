@@ -134,8 +134,10 @@ def test_missing_baseline_warns_and_nulls_the_comparison() -> None:
 
 
 def test_no_records_gives_an_empty_table() -> None:
+    """... and says why: an empty records file printed a bare header, as if scored."""
     doc = score_records([], {}, options=TFIDF)
     assert doc.settings == [] and doc.left_out["absent_episodes"] == 0
+    assert "no episode record to score: the input holds none (an empty file or store?)" in doc.warnings
 
 
 def test_duplicates_are_left_out_and_counted() -> None:
