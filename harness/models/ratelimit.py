@@ -3,8 +3,9 @@
 `Window` is the rule, pure and clock-free: over the last 60 s, at most `rpm` requests and at
 most `tpm` tokens. Before a call, `reserve(now, tokens)` books it and returns how long the
 caller must wait first; after the call the booking is corrected to the tokens the provider
-reported. A local run shares one `Window` per provider among all its episodes; under Ray the
-window lives in a named actor, so every worker draws from the same budget.
+reported (an answer that reports none keeps its estimate). A local run shares one `Window` per
+provider among all its episodes; under Ray the window lives in a named actor, so every worker
+draws from the same budget.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contracts.episode import Usage
 from harness.models.base import (
     AssistantMessage,
     Message,
@@ -202,12 +204,20 @@ class RateLimitedModel:
             response = await self.inner.generate(messages, tools, settings)
         except ModelAPIError as error:
             # A refused call still took its request slot; its tokens are what the provider
-            # reports it used (a failed answer that bills), else none.
-            used = error.usage.input_tokens + error.usage.output_tokens if error.usage else 0
+            # reports it used (a failed answer that bills; one that bills without counts keeps
+            # the estimate), else none.
+            used = _used(error.usage, error.usage_reported, estimate) if error.usage else 0
             await self.window.settle(handle, used)
             raise
-        await self.window.settle(handle, response.usage.input_tokens + response.usage.output_tokens)
+        await self.window.settle(handle, _used(response.usage, response.usage_reported, estimate))
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _used(usage: Usage, reported: bool, estimate: int) -> int:
+    """The tokens a call's booking is corrected to: those the provider reported, or the estimate
+    booked before the call when the answer carried no counts (its usage then reads 0, but the
+    server still processed the tokens, and booking none would let the next calls exceed --tpm)."""
+    return usage.input_tokens + usage.output_tokens if reported else estimate

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from harness.models.base import (
 )
 from harness.models.ratelimit import LocalWindow, RateLimitedModel, RateLimits, Window, estimate_tokens
 from harness.models.scripted import ScriptedModel, say
+from tests.models.episodes import KEY, KEY_ENV, ROUTES, make_model
+from tests.models.fake_llm import FakeLLM, Reply, WireUsage
 
 
 def test_requests_per_minute() -> None:
@@ -141,3 +144,54 @@ def test_a_run_applies_its_rate_limits(tmp_path: Path, monkeypatch: pytest.Monke
         assert (model.window.window.rpm, model.window.window.tpm) == (5, 700)
     finally:
         runner.store.close()
+
+
+class RecordingWindow(LocalWindow):
+    """A local window that keeps the tokens each booking is settled at."""
+
+    def __init__(self, limits: RateLimits) -> None:
+        super().__init__(limits)
+        self.settled: list[int] = []
+
+    async def settle(self, handle: Any, tokens: int) -> None:
+        self.settled.append(tokens)
+        await super().settle(handle, tokens)
+
+
+@pytest.mark.parametrize(
+    ("name", "reply", "booked"),
+    [
+        # reported usage: input 30 + output 5
+        ("openai-compatible", Reply(text="ok", usage=WireUsage(uncached=30, output=5)), 35),
+        # no usage: the estimate, 2000 // 4 + 1 = 501 for the message and 400 // 4 = 100
+        ("openai-compatible", Reply(text="ok", body_fields={"usage": None}), 601),
+        # a failed answer that bills without counts (it raises context_overflow)
+        (
+            "anthropic",
+            Reply(body_fields={"usage": None, "stop_reason": "model_context_window_exceeded"}),
+            601,
+        ),
+    ],
+    ids=["reported", "unreported", "unreported-error"],
+)
+async def test_an_answer_without_usage_keeps_its_estimate_booked(
+    name: str, reply: Reply, booked: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that reports no usage had each call's booking settled at 0 tokens, as if it
+    had sent nothing: under --tpm every call after it went at once, and the provider's own
+    limit refused them."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    route = ROUTES[name]
+    settings = ModelSettings(max_output_tokens=400)
+    window = RecordingWindow(RateLimits(tpm=100_000))
+    fails: AbstractContextManager[Any] = (
+        pytest.raises(ModelAPIError, match="^context_overflow") if name == "anthropic" else nullcontext()
+    )
+    with FakeLLM(route.dialect, lambda seen: reply) as fake:
+        model = RateLimitedModel(make_model(fake, route, settings), window)
+        try:
+            with fails:
+                await model.generate([UserMessage(content="a" * 2000)], [], settings)
+        finally:
+            await model.aclose()
+    assert window.settled == [booked]
