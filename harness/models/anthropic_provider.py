@@ -10,7 +10,8 @@ Mapping, both ways:
   its whole content in `provider_state["anthropic"]`, sent back unchanged on the next call
   (signatures intact, blocks in their order) but for `tool_use` ids, made distinct when
   parsing (a missing one invented, a repeated one suffixed) so that they match the
-  `tool_result` blocks.
+  `tool_result` blocks. A `tool_use` name the API refuses (one the model invented) is sent
+  back as `wire_text.api_tool_name` makes it, in rebuilt and kept turns alike.
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
   `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
   the cache reads, `cache_write_input_tokens` the cache creation (of which
@@ -26,6 +27,7 @@ The SDK's own retries are off: the harness's policy counts them (SPEC §2).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Sequence
@@ -60,6 +62,7 @@ from harness.models.provider_common import (
     split_options,
     warn_no_usage,
 )
+from harness.models.wire_text import api_tool_name
 
 PROVIDER = "anthropic"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -91,12 +94,19 @@ def _text_block(text: str) -> dict[str, Any]:
 def _assistant_blocks(m: AssistantMessage) -> list[dict[str, Any]]:
     state = (m.provider_state or {}).get(STATE_KEY)
     if isinstance(state, dict) and isinstance(state.get("content"), list):
-        return list(state["content"])
+        return [_replayable(b) for b in state["content"]]
     blocks: list[dict[str, Any]] = [_text_block(m.content)] if m.content or not m.tool_calls else []
     for call in m.tool_calls:
         args: Any = call.arguments if call.arguments is not None else {}
-        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": args})
+        blocks.append({"type": "tool_use", "id": call.id, "name": api_tool_name(call.name), "input": args})
     return blocks
+
+
+def _replayable(block: Any) -> Any:
+    """A kept content block as sent back: unchanged, but for a `tool_use` name the API refuses."""
+    if isinstance(block, dict) and block.get("type") == "tool_use":
+        return {**block, "name": api_tool_name(str(block.get("name") or ""))}
+    return block
 
 
 def to_wire(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -245,12 +255,15 @@ class AnthropicModel:
         body = request_body(self.model_id, messages, tools, settings)
         model, max_tokens, wire = body.pop("model"), body.pop("max_tokens"), body.pop("messages")
         sdk = self._sdk
+        limit = request_timeout_s(max_tokens)
         t0 = time.perf_counter()
         try:
-            result = await self.client.messages.create(
-                model=model, max_tokens=max_tokens, messages=wire, extra_body=body,
-                timeout=sdk.Timeout(request_timeout_s(max_tokens), connect=CONNECT_TIMEOUT_S),
-            )  # fmt: skip
+            # The SDK's timeout bounds each read, not the call: the whole call gets `limit` too.
+            async with asyncio.timeout(limit):
+                result = await self.client.messages.create(
+                    model=model, max_tokens=max_tokens, messages=wire, extra_body=body,
+                    timeout=sdk.Timeout(limit, connect=CONNECT_TIMEOUT_S),
+                )  # fmt: skip
         except Exception as exc:
             if (error := sdk_error(sdk, exc, PROVIDER, self.name, self.key_env, self.base_url)) is None:
                 raise

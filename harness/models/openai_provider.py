@@ -10,7 +10,7 @@ Two wire formats:
   items replayed).
 
 Tool-call ids are made distinct when parsing (a missing one invented, a repeated one suffixed
-`-N`).
+`-N`); a call's name is replayed as the API accepts it (`wire_text.api_tool_name`).
 
 `openai-compatible:MODEL` is Chat Completions at `--base-url` (vLLM, Ollama, llama.cpp, SGLang,
 DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
@@ -31,6 +31,7 @@ reject it — put `temperature` in the extras to force it. Extras win over every
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Sequence
@@ -76,6 +77,7 @@ from harness.models.provider_common import (
     split_options,
     warn_no_usage,
 )
+from harness.models.wire_text import api_tool_name
 
 Api = Literal["chat", "responses"]
 OPTIONS = {"api": ("chat", "responses")}
@@ -154,7 +156,8 @@ def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> lis
             if m.tool_calls:
                 item["tool_calls"] = [
                     {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": arguments_text(c, strict_json)}}
+                     "function": {"name": api_tool_name(c.name),
+                                  "arguments": arguments_text(c, strict_json)}}
                     for c in m.tool_calls
                 ]  # fmt: skip
             state = (m.provider_state or {}).get(CHAT_STATE) or {}
@@ -275,14 +278,19 @@ class OpenAIModel:
 
     async def _call(self, body: dict[str, Any], max_output_tokens: int) -> dict[str, Any]:
         model = body.pop("model")
-        timeout = self._sdk.Timeout(request_timeout_s(max_output_tokens), connect=CONNECT_TIMEOUT_S)
-        if self.api == "responses":
-            result: Any = await self.client.responses.create(model=model, extra_body=body, timeout=timeout)
-        else:
-            messages = body.pop("messages")
-            result = await self.client.chat.completions.create(
-                model=model, messages=messages, extra_body=body, timeout=timeout
-            )
+        limit = request_timeout_s(max_output_tokens)
+        timeout = self._sdk.Timeout(limit, connect=CONNECT_TIMEOUT_S)
+        # The SDK's timeout bounds each read, not the call: the whole call gets `limit` too.
+        async with asyncio.timeout(limit):
+            if self.api == "responses":
+                result: Any = await self.client.responses.create(
+                    model=model, extra_body=body, timeout=timeout
+                )
+            else:
+                messages = body.pop("messages")
+                result = await self.client.chat.completions.create(
+                    model=model, messages=messages, extra_body=body, timeout=timeout
+                )
         return answer_object(result, self.name)
 
     async def generate(

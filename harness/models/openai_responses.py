@@ -5,7 +5,8 @@ Messages become `instructions` (the system text) and input items: `message`, `fu
 kept in `provider_state` and replayed on the next call (without server ids or status), so
 reasoning items with their `encrypted_content` carry the model's reasoning across tool calls; a
 reasoning item without it is dropped. Distinct call ids are written into the kept items too, so
-replayed calls match their results.
+replayed calls match their results; a call's name is replayed as the API accepts it
+(`wire_text.api_tool_name`).
 
 Settings: `max_output_tokens` → `max_output_tokens`; `reasoning_effort` → `reasoning.effort`;
 `temperature` as for Chat Completions (not sent to OpenAI's reasoning models); OpenAI is asked
@@ -41,15 +42,20 @@ from harness.models.openai_wire import (
     tool_call,
 )
 from harness.models.provider_common import distinct_ids, is_overflow, merged, request_extras
+from harness.models.wire_text import api_tool_name
 
 RESPONSES_STATE = "openai_responses"
 
 
 def _replayable(item: dict[str, Any]) -> dict[str, Any] | None:
-    """An output item as input for the next stateless call: without server ids or status."""
+    """An output item as input for the next stateless call: without server ids or status, a
+    call's name as the API accepts it."""
     if item.get("type") == "reasoning" and not item.get("encrypted_content"):
         return None  # a bare reasoning item refers to server state that `store: false` never kept
-    return {k: v for k, v in item.items() if k not in ("id", "status")}
+    out = {k: v for k, v in item.items() if k not in ("id", "status")}
+    if out.get("type") == "function_call":
+        out["name"] = api_tool_name(str(out.get("name") or ""))
+    return out
 
 
 def responses_input(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -75,7 +81,7 @@ def responses_input(messages: Sequence[Message]) -> tuple[str, list[dict[str, An
                 {
                     "type": "function_call",
                     "call_id": c.id,
-                    "name": c.name,
+                    "name": api_tool_name(c.name),
                     "arguments": arguments_text(c, False),
                 }
                 for c in m.tool_calls

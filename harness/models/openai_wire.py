@@ -10,6 +10,7 @@ from typing import Any
 
 from contracts.episode import Usage
 from harness.models.base import ToolCall, ToolMessage
+from harness.models.wire_text import without_lone_surrogates
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-(5|[6-9]|\d{2,}))", re.IGNORECASE)
 
@@ -34,25 +35,28 @@ def result_text(m: ToolMessage) -> str:
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
-    """(arguments, raw text when they are not a JSON object)."""
+    """(arguments, raw text when they are not a JSON object). The argument text is JSON inside
+    JSON: its own `\\ud800` escapes decode here, so lone surrogates are replaced here too."""
     if isinstance(raw, dict):
-        return raw, None
+        return without_lone_surrogates(raw), None
     if raw is None:
         return {}, None  # `arguments` left out or null: a call without arguments
-    text = raw if isinstance(raw, str) else json.dumps(raw)
+    text = without_lone_surrogates(raw if isinstance(raw, str) else json.dumps(raw))
     if not text.strip():
         return {}, None  # a call without arguments, as some servers write it
     try:
         value = json.loads(text)
     except ValueError:
         return None, text
-    return (value, None) if isinstance(value, dict) else (None, text)
+    return (without_lone_surrogates(value), None) if isinstance(value, dict) else (None, text)
 
 
 def tool_call(call_id: str, name: Any, raw: Any) -> ToolCall:
     """A parsed call; arguments that are not a JSON object are kept as `raw_arguments`."""
     arguments, text = parse_arguments(raw)
-    return ToolCall(id=call_id, name=str(name or ""), arguments=arguments, raw_arguments=text)
+    return ToolCall(
+        id=call_id, name=without_lone_surrogates(str(name or "")), arguments=arguments, raw_arguments=text
+    )
 
 
 def token_usage(prompt: Any, cached: Any, output: Any, reasoning: Any) -> Usage:

@@ -20,9 +20,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from pydantic_core import to_jsonable_python
+
 from contracts.errors import InputError
 from harness.models.base import ErrorKind, ModelAPIError
 from harness.models.registry import PROVIDERS, name_options
+from harness.models.wire_text import without_lone_surrogates
 
 log = logging.getLogger("harness.models")
 T = TypeVar("T")
@@ -202,11 +205,11 @@ def error_text(body: object, fallback: str) -> tuple[str, str]:
             details = inner.get("details")
             if isinstance(details, Mapping) and details.get("error_code"):
                 code = details["error_code"]
-            return str(message), str(code)
+            return without_lone_surrogates(str(message)), without_lone_surrogates(str(code))
         if isinstance(inner, str):
-            return inner, ""
+            return without_lone_surrogates(inner), ""
     if isinstance(body, str) and body.strip():
-        return body.strip()[:500], ""
+        return without_lone_surrogates(body.strip()[:500]), ""
     return fallback, ""
 
 
@@ -301,9 +304,10 @@ def answer_object(result: Any, name: str) -> dict[str, Any]:
     """The JSON object of an SDK's parsed answer. The SDKs hand back a body that is not a JSON
     object as it is (a `str` for a non-JSON content type, a `list` for an array): raises then."""
     if hasattr(result, "model_dump"):
-        data: dict[str, Any] = result.model_dump(
-            mode="json", by_alias=True, exclude_none=True, warnings=False
-        )
+        # Lone surrogates out first (`wire_text`): the SDK model's own JSON dump turns one in a
+        # key into three U+FFFD, and leaves those in values as they are.
+        values = without_lone_surrogates(result.model_dump(by_alias=True, exclude_none=True, warnings=False))
+        data: dict[str, Any] = to_jsonable_python(values)
         return data
     text = result if isinstance(result, str) else json.dumps(result)
     raise unreadable(name, f"the body is not a JSON object: {text.strip()[:200]!r}")
@@ -400,8 +404,11 @@ def sdk_error(
         return status_error(
             provider, exc.status_code, exc.response.headers, exc.body, exc.message, key_env, base_url
         )
-    if isinstance(exc, sdk.APITimeoutError):  # a subclass of APIConnectionError: first
-        return ModelAPIError("timeout", f"no answer from {name} in time: {exc}")
+    # APITimeoutError, a subclass of APIConnectionError: first. TimeoutError: the whole call's
+    # deadline (`asyncio.timeout`) passed, which the SDK's per-read timeout never sees.
+    if isinstance(exc, sdk.APITimeoutError | TimeoutError):
+        why = str(exc) or "the whole call ran past its deadline"
+        return ModelAPIError("timeout", f"no answer from {name} in time: {why}")
     if isinstance(exc, sdk.APIConnectionError):
         cause = cause_text(exc)
         return ModelAPIError("connection", f"cannot reach {name}: {exc}" + (f" ({cause})" if cause else ""))
@@ -410,7 +417,3 @@ def sdk_error(
     if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):  # a body not JSON, or not UTF-8
         return unreadable(name, f"the body is not valid JSON ({exc})")
     return None
-
-
-def elapsed(t0: float) -> float:
-    return time.perf_counter() - t0

@@ -6,7 +6,7 @@ Responses API (`responses`, POST /v1/responses), from uvicorn in a background th
 port, so the real SDKs talk to it over a real socket. It records every request (headers and
 JSON body) for the tests to assert the wire format, and answers each from:
 1. the queue of `faults` (an HTTP status with headers and an error body, or a raw body such as
-   a 200 cut off mid-way), first in first out;
+   a 200 cut off mid-way, or a 200 that trickles in a byte at a time), first in first out;
 2. otherwise `script(seen)`, a function of a provider-neutral view of the request (`Seen`:
    main agent or sub-agent, how many assistant turns so far, the latest tool results) that
    returns a `Reply` (text, tool calls, usage), encoded in the dialect's response format.
@@ -14,25 +14,30 @@ JSON body) for the tests to assert the wire format, and answers each from:
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 Dialect = Literal["anthropic", "chat", "responses"]
 PATHS = {"anthropic": "/v1/messages", "chat": "/v1/chat/completions", "responses": "/v1/responses"}
 STARTUP_LIMIT_S = 20.0  # a bound on waiting for uvicorn to listen, not a timing assumption
+# A trickling answer sends a space this often (the client's per-read timeout never fires), and
+# gives up after TRICKLE_LIMIT_S, a bound on a broken client, not a timing assumption.
+TRICKLE_EVERY_S = 0.01
+TRICKLE_LIMIT_S = 20.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ class Reply:
     # answer's message, `body_fields` into the answer's top level (a None value removes the key).
     message_fields: dict[str, Any] = field(default_factory=dict)
     body_fields: dict[str, Any] = field(default_factory=dict)
+    # Sent with every non-ASCII character as a `\uXXXX` escape, as some servers write JSON; a
+    # lone surrogate in the reply's strings then goes out as the escape `\ud800`.
+    escaped: bool = False
 
 
 def _call_ids(reply: Reply, prefix: str, ids: Callable[[], int]) -> list[dict[str, str]]:
@@ -79,6 +87,9 @@ class Fault:
     code: str | None = None
     raw: bytes | None = None  # sent as it is instead of an error body (with `content_type`)
     content_type: str = "application/json"
+    # A 200 whose body trickles in, a space every TRICKLE_EVERY_S (JSON may start with spaces),
+    # until the client hangs up; after TRICKLE_LIMIT_S the scripted answer follows.
+    trickle: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,6 +293,10 @@ class FakeLLM:
         with self._lock:
             self.requests.append(seen)
             fault = self.faults.popleft() if self.faults else None
+        if fault is not None and fault.trickle:
+            return StreamingResponse(
+                self._trickle(seen, body.get("model", "")), media_type="application/json"
+            )
         if fault is not None and fault.raw is not None:
             return Response(fault.raw, fault.status, fault.headers, media_type=fault.content_type)
         if fault is not None:
@@ -293,7 +308,17 @@ class FakeLLM:
         except Exception as exc:  # reported to the test instead of vanishing in the server thread
             self.errors.append(repr(exc))
             return JSONResponse({"error": {"message": f"script failed: {exc!r}"}}, status_code=400)
-        return JSONResponse(_answer(self.dialect, reply, body.get("model", ""), lambda: next(self._ids)))
+        answer = _answer(self.dialect, reply, body.get("model", ""), lambda: next(self._ids))
+        if reply.escaped:  # json.dumps escapes all but ASCII (JSONResponse sends UTF-8)
+            return Response(json.dumps(answer), media_type="application/json")
+        return JSONResponse(answer)
+
+    async def _trickle(self, seen: Seen, model: str) -> AsyncIterator[bytes]:
+        until = time.monotonic() + TRICKLE_LIMIT_S
+        while time.monotonic() < until:
+            yield b" "
+            await asyncio.sleep(TRICKLE_EVERY_S)
+        yield json.dumps(_answer(self.dialect, self.script(seen), model, lambda: next(self._ids))).encode()
 
     def __enter__(self) -> FakeLLM:
         app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["POST"])])
