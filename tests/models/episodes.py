@@ -58,6 +58,15 @@ ROUTES = {
 }
 
 
+def answer(reply: Reply) -> Script:
+    """A script that gives `reply` to every request."""
+
+    def script(seen: Seen) -> Reply:
+        return reply
+
+    return script
+
+
 def agent_call(part: str, subagent_type: str) -> tuple[str, dict[str, Any]]:
     return (
         "Agent",

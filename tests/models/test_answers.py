@@ -11,22 +11,22 @@ import pytest
 from contracts.episode import Usage
 from harness.models import anthropic_provider as ap
 from harness.models.base import ModelAPIError, ModelSettings, UserMessage
-from tests.models.episodes import KEY, KEY_ENV, ROUTES, delegation_script, make_model, one_call, run_episode
-from tests.models.fake_llm import FakeLLM, Reply, Script, Seen
+from tests.models.episodes import (
+    KEY,
+    KEY_ENV,
+    ROUTES,
+    answer,
+    delegation_script,
+    make_model,
+    one_call,
+    run_episode,
+)
+from tests.models.fake_llm import FakeLLM, Reply, Seen
 
 
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
-
-
-def answer(reply: Reply) -> Script:
-    """A script that gives `reply` to every request."""
-
-    def script(seen: Seen) -> Reply:
-        return reply
-
-    return script
 
 
 async def test_chat_refusal_is_kept_as_the_answer_text() -> None:

@@ -14,8 +14,8 @@ from harness.models import openai_responses as ors
 from harness.models.base import AssistantMessage, Message, ModelAPIError, ToolCall, ToolMessage, UserMessage
 from harness.models.openai_wire import parse_arguments
 from harness.models.wire_text import TOOL_NAME, api_tool_name, without_lone_surrogates
-from tests.models.episodes import KEY, KEY_ENV, ROUTES, one_call
-from tests.models.fake_llm import Dialect, FakeLLM, Fault, Reply, Script, Seen
+from tests.models.episodes import KEY, KEY_ENV, ROUTES, answer, one_call
+from tests.models.fake_llm import Dialect, FakeLLM, Fault, Reply
 
 HIGH, LOW = "\ud800", "\udc00"  # lone surrogates, as `\ud800` escapes in JSON decode
 FFFD = "\ufffd"
@@ -26,13 +26,6 @@ DIALECTS = ["anthropic", "openai", "openai-responses"]  # Messages, Chat Complet
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
-
-
-def answer(reply: Reply) -> Script:
-    def script(seen: Seen) -> Reply:
-        return reply
-
-    return script
 
 
 # -- lone surrogates ------------------------------------------------------------------------------
