@@ -16,7 +16,8 @@ Tool-call ids are made distinct when parsing (a missing one invented, a repeated
 DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by `--api-key-env`,
 or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` or
 `reasoning` field a server returns (DeepSeek, Kimi, vLLM reasoning parsers) is kept and sent
-back with its turn, under the same name. DeepSeek's `prompt_cache_hit_tokens` counts as cached
+back with its turn, under the same name, as are OpenRouter's `reasoning_details` and each tool
+call's `extra_content` (Gemini's thought signatures). DeepSeek's `prompt_cache_hit_tokens` counts as cached
 input when `prompt_tokens_details.cached_tokens` is absent.
 
 Tool arguments that are not a JSON object become `ToolCall(arguments=None, raw_arguments=…)`:
@@ -87,6 +88,12 @@ CHAT_STATE = "openai_chat"
 # A compatible server's reasoning text on the assistant message: `reasoning_content` (DeepSeek,
 # Kimi, older vLLM reasoning parsers) or `reasoning` (vLLM since late 2025, OpenRouter).
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+# OpenRouter's structured reasoning on the assistant message (a list, encrypted parts included),
+# which it asks to be sent back unchanged; and what a server adds to a tool call beside its
+# function (Gemini's `extra_content.google.thought_signature`, which Gemini 3 requires back on
+# every replayed call), kept per call id.
+REASONING_DETAILS = "reasoning_details"
+CALL_EXTRA = "extra_content"
 
 
 def check(model_id: str, base_url: str | None, api_key_env: str | None) -> str:
@@ -153,15 +160,17 @@ def chat_messages(messages: Sequence[Message], strict_json: bool = False) -> lis
                 "role": "assistant",
                 "content": m.content or (None if m.tool_calls else ""),
             }
+            state = (m.provider_state or {}).get(CHAT_STATE) or {}
+            extras = state.get(CALL_EXTRA) or {}
             if m.tool_calls:
                 item["tool_calls"] = [
                     {"id": c.id, "type": "function",
                      "function": {"name": api_tool_name(c.name),
-                                  "arguments": arguments_text(c, strict_json)}}
+                                  "arguments": arguments_text(c, strict_json)},
+                     **({CALL_EXTRA: extras[c.id]} if c.id in extras else {})}
                     for c in m.tool_calls
                 ]  # fmt: skip
-            state = (m.provider_state or {}).get(CHAT_STATE) or {}
-            item.update({k: state[k] for k in REASONING_FIELDS if state.get(k)})
+            item.update({k: state[k] for k in (*REASONING_FIELDS, REASONING_DETAILS) if state.get(k)})
             out.append(item)
     return out
 
@@ -216,8 +225,15 @@ def chat_from_wire(data: dict[str, Any]) -> tuple[AssistantMessage, Usage, str |
         for c, ident in zip(wire_calls, ids, strict=True)
     )
     # kept under the field it came in, and sent back so
-    reasoning = {k: msg[k] for k in REASONING_FIELDS if isinstance(msg.get(k), str) and msg[k]}
-    state = {CHAT_STATE: reasoning} if reasoning else None
+    kept: dict[str, Any] = {k: msg[k] for k in REASONING_FIELDS if isinstance(msg.get(k), str) and msg[k]}
+    if isinstance(msg.get(REASONING_DETAILS), list) and msg[REASONING_DETAILS]:
+        kept[REASONING_DETAILS] = msg[REASONING_DETAILS]
+    extras = {
+        i: c[CALL_EXTRA] for c, i in zip(wire_calls, ids, strict=True) if isinstance(c.get(CALL_EXTRA), dict)
+    }
+    if extras:
+        kept[CALL_EXTRA] = extras
+    state = {CHAT_STATE: kept} if kept else None
     # A refusal comes in its own field with empty content: it is the model's answer.
     text = _content_text(msg.get("content")) or str(msg.get("refusal") or "")
     message = AssistantMessage(content=text, tool_calls=calls, provider_state=state)

@@ -10,7 +10,7 @@ import pytest
 
 from contracts.episode import Usage
 from harness.models import anthropic_provider as ap
-from harness.models.base import ModelAPIError, ModelSettings, UserMessage
+from harness.models.base import ModelAPIError, ModelSettings, ToolMessage, UserMessage
 from tests.models.episodes import (
     KEY,
     KEY_ENV,
@@ -85,6 +85,37 @@ async def test_vllms_reasoning_field_is_kept_and_sent_back_like_reasoning_conten
     replayed = fake.seen(main=True)[1].body["messages"][2]
     assert replayed["role"] == "assistant" and replayed["reasoning"] == "two look-ups"
     assert "reasoning_content" not in replayed  # under the name it came in
+
+
+async def test_gemini_thought_signatures_and_openrouter_reasoning_details_are_sent_back() -> None:
+    """Gemini's OpenAI-compatible endpoint puts each call's thought signature in the call's
+    `extra_content`, and Gemini 3 refuses a history whose calls lack it; OpenRouter asks for its
+    `reasoning_details` back unchanged. Both were dropped: the second request carried neither.
+    Now each replayed call carries its own `extra_content` (c2 had none: none is invented) and
+    the message its `reasoning_details`, through the real SDK both ways."""
+    signed = {"google": {"thought_signature": "c2lnbmVk"}}
+    details = [{"type": "reasoning.encrypted", "data": "ZW5j", "index": 0}]
+    calls = [
+        {"id": "c1", "type": "function", "function": {"name": "mcp__local__todo_read", "arguments": "{}"},
+         "extra_content": signed},
+        {"id": "c2", "type": "function", "function": {"name": "mcp__local__todo_read", "arguments": "{}"}},
+    ]  # fmt: skip
+    replies = iter(
+        [Reply(message_fields={"tool_calls": calls, "reasoning_details": details}), Reply(text="ok")]
+    )
+    with FakeLLM("chat", lambda _seen: next(replies)) as fake:
+        model = make_model(fake, ROUTES["openai-compatible"])
+        try:
+            first = await model.generate([UserMessage(content="go")], [], ModelSettings())
+            results = [
+                ToolMessage(tool_call_id=c.id, name=c.name, content="[]") for c in first.message.tool_calls
+            ]
+            await model.generate([UserMessage(content="go"), first.message, *results], [], ModelSettings())
+        finally:
+            await model.aclose()
+        replayed = fake.requests[1].body["messages"][1]
+    assert [c.get("extra_content") for c in replayed["tool_calls"]] == [signed, None]
+    assert replayed["reasoning_details"] == details
 
 
 async def test_chat_tool_call_without_arguments_or_with_null_ones_has_no_arguments() -> None:
