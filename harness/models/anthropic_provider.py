@@ -103,9 +103,16 @@ def _assistant_blocks(m: AssistantMessage) -> list[dict[str, Any]]:
 
 
 def _replayable(block: Any) -> Any:
-    """A kept content block as sent back: unchanged, but for a `tool_use` name the API refuses."""
+    """A kept content block as sent back: unchanged, but for a `tool_use` name the API refuses
+    and an `input` that is not an object (a compatible server's string), sent as `{}` as a
+    rebuilt turn sends it: the API refuses any other input, and with it the whole request."""
     if isinstance(block, dict) and block.get("type") == "tool_use":
-        return {**block, "name": api_tool_name(str(block.get("name") or ""))}
+        raw = block.get("input")
+        return {
+            **block,
+            "name": api_tool_name(str(block.get("name") or "")),
+            "input": raw if isinstance(raw, dict) else {},
+        }
     return block
 
 

@@ -165,3 +165,18 @@ def test_a_turn_without_kept_state_is_replayed_with_names_that_fit_too() -> None
     assert (chat["function"]["name"], chat["id"]) == (SENT, "c1")
     (use,) = ap.to_wire(history)[1][1]["content"]
     assert (use["name"], use["id"]) == (SENT, "c1")
+
+
+def test_a_kept_tool_use_whose_input_is_no_object_is_replayed_with_an_empty_one() -> None:
+    """A compatible server's `tool_use` with a string `input`, kept whole (its turn has
+    thinking), went back as that string, and the API refused the whole request. It goes back as
+    `{}`, as a rebuilt turn sends arguments that were no object; the model saw the tool error."""
+    kept = [
+        {"type": "thinking", "thinking": "t", "signature": "s"},
+        {"type": "tool_use", "id": "c1", "name": "mcp__local__todo_read", "input": '{"a": '},
+    ]
+    call = ToolCall(id="c1", name="mcp__local__todo_read", arguments=None, raw_arguments='{"a": ')
+    turn = AssistantMessage(content="", tool_calls=(call,), provider_state={ap.STATE_KEY: {"content": kept}})
+    thinking, use = ap.to_wire([UserMessage(content="go"), turn])[1][1]["content"]
+    assert thinking == kept[0] and use == {**kept[1], "input": {}}
+    assert kept[1]["input"] == '{"a": '  # the kept turn itself is not changed
