@@ -8,6 +8,7 @@ functions so that `mseval --help` starts fast. Bad input raises `contracts.Input
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -74,10 +75,23 @@ ResamplesOpt = Annotated[
         help="Bootstrap resamples for the 95% intervals.",
     ),
 ]
+LambdaOpt = Annotated[
+    float,
+    typer.Option("--lambda", metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity, 0 to 1."),
+]
+MinPathOpt = Annotated[
+    int, typer.Option("--min-path-nodes", min=1, max=2, metavar="N", help="Shortest path UPR counts.")
+]
 
 
 def input_error(where: str, message: str) -> Exception:
     return InputError.one(where, None, message)
+
+
+def check_lambda(lam: float) -> None:
+    """`--lambda` within [0, 1]; typer's own range check told nan as "should be <= 1"."""
+    if not (math.isfinite(lam) and 0 <= lam <= 1):
+        raise input_error("--lambda", f"must be a number between 0 and 1, got {lam:g}")
 
 
 def open_embedder(spec: str) -> Embedder | None:
@@ -205,8 +219,12 @@ def build_document(
     tagger: str | None = None,
     base_url: str | None = None,
     api_key_env: str | None = None,
+    *,
+    lam: float = 0.5,
+    min_path_nodes: int = 2,
 ) -> ScoreDocument:
-    """Load priors and the embedder, tag where needed, then score."""
+    """Load priors and the embedder, tag where needed, then score; `lam` is IDS's λ and
+    `min_path_nodes` the shortest path UPR counts."""
     from evaluation.identity import read_prior_sources
     from evaluation.process import GraphOptions
     from evaluation.records import load_priors
@@ -214,7 +232,7 @@ def build_document(
 
     priors = load_priors(priors_dir)
     model = open_embedder(embedder)
-    graph = GraphOptions(embedder=model, compute_ids=embedder != "none")
+    graph = GraphOptions(embedder=model, compute_ids=embedder != "none", lam=lam, min_nodes=min_path_nodes)
     sources = read_prior_sources(priors_dir)
     tool_labels = tool_label_map(records)
     tagging = llm_tagging(records, tagger, base_url, api_key_env, tool_labels) if tagger else None
@@ -278,15 +296,19 @@ def score(
     llm_tagger: TaggerOpt = None,
     base_url: BaseUrlOpt = None,
     api_key_env: KeyEnvOpt = None,
+    lam: LambdaOpt = 0.5,
+    min_path_nodes: MinPathOpt = 2,
 ) -> None:
     """Score episodes against the delegation priors and the baseline (SR, UDR/ODR, hits, utilities, MSQ, GEMMAS)."""
+    check_lambda(lam)
     priors_dir = check_inputs(store, episodes, priors, tagger=(llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     if problems := baseline_problems(records, runs, baseline):
         raise InputError(problems)
     doc = build_document(
-        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
-    )
+        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env,
+        lam=lam, min_path_nodes=min_path_nodes,
+    )  # fmt: skip
     warn(doc)
     print(doc.to_json(indent=1) if as_json else summary_table(doc))
 
@@ -315,8 +337,11 @@ def report(
             help="Episode id or task id to draw in the waves timeline (repeatable).",
         ),
     ] = None,
+    lam: LambdaOpt = 0.5,
+    min_path_nodes: MinPathOpt = 2,
 ) -> None:
     """Write report.md, a self-contained index.html, score.json and PNG plots of the score."""
+    check_lambda(lam)
     priors_dir = check_inputs(store, episodes, priors, out, (llm_tagger, base_url, api_key_env))
     records, runs = load_input(store, episodes)
     problems = baseline_problems(records, runs, baseline)
@@ -329,8 +354,9 @@ def report(
     if problems:
         raise InputError(problems)
     doc = build_document(
-        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env
-    )
+        records, runs, priors_dir, baseline, embedder, resamples, llm_tagger, base_url, api_key_env,
+        lam=lam, min_path_nodes=min_path_nodes,
+    )  # fmt: skip
     warn(doc)
     files = write_report_files(doc, records, out, timeline or (), "--out")
     print(f"wrote {files.markdown}, {files.html} and {len(files.plots)} plots")

@@ -10,7 +10,7 @@ import typer
 
 from contracts.errors import InputError
 from harness.cli.common import path_argument
-from harness.cli.evaluate import EmbedderOpt, input_error, open_embedder
+from harness.cli.evaluate import EmbedderOpt, LambdaOpt, MinPathOpt, check_lambda, open_embedder
 from harness.cli.score_table import fmt
 
 
@@ -27,20 +27,13 @@ def gemmas(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     embedder: EmbedderOpt = "minilm",
-    lam: Annotated[
-        float,
-        typer.Option("--lambda", metavar="NUMBER", help="Weight of TF-IDF in the IDS similarity, 0 to 1."),
-    ] = 0.5,
-    min_path_nodes: Annotated[
-        int, typer.Option("--min-path-nodes", min=1, max=2, metavar="N", help="Shortest path UPR counts.")
-    ] = 2,
+    lam: LambdaOpt = 0.5,
+    min_path_nodes: MinPathOpt = 2,
 ) -> None:
     """IDS and UPR of an agent graph given as JSON (graphs from other systems)."""
     import json
-    import math
 
-    if not (math.isfinite(lam) and 0 <= lam <= 1):  # typer's range check told nan as "should be <= 1"
-        raise input_error("--lambda", f"must be a number between 0 and 1, got {lam:g}")
+    check_lambda(lam)
 
     from evaluation.embeddings import lambda_used
     from evaluation.gemmas import answer_contribution, information_diversity, unnecessary_path_ratio

@@ -337,6 +337,38 @@ def test_a_lambda_outside_0_to_1_is_told_in_one_line(tmp_path: Path, given: str,
     assert result.stderr.splitlines() == [f"--lambda: must be a number between 0 and 1, got {shown}"]
 
 
+def test_score_and_report_take_the_ids_lambda_and_upr_shortest_path(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """SPEC §10 makes λ configurable, yet only `gemmas` took `--lambda` and `--min-path-nodes`:
+    a score was always λ = 0.5 and paths of ≥ 2 nodes. Both commands take them, the contract
+    states them (λ with `tfidf` is 1, as used), and a λ out of range is one line, exit 2."""
+    episodes, priors = exported
+    given = [
+        "--episodes",
+        str(episodes),
+        "--priors",
+        str(priors),
+        "--embedder",
+        "tfidf",
+        "--min-path-nodes",
+        "1",
+    ]
+    result = mseval("score", *given, "--lambda", "0.25", "--json")
+    assert result.returncode == 0, result.stderr
+    contract = json.loads(result.stdout)["contract"]
+    assert (contract["upr_min_path_nodes"], contract["ids_lambda"]) == (1, 1.0)
+    out = tmp_path / "report"
+    result = mseval("report", "--out", str(out), *given)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "score.json").read_text())["contract"]["upr_min_path_nodes"] == 1
+    for command in (["score"], ["report", "--out", str(tmp_path / "never")]):
+        result = mseval(*command, *given, "--lambda", "nan")
+        assert result.returncode == 2 and not result.stdout
+        assert result.stderr.splitlines() == ["--lambda: must be a number between 0 and 1, got nan"]
+    assert not (tmp_path / "never").exists()
+
+
 def test_a_lambda_at_either_end_of_its_range_is_taken(tmp_path: Path) -> None:
     """Taken, and the λ the IDS was computed with is shown: with `tfidf` (the TF-IDF cosine
     alone) that is 1 whatever was given, as the score contract says (it showed the λ given)."""
