@@ -37,7 +37,8 @@ def planned_without_record(
     `run_id` beside runs with one is not asked: nothing could name it as the episode's run."""
     used = runs_of(records, runs)
     missing = unfinished(records, used)
-    others = [run for run in runs if "run_id" in run and all(run is not u for u in used)]
+    asked = {id(run) for run in used}
+    others = [run for run in runs if "run_id" in run and id(run) not in asked]
     return missing + unfinished([*records, *missing], others)
 
 

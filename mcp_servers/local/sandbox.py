@@ -179,13 +179,12 @@ async def communicate(
         if proc.returncode is None:
             _kill(proc)
         reading.cancel()
-        if watch is not None:
-            watch.cancel()
         raise
+    finally:
+        if watch is not None:
+            watch.cancel()  # a done watch keeps its result; one still looking stops
     # A watch that killed the code is done: it returned in the step that killed it.
     note = watch.result() if watch is not None and watch.done() else ""
-    if watch is not None:
-        watch.cancel()
     # After a kill, the output read so far. A process the child left behind could hold the
     # pipes open (the confined sandbox has none: they die with it), so this waits briefly only.
     try:
