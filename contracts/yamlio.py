@@ -7,6 +7,7 @@ label. Duplicate keys (which PyYAML would silently overwrite) are reported too.
 
 from __future__ import annotations
 
+import math
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -202,6 +203,11 @@ def validation_problems(file: str, exc: ValidationError, lines: dict[KeyPath, in
             msg = f"{where}: {msg}"
         if err["type"] == "string_type" and isinstance(err["input"], (date, datetime)):
             msg += f" ({_as_date(err['input'])})"
+        elif err["type"] == "int_parsing" and (whole := _whole_number(err["input"])) is not None:
+            yaml_file = file.endswith((".yaml", ".yml"))
+            msg += (
+                f" (YAML reads {err['input']} as text; write {whole})" if yaml_file else f" (write {whole})"
+            )
         problems.append(Problem(file, line_of(lines, loc), msg))
     return problems
 
@@ -211,6 +217,18 @@ def _as_date(value: date) -> str:
     shown = value.isoformat(sep=" ") if isinstance(value, datetime) else value.isoformat()
     kind = "a date and time" if isinstance(value, datetime) else "a date"
     return f"YAML reads {shown} as {kind}; quote it for text: '{shown}'"
+
+
+def _whole_number(value: Any) -> int | None:
+    """The whole number that text such as `1e5` stands for: YAML 1.1 reads an exponent without
+    a dot and a sign (`1e5`) as text, which an integer field then refuses as "unable to parse"."""
+    if not isinstance(value, str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return int(number) if math.isfinite(number) and number.is_integer() else None
 
 
 def validate_data(model: type[M], data: Any, file: str, lines: dict[KeyPath, int]) -> M:

@@ -191,3 +191,20 @@ def test_a_boolean_budget_in_a_task_is_refused_at_its_line(tmp_path: Path) -> No
         f"{spec}:{line_no}: budgets.max_steps: give a number, not true",
         f"{spec}:{line_no + 1}: budgets.wall_time_s: Input should be less than or equal to 604800",
     ]
+
+
+def test_a_whole_number_written_with_an_exponent_is_told_what_to_write(tmp_path: Path) -> None:
+    """YAML 1.1 reads `max_steps: 1e5` as the text '1e5' (an exponent needs a dot and a sign), so
+    the line said only 'unable to parse string as an integer', about a number the author wrote."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    text = spec.read_text()
+    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: 1e3\nservers:", 1))
+    line_no = text.splitlines().index("servers:") + 2
+    result = mseval("tasks", "list", env=env)
+    assert result.returncode == 2 and result.stderr.splitlines() == [
+        f"{spec}:{line_no}: budgets.max_steps: Input should be a valid integer, unable to parse string "
+        "as an integer (YAML reads 1e3 as text; write 1000)"
+    ]
+    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: 1000\nservers:", 1))
+    assert mseval("tasks", "list", env=env).returncode == 0
