@@ -40,11 +40,9 @@ def open_input(path: Path) -> int:
     raise InputError.one(str(path), None, kind)
 
 
-def read_text(path: Path, encoding: str = "utf-8", max_bytes: int | None = MAX_INPUT_BYTES) -> str:
-    """The text of `path` (`encoding` is utf-8, or utf-8-sig to read past a byte-order mark);
-    `InputError` naming the file, and the line of the first byte that is not UTF-8. A device
-    (a link to /dev/zero), a pipe or a socket is refused, and a file over `max_bytes` (None: no
-    cap) is refused without being read whole."""
+def read_bytes(path: Path, max_bytes: int | None = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of `path`, as `read_text` reads them: a device, a pipe or a socket, a file that
+    cannot be read, or one over `max_bytes` (None: no cap) is an `InputError` naming the file."""
     file = str(path)
     try:
         with open(open_input(path), "rb") as fh:
@@ -55,6 +53,16 @@ def read_text(path: Path, encoding: str = "utf-8", max_bytes: int | None = MAX_I
         raise InputError.one(
             file, None, f"is larger than {max_bytes >> 20} MiB: not an input file of this kind"
         )
+    return data
+
+
+def read_text(path: Path, encoding: str = "utf-8", max_bytes: int | None = MAX_INPUT_BYTES) -> str:
+    """The text of `path` (`encoding` is utf-8, or utf-8-sig to read past a byte-order mark);
+    `InputError` naming the file, and the line of the first byte that is not UTF-8. A device
+    (a link to /dev/zero), a pipe or a socket is refused, and a file over `max_bytes` (None: no
+    cap) is refused without being read whole."""
+    file = str(path)
+    data = read_bytes(path, max_bytes)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from contracts.errors import InputError, Problem
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
+from contracts.textio import read_bytes
 from contracts.yamlio import KeyPath, read_yaml
 
 if TYPE_CHECKING:
@@ -251,12 +252,15 @@ def check_file_problems(path: Path) -> list[Problem]:
     if not path.exists():
         return [Problem(str(path), None, "missing file")]
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        # a pipe waited for a writer, and a link to /dev/zero never ended: refused, as any input
+        # file of a task is; a folder of that name is "cannot read", as solution.yaml's problem is
+        source = read_bytes(path)
+        tree = ast.parse(source, filename=str(path))
         compile(tree, str(path), "exec")
+    except InputError as exc:
+        return exc.problems
     except SyntaxError as exc:
         return [Problem(str(path), exc.lineno, f"syntax error: {exc.msg}")]
-    except OSError as exc:  # a folder of that name, say: in the words solution.yaml's problem has
-        return [Problem(str(path), None, f"cannot read: {exc.strerror or exc}")]
     except ValueError as exc:
         return [Problem(str(path), None, f"cannot read check.py: {exc}")]
     except (RecursionError, MemoryError) as exc:  # e.g. one expression of 200,000 terms

@@ -680,3 +680,17 @@ def test_a_task_file_that_is_a_device_a_pipe_or_too_large_is_refused_unread(tmp_
     spec.unlink()
     spec.write_text(text + "# " + "x" * (16 << 20) + "\n")
     assert _run(tmp_path, env) == f"{spec}: is larger than 16 MiB: not an input file of this kind"
+
+
+def test_a_check_py_that_is_a_pipe_or_a_device_is_refused_unread(tmp_path: Path) -> None:
+    """The catalog compiles each check.py at load: one that was a named pipe waited for a writer
+    that never came, and one linked to /dev/zero was read until memory ran out, where task.yaml
+    and solution.yaml were refused in one line."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    check = tasks / "lms" / "lms-due-reminder" / "check.py"
+    check.unlink()
+    os.mkfifo(check)
+    assert _run(tmp_path, env) == f"{check}: is a pipe, not a file"
+    check.unlink()
+    check.symlink_to("/dev/zero")
+    assert _run(tmp_path, env) == f"{check}: is a device, not a file"
