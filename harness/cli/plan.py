@@ -133,7 +133,7 @@ def build_plan(
     if budget_model is not None:
         problems += timeout_problems(options.get("max_timeout_s"), budget_model, task_list or ())
     if not problems:  # last, as they cost: a world per task with setup steps, a daemon asked
-        problems += setup_problems_applied(task_list or ())
+        problems += setup_problems_applied(task_list or (), db)
         if str(options.get("sandbox", "")).startswith("docker") and executor == "local":
             problems += docker_problems(options["sandbox"])
     if problems:
@@ -148,10 +148,12 @@ def build_plan(
     )  # fmt: skip
 
 
-def setup_problems_applied(tasks: Sequence[Any]) -> list[Problem]:
-    """Each selected task's setup applied once to a fresh world in a scratch folder: a step the
-    world refuses (a NOT NULL column left out, an id taken, a file under a file) is bad input now,
-    not a harness_error recorded for every episode of the task."""
+def setup_problems_applied(tasks: Sequence[Any], db: str = "sqlite") -> list[Problem]:
+    """Each selected task's setup applied once to a fresh world in a scratch folder, on the
+    run's world database (`--db`): a step the world refuses (a NOT NULL column left out, an id
+    taken, a file under a file; on PostgreSQL also text in a number column, which SQLite keeps)
+    is bad input now, not a harness_error recorded for every episode of the task."""
+    import secrets
     import tempfile
 
     from harness.world import create_world
@@ -160,8 +162,10 @@ def setup_problems_applied(tasks: Sequence[Any]) -> list[Problem]:
     with tempfile.TemporaryDirectory(prefix="mseval-setup-") as scratch:
         for task in tasks:
             if task.spec.setup:
+                # a schema of its own on a shared server: beside a run, never one of its episodes'
+                scratch_id = f"setup-check-{secrets.token_hex(4)}-{task.id}"
                 try:
-                    create_world(task, task.id, Path(scratch)).close()
+                    create_world(task, scratch_id, Path(scratch), db).close()
                 except InputError as exc:
                     problems += exc.problems
     return problems

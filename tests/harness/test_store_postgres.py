@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from harness.claims import Owner
 from harness.store import Store
 from mcp_servers.common import worldstate
 from mcp_servers.common.db import make_engine
-from tests.harness.cli_support import mseval, one_line_error
+from tests.harness.cli_support import catalog_copy, line_of, mseval, one_line_error
 from tests.harness.support import pg_store_in_schema
 from tests.mcp_servers.support import PG_URL_ENV
 
@@ -150,3 +151,33 @@ def test_a_store_whose_tables_cannot_be_created_is_bad_input(
         line = one_line_error(result)
         assert line.startswith("--store: postgresql+psycopg://") and said in line, line
         assert password not in result.stderr and not runs.exists()
+
+
+def test_a_setup_step_only_postgresql_refuses_is_bad_input_on_a_postgresql_run(tmp_path: Path) -> None:
+    """The setup of each task was tried before a run on a SQLite world whatever `--db` said, and
+    SQLite keeps text in a number column: on PostgreSQL every episode of the task was then
+    recorded absent ('invalid input syntax for type integer'), exit 1. The try now uses the
+    run's world database, in a schema of its own that is dropped after."""
+    tasks, _priors, env = catalog_copy(tmp_path)
+    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
+    step = "- insert: lms_course\n  rows: [{id: 900, code: X9, title: T, term: F, instructor: I, credits: many, capacity: 3}]\n"
+    spec.write_text(spec.read_text().replace("servers:", f"setup:\n{step}servers:", 1))
+    base = os.environ[PG_URL_ENV]
+    engine = make_engine(base)
+    schemas = "SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'ep_setup_check%%'"
+    try:
+        with engine.connect() as conn:
+            before = conn.exec_driver_sql(schemas).scalar_one()
+        store = tmp_path / "s.db"
+        run = (*RUN, "--store", f"sqlite:///{store}", "--runs-dir", str(tmp_path / "runs"))
+        assert mseval(*run, "--db", "sqlite", env=env).returncode == 0  # SQLite takes the step
+        store.unlink()
+        shutil.rmtree(tmp_path / "runs")
+        result = mseval(*run, "--db", base, env=env)
+        line = f"{spec}:{line_of(spec, '- insert: lms_course')}: setup step 1 cannot be applied: "
+        assert one_line_error(result) == line + 'invalid input syntax for type integer: "many"'
+        assert not store.exists() and not (tmp_path / "runs").exists()  # nothing half-done
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql(schemas).scalar_one() == before
+    finally:
+        engine.dispose()
