@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -179,14 +180,19 @@ def test_a_date_given_as_a_title_is_told_to_be_quoted(tmp_path: Path) -> None:
     assert result.returncode == 0 and "2024-01-02" in result.stdout, result.stderr
 
 
-def test_a_boolean_budget_in_a_task_is_refused_at_its_line(tmp_path: Path) -> None:
-    """`budgets: {max_steps: true}` ran the task with one step per agent, without a word."""
+def _list_with_budgets(tmp_path: Path, budgets: str) -> tuple[subprocess.CompletedProcess[str], Path, int]:
+    """`mseval tasks list` on a copy of lms-due-reminder whose task.yaml has the `budgets:` lines
+    `budgets`: the result, the task.yaml and the line of the first budget."""
     tasks, _priors, env = catalog_copy(tmp_path)
     spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
     text = spec.read_text()
-    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: true\n  wall_time_s: 1e12\nservers:", 1))
-    line_no = text.splitlines().index("servers:") + 2
-    result = mseval("tasks", "list", env=env)
+    spec.write_text(text.replace("servers:", f"budgets:\n{budgets}servers:", 1))
+    return mseval("tasks", "list", env=env), spec, text.splitlines().index("servers:") + 2
+
+
+def test_a_boolean_budget_in_a_task_is_refused_at_its_line(tmp_path: Path) -> None:
+    """`budgets: {max_steps: true}` ran the task with one step per agent, without a word."""
+    result, spec, line_no = _list_with_budgets(tmp_path, "  max_steps: true\n  wall_time_s: 1e12\n")
     assert result.returncode == 2 and result.stderr.splitlines() == [
         f"{spec}:{line_no}: budgets.max_steps: give a number, not true",
         f"{spec}:{line_no + 1}: budgets.wall_time_s: Input should be less than or equal to 604800",
@@ -196,15 +202,9 @@ def test_a_boolean_budget_in_a_task_is_refused_at_its_line(tmp_path: Path) -> No
 def test_a_whole_number_written_with_an_exponent_is_told_what_to_write(tmp_path: Path) -> None:
     """YAML 1.1 reads `max_steps: 1e5` as the text '1e5' (an exponent needs a dot and a sign), so
     the line said only 'unable to parse string as an integer', about a number the author wrote."""
-    tasks, _priors, env = catalog_copy(tmp_path)
-    spec = tasks / "lms" / "lms-due-reminder" / "task.yaml"
-    text = spec.read_text()
-    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: 1e3\nservers:", 1))
-    line_no = text.splitlines().index("servers:") + 2
-    result = mseval("tasks", "list", env=env)
+    result, spec, line_no = _list_with_budgets(tmp_path / "a", "  max_steps: 1e3\n")
     assert result.returncode == 2 and result.stderr.splitlines() == [
         f"{spec}:{line_no}: budgets.max_steps: Input should be a valid integer, unable to parse string "
         "as an integer (YAML reads 1e3 as text; write 1000)"
     ]
-    spec.write_text(text.replace("servers:", "budgets:\n  max_steps: 1000\nservers:", 1))
-    assert mseval("tasks", "list", env=env).returncode == 0
+    assert _list_with_budgets(tmp_path / "b", "  max_steps: 1000\n")[0].returncode == 0
