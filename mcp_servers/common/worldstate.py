@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Integer, MetaData, Table, text
+from sqlalchemy import Integer, Table, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel
@@ -339,13 +339,15 @@ def drop_schemas(base: str, schemas: list[str]) -> list[tuple[str, Exception]]:
 
 
 def dump(engine: Engine, prefix: str = "") -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table (whose name starts with `prefix`), sorted: compare two dumps to
-    prove a tool changed nothing."""
-    meta = MetaData()
-    meta.reflect(bind=engine, only=lambda name, _meta: name.startswith(prefix))
+    """Every row of every table (whose name starts with `prefix`), as stored, sorted: compare two
+    dumps to prove a tool changed nothing. Each table is read whole (`SELECT *`) by its name,
+    not through reflected or declared columns: a column a tool added lengthens the rows, and
+    reflecting the tables on each dump cost about 0.3 s on PostgreSQL."""
+    names = sorted(name for name in inspect(engine).get_table_names() if name.startswith(prefix))
+    quote = engine.dialect.identifier_preparer.quote
     out: dict[str, list[tuple[Any, ...]]] = {}
     with engine.connect() as conn:
-        for name, table in sorted(meta.tables.items()):
-            rows = conn.execute(table.select()).all()
+        for name in names:
+            rows = conn.exec_driver_sql(f"SELECT * FROM {quote(name)}").all()
             out[name] = sorted((tuple(r) for r in rows), key=repr)
     return out

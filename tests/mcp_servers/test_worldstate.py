@@ -78,6 +78,29 @@ def test_a_setup_insert_with_explicit_ids_leaves_the_next_id_free(world: World) 
     assert new == 90_002
 
 
+def test_a_dump_shows_each_kind_of_change_in_its_own_table(world: World) -> None:
+    """`dump` is how the tests prove a tool changed nothing: it must see every kind of change
+    (a value, a row, a table, a column), in the table where it happened, and only the tables its
+    prefix names."""
+    first = world.dump("mail_")
+    assert first == world.dump("mail_") and first["mail_folder"]
+    assert all(name.startswith("mail_") for name in first)
+    assert set(world.dump()) > set(first)
+    changes = [
+        ("mail_folder", "UPDATE mail_folder SET name = 'Renamed' WHERE id = 1"),
+        ("mail_contact", "INSERT INTO mail_contact (email, name, department, title) VALUES ('x@y.example', 'X', 'Ops', 'Lead')"),
+        ("mail_notes", "CREATE TABLE mail_notes (note VARCHAR)"),
+    ]  # fmt: skip
+    if world.engine.dialect.name == "sqlite":  # on PostgreSQL the episode's role owns no table
+        changes.append(("mail_message", "ALTER TABLE mail_message ADD COLUMN flag INTEGER DEFAULT 0"))
+    for table, statement in changes:
+        before = world.dump("mail_")
+        with world.engine.begin() as conn:
+            conn.exec_driver_sql(statement)
+        after = world.dump("mail_")
+        assert [name for name in after if after[name] != before.get(name)] == [table], statement
+
+
 def test_a_new_template_removes_only_templates_unused_for_a_week(tmp_path: Path) -> None:
     """Building a template removed every other one, so two checkouts of different server code
     sharing the cache rebuilt theirs by turns."""
