@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Integer, Table, inspect, text
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.schema import AddConstraint, CreateIndex, CreateTable
 from sqlmodel import Session, SQLModel
 
 from mcp_servers.common import registry
@@ -244,18 +246,9 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
     try:
         template = _pg_template(engine)
         schema = pg_schema_name(episode_id)
-        tables = _tables(registry.all_specs())
         with engine.begin() as conn:
             _drop_schema_and_role(conn, schema)  # left by a killed attempt of this episode
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-            SQLModel.metadata.create_all(
-                conn.execution_options(schema_translate_map={None: schema}), tables=tables
-            )
-            for table in tables:
-                conn.execute(
-                    text(f'INSERT INTO "{schema}"."{table.name}" SELECT * FROM "{template}"."{table.name}"')
-                )
-                reset_sequence(conn, schema, table)
+            conn.exec_driver_sql(_pg_copy_script(schema, template))
             if password is not None:
                 create_login_role(conn, schema, password)
                 conn.execute(text(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{schema}"'))
@@ -265,6 +258,55 @@ def create_episode_db(base: str, episode_id: str, dest_dir: Path, cache_dir: Pat
     finally:
         engine.dispose()
     return _pg_schema_url(base, schema, password)
+
+
+def _pg_copy_script(schema: str, template: str) -> str:
+    """The SQL that makes schema `schema` a copy of the template schema `template`, sent as one
+    script inside the caller's transaction: the tables as `create_all` makes them, filled from the
+    template, then their indexes and foreign keys, and each id sequence moved past the copied ids.
+    Indexes are built over the filled tables and foreign keys checked once per key, not per
+    inserted row: copying the ~53,000 seeded rows cost 2.2 s as `create_all` and one statement
+    per table, row by row through the foreign-key triggers."""
+    copy = [f'INSERT INTO "{table}" SELECT * FROM "{template}"."{table}"' for table in _pg_table_names()]
+    return ";\n".join(
+        [
+            f'CREATE SCHEMA "{schema}"',
+            f'SET LOCAL search_path TO "{schema}"',
+            *_pg_ddl()[0],
+            *copy,
+            *_pg_ddl()[1],
+        ]
+    )
+
+
+@cache
+def _pg_table_names() -> tuple[str, ...]:
+    return tuple(table.name for table in _tables(registry.all_specs()))
+
+
+@cache
+def _pg_ddl() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The world's DDL for PostgreSQL, names unqualified (the script's search_path is the
+    episode's schema): the tables without their foreign keys, then what comes after the rows
+    are in (indexes, foreign keys, id sequences)."""
+    dialect = postgresql.dialect()
+    tables = _tables(registry.all_specs())
+    before = [
+        str(CreateTable(t, include_foreign_key_constraints=[]).compile(dialect=dialect)) for t in tables
+    ]
+    after = [str(CreateIndex(index).compile(dialect=dialect)) for t in tables for index in t.indexes]
+    after += [
+        str(AddConstraint(fk).compile(dialect=dialect)) for t in tables for fk in t.foreign_key_constraints
+    ]
+    for table in tables:
+        pk = list(table.primary_key.columns)
+        if len(pk) == 1 and isinstance(pk[0].type, Integer):
+            col = pk[0].name
+            after.append(
+                f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{col}'), "
+                f'COALESCE(MAX("{col}"), 0) + 1, false) FROM "{table.name}"'
+            )
+    return tuple(before), tuple(after)
 
 
 def _drop_schema_and_role(conn: Connection, schema: str) -> None:

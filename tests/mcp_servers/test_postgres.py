@@ -14,7 +14,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
-from mcp_servers.common import worldstate
+from mcp_servers.common import registry, worldstate
 from mcp_servers.common.db import make_engine
 from mcp_servers.warehouse import access, pg_role
 from mcp_servers.warehouse.schema import TABLES as WAREHOUSE_TABLES
@@ -56,6 +56,45 @@ async def test_episodes_get_separate_schemas(episodes: tuple[World, World]) -> N
     assert schema_of(a) != schema_of(b)
     assert schema_of(a).startswith("ep_pgtest_a_") and schema_of(b).startswith("ep_pgtest_b_")
     assert a.dump() == b.dump()  # both start from the same seeded template
+
+
+def catalog(url: str, schema: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Schema `schema`'s columns, indexes and constraints as PostgreSQL defines them, its own
+    name written `S` (a default names its sequence, a definition may name the schema)."""
+    queries = {
+        "columns": "SELECT table_name, column_name, data_type, is_nullable, column_default "
+        "FROM information_schema.columns WHERE table_schema = :s",
+        "indexes": "SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = :s",
+        "constraints": "SELECT c.conrelid::regclass::text, c.conname, c.contype, pg_get_constraintdef(c.oid) "
+        "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = :s",
+    }
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            for kind, query in queries.items():
+                rows = conn.execute(sql_text(query), {"s": schema}).all()
+                out[kind] = sorted(
+                    tuple(str(v).replace(f'"{schema}".', "S.").replace(f"{schema}.", "S.") for v in row)
+                    for row in rows
+                )
+    finally:
+        engine.dispose()
+    return out
+
+
+async def test_an_episode_schema_is_defined_as_the_template_is(episodes: tuple[World, World]) -> None:
+    """An episode's tables are made by one script (foreign keys and indexes after the rows), the
+    template's by `create_all`: the two must define the same columns, indexes and constraints."""
+    a, _ = episodes
+    template = catalog(a.base, f"mseval_tpl_{worldstate.template_key()}")
+    assert len(template["columns"]) > 400 and template["indexes"] and template["constraints"]
+    episode = catalog(a.base, schema_of(a))
+    for kind in template:
+        assert episode[kind] == template[kind], kind
+    tables = [m.__table__ for spec in registry.all_specs() for m in spec.tables]  # type: ignore[attr-defined]
+    declared = sum(len(table.foreign_key_constraints) for table in tables)
+    assert sum(1 for c in episode["constraints"] if c[2] == "f") == declared == 80
 
 
 async def test_episodes_do_not_see_each_others_writes(episodes: tuple[World, World]) -> None:
