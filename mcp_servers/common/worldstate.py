@@ -298,15 +298,23 @@ def _pg_ddl() -> tuple[tuple[str, ...], tuple[str, ...]]:
     after += [
         str(AddConstraint(fk).compile(dialect=dialect)) for t in tables for fk in t.foreign_key_constraints
     ]
-    for table in tables:
-        pk = list(table.primary_key.columns)
-        if len(pk) == 1 and isinstance(pk[0].type, Integer):
-            col = pk[0].name
-            after.append(
-                f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{col}'), "
-                f'COALESCE(MAX("{col}"), 0) + 1, false) FROM "{table.name}"'
-            )
+    after += [_setval_sql(f'"{t.name}"', col) for t in tables if (col := _integer_key(t))]
     return tuple(before), tuple(after)
+
+
+def _integer_key(table: Table) -> str | None:
+    """The column of `table`'s primary key when it is one integer column (an id sequence's)."""
+    pk = list(table.primary_key.columns)
+    return pk[0].name if len(pk) == 1 and isinstance(pk[0].type, Integer) else None
+
+
+def _setval_sql(table: str, col: str) -> str:
+    """SQL that moves the id sequence of `table` (as written in SQL: quoted, maybe qualified)
+    past its largest `col` (none without a sequence: setval of NULL does nothing)."""
+    return (
+        f"SELECT setval(pg_get_serial_sequence('{table}', '{col}'), "
+        f'COALESCE(MAX("{col}"), 0) + 1, false) FROM {table}'
+    )
 
 
 def _drop_schema_and_role(conn: Connection, schema: str) -> None:
@@ -319,19 +327,8 @@ def _drop_schema_and_role(conn: Connection, schema: str) -> None:
 def reset_sequence(conn: Connection, schema: str, table: Table) -> None:
     """On PostgreSQL, make `table`'s id sequence continue after its largest id (rows inserted
     with explicit ids do not advance it, and the next insert would take a used id)."""
-    pk = list(table.primary_key.columns)
-    if len(pk) == 1 and isinstance(pk[0].type, Integer):
-        col = pk[0].name
-        seq = conn.execute(
-            text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": f'"{schema}"."{table.name}"', "c": col}
-        ).scalar()
-        if seq:
-            conn.execute(
-                text(
-                    f'SELECT setval(:seq, COALESCE((SELECT MAX("{col}") FROM "{schema}"."{table.name}"), 0) + 1, false)'
-                ),
-                {"seq": seq},
-            )
+    if col := _integer_key(table):
+        conn.execute(text(_setval_sql(f'"{schema}"."{table.name}"', col)))
 
 
 def drop_episode_db(base: str, url: str) -> None:
