@@ -104,7 +104,7 @@ def _world_server_problem(connection: Connection) -> str | None:
     `connection` (`--db`): its role may not create schemas in the database (one per episode), or
     may not read the seeded template an earlier mseval of the same server code built there. Each
     episode failed on it (`permission denied`, every episode absent) after the run had started."""
-    from mcp_servers.common.worldstate import template_key
+    from mcp_servers.common.worldstate import pg_template_schema
 
     role, database, may_create = connection.execute(
         text("SELECT current_user, current_database(), has_database_privilege(current_database(), 'CREATE')")
@@ -114,7 +114,7 @@ def _world_server_problem(connection: Connection) -> str | None:
             f"role {role!r} may not create schemas in database {database!r} (each episode gets one); "
             f'GRANT CREATE ON DATABASE "{database}" TO "{role}", or give another role'
         )
-    template = f"mseval_tpl_{template_key()}"
+    template = pg_template_schema()
     readable = connection.execute(
         text("SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = :t"),
         {"t": template},

@@ -177,12 +177,17 @@ def _roles_per_episode(base_url: str) -> bool:
 _USED = "mseval world template, last used "
 
 
+def pg_template_schema() -> str:
+    """The name of the PostgreSQL template schema of this server code."""
+    return f"mseval_tpl_{template_key()}"
+
+
 def _pg_template(engine: Engine) -> str:
     """The database's template schema of this server code, built on first use. As with the
     SQLite cache, templates of other server code are dropped only once unused for a week (the
     schema's comment holds when it was last used, refreshed once a day), so two checkouts of
     different server code against one database keep each their own."""
-    schema = f"mseval_tpl_{template_key()}"
+    schema = pg_template_schema()
     now = dt.datetime.now(dt.UTC)
     with engine.begin() as conn:
         # One builder at a time across processes; the others find it done.
@@ -267,21 +272,12 @@ def _pg_copy_script(schema: str, template: str) -> str:
     Indexes are built over the filled tables and foreign keys checked once per key, not per
     inserted row: copying the ~53,000 seeded rows cost 2.2 s as `create_all` and one statement
     per table, row by row through the foreign-key triggers."""
-    copy = [f'INSERT INTO "{table}" SELECT * FROM "{template}"."{table}"' for table in _pg_table_names()]
+    tables = [table.name for table in _tables(registry.all_specs())]
+    copy = [f'INSERT INTO "{table}" SELECT * FROM "{template}"."{table}"' for table in tables]
+    before, after = _pg_ddl()
     return ";\n".join(
-        [
-            f'CREATE SCHEMA "{schema}"',
-            f'SET LOCAL search_path TO "{schema}"',
-            *_pg_ddl()[0],
-            *copy,
-            *_pg_ddl()[1],
-        ]
+        [f'CREATE SCHEMA "{schema}"', f'SET LOCAL search_path TO "{schema}"', *before, *copy, *after]
     )
-
-
-@cache
-def _pg_table_names() -> tuple[str, ...]:
-    return tuple(table.name for table in _tables(registry.all_specs()))
 
 
 @cache

@@ -87,7 +87,7 @@ async def test_an_episode_schema_is_defined_as_the_template_is(episodes: tuple[W
     """An episode's tables are made by one script (foreign keys and indexes after the rows), the
     template's by `create_all`: the two must define the same columns, indexes and constraints."""
     a, _ = episodes
-    template = catalog(a.base, f"mseval_tpl_{worldstate.template_key()}")
+    template = catalog(a.base, worldstate.pg_template_schema())
     assert len(template["columns"]) > 400 and template["indexes"] and template["constraints"]
     episode = catalog(a.base, schema_of(a))
     for kind in template:
@@ -160,7 +160,7 @@ async def test_an_episode_connects_as_its_own_role_and_cannot_read_another_schem
     """(`.ci/setup.d/postgres.sh` gives the test role CREATEROLE, so each episode has a role.)"""
     a, b = episodes
     assert _role_of(a) == schema_of(a) and _role_of(b) == schema_of(b)
-    template = f"mseval_tpl_{worldstate.template_key()}"
+    template = worldstate.pg_template_schema()
     with a.engine.connect() as conn:
         assert conn.execute(sql_text("SELECT COUNT(*) FROM shop_coupons")).scalar() > 0
     for schema in (schema_of(b), template):

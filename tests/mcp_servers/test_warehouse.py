@@ -400,7 +400,7 @@ async def test_postgres_each_guard_refuses_on_its_own(world: World, monkeypatch:
 async def test_postgres_other_schemas_are_refused(world: World) -> None:
     with world.engine.connect() as conn:
         schema = conn.execute(sql_text("SELECT current_schema()")).scalar()
-    template = f"mseval_tpl_{worldstate.template_key()}"
+    template = worldstate.pg_template_schema()
     async with serve("warehouse", world) as client:
         own = as_data(
             await client.call_tool("run_query", {"sql": f'SELECT COUNT(*) FROM "{schema}".warehouse_regions'})
