@@ -98,11 +98,10 @@ def servers_serve(
 
 def serve_problems(name: str, workspace: Path, db: str | None, http: int | None) -> list[Problem]:
     """Everything `serve` is given, checked before the server starts (exit 2, one line each)."""
-    import socket
-
     from contracts.paths import lookup_problem
     from harness.store_urls import url_problems
     from mcp_servers.common import registry
+    from mcp_servers.common.bootstrap import listen_problem
 
     problems = []
     if name not in registry.names():
@@ -117,14 +116,8 @@ def serve_problems(name: str, workspace: Path, db: str | None, http: int | None)
         problems += url_problems(db, "--db", store=False)
     if http is not None and not 1 <= http <= 65535:
         problems.append(Problem("--http", None, f"{http} is not a port number (1 to 65535)"))
-    elif http is not None:
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", http))
-            except OSError as exc:
-                problems.append(
-                    Problem("--http", None, f"cannot listen on 127.0.0.1:{http}: {exc.strerror or exc}")
-                )
+    elif http is not None and (problem := listen_problem(http)):
+        problems.append(Problem("--http", None, problem))
     return problems
 
 

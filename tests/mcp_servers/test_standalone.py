@@ -21,8 +21,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 
+from harness.cli.servers_cmd import serve_problems
 from harness.mcp_children import free_port, wait_for_port
-from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV
+from mcp_servers.common.bootstrap import DB_ENV, TOKEN_ENV, listen_problem
 
 REPO = Path(__file__).resolve().parents[2]
 # (server, a read-only tool, its arguments, a text its answer holds)
@@ -61,12 +62,21 @@ def child_env() -> dict[str, str]:
 
 
 def port_is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
+    """Free for a server to listen on: no socket listens there (TIME_WAIT left by closed
+    connections is no hindrance to one, which binds with SO_REUSEADDR)."""
+    return listen_problem(port) is None
+
+
+def time_wait_port() -> int:
+    """A port as a server stopped a moment ago leaves it: nothing listens there, but a connection
+    the server's side closed first waits out TIME_WAIT on it (a minute, on Linux)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = int(listener.getsockname()[1])
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            accepted, _ = listener.accept()
+            accepted.close()
+            assert client.recv(1) == b""
+    return port
 
 
 def listening_addresses(port: int) -> set[str]:
@@ -149,6 +159,29 @@ async def test_a_server_alone_over_http_stops_cleanly(
     # Ended by the signal it was sent, after a graceful shutdown, as a shell expects.
     assert child.returncode == -stop, (child.returncode, err.decode()[-2000:])
     assert port_is_free(port)
+
+
+async def test_a_server_starts_again_on_the_port_of_one_just_stopped(tmp_path: Path) -> None:
+    """Regression: a server stopped with a connection open can leave its port in TIME_WAIT for a
+    minute, and a server started again on it was refused ("--http: cannot listen on
+    127.0.0.1:PORT: Address already in use") although uvicorn listens there at once; the check
+    that a stopped server frees its port failed so in CI, now and then."""
+    port = time_wait_port()
+    with socket.socket() as plain, pytest.raises(OSError):
+        plain.bind(("127.0.0.1", port))  # what the check did: refused while TIME_WAIT lasts
+    assert serve_problems("mail", tmp_path / "ws", None, port) == []  # `mseval servers serve`
+    child = await asyncio.create_subprocess_exec(
+        *command("mail", tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with killed_if_left(child):
+        async with asyncio.timeout(START_TIMEOUT_S):
+            await wait_for_port(port, child, START_TIMEOUT_S)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert "list_folders" in {t.name for t in (await client.list_tools()).tools}
+        child.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+    assert child.returncode == -signal.SIGTERM, err.decode()[-2000:]
 
 
 async def test_a_stdio_server_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
