@@ -114,9 +114,7 @@ def serve_problems(name: str, workspace: Path, db: str | None, http: int | None)
             problems.append(Problem("--workspace", None, f"{existing} is a file, not a folder"))
     if db is not None:
         problems += url_problems(db, "--db", store=False)
-    if http is not None and not 1 <= http <= 65535:
-        problems.append(Problem("--http", None, f"{http} is not a port number (1 to 65535)"))
-    elif http is not None and (problem := listen_problem(http)):
+    if http is not None and (problem := listen_problem(http)):
         problems.append(Problem("--http", None, problem))
     return problems
 

@@ -181,20 +181,20 @@ def _exit_with_parent(parent: int) -> None:
 
 def _check_port(parser: argparse.ArgumentParser, port: int) -> None:
     """A port that can be listened on now (uvicorn would only log the failure and exit 0)."""
-    if not 1 <= port <= 65535:
-        parser.error(f"--http: {port} is not a port number (1 to 65535)")
     if problem := listen_problem(port):
         parser.error(f"--http: {problem}")
 
 
 def listen_problem(port: int) -> str | None:
-    """Why uvicorn could not listen on 127.0.0.1:`port` now, or None when it could.
+    """Why uvicorn could not listen on 127.0.0.1:`port` now (or it is no port), or None.
 
     The probe binds as uvicorn does, with SO_REUSEADDR: a server stopped a moment ago leaves its
     closed connections in TIME_WAIT on the port for a minute, which a plain bind counts as in use
     but a restarted server does not; a socket listening there refuses both."""
     import socket
 
+    if not 1 <= port <= 65535:
+        return f"{port} is not a port number (1 to 65535)"
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
