@@ -103,6 +103,27 @@ async def killed_if_left(child: asyncio.subprocess.Process) -> AsyncIterator[Non
             await child.wait()
 
 
+@contextlib.asynccontextmanager
+async def serving_http(server: str, tmp_path: Path, port: int) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`python -m mcp_servers.<server> --http PORT`, once it listens; killed on the way out when
+    it has not ended."""
+    child = await asyncio.create_subprocess_exec(
+        *command(server, tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with killed_if_left(child):
+        async with asyncio.timeout(START_TIMEOUT_S):
+            await wait_for_port(port, child, START_TIMEOUT_S)
+        yield child
+
+
+async def stopped(child: asyncio.subprocess.Process, stop: signal.Signals) -> bytes:
+    """What `child` wrote to stderr, once `stop` has ended it."""
+    child.send_signal(stop)
+    _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+    return err
+
+
 def answer_text(result: Any) -> str:
     assert not result.is_error, result
     return "".join(getattr(block, "text", "") for block in result.content)
@@ -141,20 +162,13 @@ async def test_a_server_alone_over_http_stops_cleanly(
     own banner says to stop it ("Press CTRL+C to quit"), ended it with a KeyboardInterrupt
     traceback of some 60 lines."""
     port = free_port()
-    child = await asyncio.create_subprocess_exec(
-        *command(server, tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    async with killed_if_left(child):
-        async with asyncio.timeout(START_TIMEOUT_S):
-            await wait_for_port(port, child, START_TIMEOUT_S)
+    async with serving_http(server, tmp_path, port) as child:
         if PROC_NET:
             assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only, no other interface
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             assert tool in {t.name for t in (await client.list_tools()).tools}
             assert expected in answer_text(await client.call_tool(tool, args))
-        child.send_signal(stop)
-        _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+        err = await stopped(child, stop)
     assert b"Traceback" not in err, err.decode()[-2000:]
     # Ended by the signal it was sent, after a graceful shutdown, as a shell expects.
     assert child.returncode == -stop, (child.returncode, err.decode()[-2000:])
@@ -170,17 +184,10 @@ async def test_a_server_starts_again_on_the_port_of_one_just_stopped(tmp_path: P
     with socket.socket() as plain, pytest.raises(OSError):
         plain.bind(("127.0.0.1", port))  # what the check did: refused while TIME_WAIT lasts
     assert serve_problems("mail", tmp_path / "ws", None, port) == []  # `mseval servers serve`
-    child = await asyncio.create_subprocess_exec(
-        *command("mail", tmp_path, "--http", str(port)), env=child_env(), cwd=str(REPO),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    async with killed_if_left(child):
-        async with asyncio.timeout(START_TIMEOUT_S):
-            await wait_for_port(port, child, START_TIMEOUT_S)
+    async with serving_http("mail", tmp_path, port) as child:
         async with Client(f"http://127.0.0.1:{port}/mcp") as client:
             assert "list_folders" in {t.name for t in (await client.list_tools()).tools}
-        child.send_signal(signal.SIGTERM)
-        _, err = await asyncio.wait_for(child.communicate(), START_TIMEOUT_S)
+        err = await stopped(child, signal.SIGTERM)
     assert child.returncode == -signal.SIGTERM, err.decode()[-2000:]
 
 
