@@ -152,10 +152,11 @@ def build(ctx: ServerContext) -> MCPServer:
                 document.add_paragraph(caption.strip(), style="Caption")
             table = document.add_table(rows=len(rows), cols=width)
             table.style = "Table Grid"
-            for i, row in enumerate(rows):
-                for j in range(width):
-                    cell = table.cell(i, j)
-                    cell.text = cell_text(row[j] if j < len(row) else None)
+            # Row by row: python-docx's table.cell(i, j) lists every cell of the table on each
+            # call, which made a 100 x 10 table take 20 s and a 200 x 10 one 94 s.
+            for i, (row, values) in enumerate(zip(table.rows, rows, strict=True)):
+                for j, cell in enumerate(row.cells):
+                    cell.text = cell_text(values[j] if j < len(values) else None)
                     if header and i == 0:
                         for run in cell.paragraphs[0].runs:
                             run.bold = True

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import docx
+import docx.table
+import pytest
 
 from tests.mcp_servers.support import World, as_data, check_confinement, check_contract, serve, text
 
@@ -52,6 +54,40 @@ async def test_word_contract_and_document_contents(world: World) -> None:
         assert read["blocks"][5]["rows"][1] == ["CS101", "41"]
         listed = as_data(await client.call_tool("list_documents", {}))
         assert [d["path"] for d in listed] == ["Other.docx", DOC]
+
+
+async def test_a_long_table_is_filled_row_by_row(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: add_table filled each cell by python-docx's `table.cell(i, j)`, which lists all
+    the table's cells on every call: time grew with the square of the cells (a 100 x 10 table
+    took 20 s, a 200 x 10 one 94 s, past the tool's timeout). Counted, not timed: the whole-table
+    cell list is never built, and every cell holds its value."""
+    built = []
+    whole_table = docx.table.Table._cells.fget  # type: ignore[attr-defined]
+
+    def counted(table: docx.table.Table) -> object:
+        built.append(table)
+        return whole_table(table)
+
+    monkeypatch.setattr(docx.table.Table, "_cells", property(counted))
+    rows: list[list[object]] = [["Student", "Score", "Note"]] + [
+        [f"S{i:03}", i, "late" if i % 7 else None] for i in range(150)
+    ]
+    rows[3] = ["short row"]
+    async with serve("word", world) as client:
+        for call, args in (("create_document", {"path": DOC}), ("add_table", {"path": DOC, "rows": rows})):
+            done = await client.call_tool(call, args)
+            assert not done.is_error, text(done)
+    assert built == []
+    [table] = docx.Document(str(world.workspace / DOC)).tables
+    cells = [[c.text for c in r.cells] for r in table.rows]
+    assert len(cells) == 151 and cells[0] == ["Student", "Score", "Note"]
+    assert (
+        cells[1] == ["S000", "0", ""]
+        and cells[2] == ["S001", "1", "late"]
+        and cells[3] == ["short row", "", ""]
+    )
+    assert cells[150] == ["S149", "149", "late"]
+    assert [r.bold for r in table.rows[0].cells[1].paragraphs[0].runs] == [True]
 
 
 async def test_word_refuses_paths_outside_the_workspace(world: World) -> None:
