@@ -38,6 +38,7 @@ import functools
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -219,9 +220,35 @@ def command(setup: Setup, python: list[str], workspace: str, root: str, limits: 
 
 @contextlib.contextmanager
 def new_root() -> Iterator[str]:
-    """An empty folder to build the confined root on."""
+    """The folder the confined root is mounted on: the shared one when it is safe to use, else an
+    empty folder of the run's own."""
+    if (shared := shared_root()) is not None:
+        yield shared
+        return
     with tempfile.TemporaryDirectory(prefix="mseval-root-") as root:
         yield root
+
+
+def shared_root() -> str | None:
+    """`mseval-root-<uid>` in the temp folder, made on first use and kept. Each run mounts its
+    root in a mount namespace of its own, unseen by the others, so one folder serves every run
+    at once; a folder per run was left behind whenever its server was killed mid-run. None when
+    the name is taken by anything but a private folder of this user's (another user's, a link)."""
+    uid = os.geteuid()
+    path = os.path.join(tempfile.gettempdir(), f"mseval-root-{uid}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != uid or found.st_mode & 0o077:
+        return None
+    return path
 
 
 def probe(setup: Setup) -> str | None:

@@ -12,8 +12,10 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -348,9 +350,12 @@ async def test_the_code_dies_with_a_killed_server(tmp_path: Path) -> None:
     `unshare` itself, in a session of its own, outlived the server."""
     workspace = _workspace(tmp_path)
     seconds = f"3072.{os.getpid()}"  # the sleep's own mark among this machine's processes
+    temp = tmp_path / "temp"  # the server's temp folder
+    temp.mkdir()
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", KILLED_SERVER, str(workspace), seconds, cwd=PROJECT
-    )
+        sys.executable, "-c", KILLED_SERVER, str(workspace), seconds, cwd=PROJECT,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )  # fmt: skip
     try:
         for _ in range(6000):  # the code's start, however slow the machine
             if (workspace / "started").exists() or server.returncode is not None:
@@ -373,3 +378,44 @@ async def test_the_code_dies_with_a_killed_server(tmp_path: Path) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert left == []
+    # The folder the root was mounted on is the shared one, kept: none of the run's own is left.
+    assert sorted(p.name for p in temp.glob("mseval-root-*")) == [f"mseval-root-{os.geteuid()}"]
+
+
+def test_runs_share_one_private_folder_to_mount_their_root_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each run made a folder of its own in the temp folder, left behind (empty) whenever its
+    server was killed mid-run; mounts are private to each run's namespace, so one serves all."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"mseval-root-{os.geteuid()}"
+    with confinement.new_root() as first, confinement.new_root() as second:  # two runs at once
+        assert first == second == str(shared)
+    made = shared.lstat()
+    assert stat.S_ISDIR(made.st_mode) and stat.S_IMODE(made.st_mode) == 0o700
+    assert made.st_uid == os.geteuid()
+
+
+@pytest.mark.parametrize("taken_by", ["a link", "an open folder", "a file"])
+def test_a_shared_root_folder_name_taken_otherwise_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, taken_by: str
+) -> None:
+    """The name in the shared temp folder may be taken first by another user or process: then a
+    run mounts on a folder of its own, removed after it, and leaves the name as it found it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    name = tmp_path / f"mseval-root-{os.geteuid()}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    if taken_by == "a link":
+        name.symlink_to(elsewhere)
+    elif taken_by == "an open folder":
+        name.mkdir(mode=0o755)
+        name.chmod(0o755)
+    else:
+        name.write_text("")
+    before = (name.lstat().st_ino, name.lstat().st_mode)
+    with confinement.new_root() as root:
+        assert Path(root).parent == tmp_path and Path(root).name.startswith("mseval-root-")
+        assert Path(root) != name and Path(root).is_dir() and not Path(root).is_symlink()
+    assert not Path(root).exists()
+    assert (name.lstat().st_ino, name.lstat().st_mode) == before and list(elsewhere.iterdir()) == []
