@@ -272,19 +272,18 @@ def _pg_copy_script(schema: str, template: str) -> str:
     Indexes are built over the filled tables and foreign keys checked once per key, not per
     inserted row: copying the ~53,000 seeded rows cost 2.2 s as `create_all` and one statement
     per table, row by row through the foreign-key triggers."""
-    tables = [table.name for table in _tables(registry.all_specs())]
+    tables, before, after = _pg_ddl()
     copy = [f'INSERT INTO "{table}" SELECT * FROM "{template}"."{table}"' for table in tables]
-    before, after = _pg_ddl()
     return ";\n".join(
         [f'CREATE SCHEMA "{schema}"', f'SET LOCAL search_path TO "{schema}"', *before, *copy, *after]
     )
 
 
 @cache
-def _pg_ddl() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The world's DDL for PostgreSQL, names unqualified (the script's search_path is the
-    episode's schema): the tables without their foreign keys, then what comes after the rows
-    are in (indexes, foreign keys, id sequences)."""
+def _pg_ddl() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The world's table names and its DDL for PostgreSQL, names unqualified (the script's
+    search_path is the episode's schema): the tables without their foreign keys, then what comes
+    after the rows are in (indexes, foreign keys, id sequences)."""
     dialect = postgresql.dialect()
     tables = _tables(registry.all_specs())
     before = [
@@ -295,7 +294,7 @@ def _pg_ddl() -> tuple[tuple[str, ...], tuple[str, ...]]:
         str(AddConstraint(fk).compile(dialect=dialect)) for t in tables for fk in t.foreign_key_constraints
     ]
     after += [_setval_sql(f'"{t.name}"', col) for t in tables if (col := _integer_key(t))]
-    return tuple(before), tuple(after)
+    return tuple(t.name for t in tables), tuple(before), tuple(after)
 
 
 def _integer_key(table: Table) -> str | None:
