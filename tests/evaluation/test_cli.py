@@ -5,10 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,17 +13,7 @@ import yaml
 
 from evaluation.identity import SCORER_VERSION
 from tests.evaluation import fixtures
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def mseval(
-    *args: str, env: dict[str, str] | None = None, timeout: float | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", *args],
-        capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})}, timeout=timeout,
-    )  # fmt: skip
+from tests.harness.cli_support import mseval
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 from contracts import InputError
 from evaluation.records import ONE_PER_LINE, load_episodes
-from tests.evaluation.test_cli import ROOT, mseval
+from tests.harness.cli_support import ROOT, mseval
 
 TASK = "ar-delegation-survey-notes"  # a task of the project, with a prior
 
