@@ -415,10 +415,11 @@ async def test_read_only_tools_change_nothing(seeded: World, server: str) -> Non
     calls = read_calls(server)
     world_before, tree_before = database(world), workspace_tree(world.workspace)
     async with serve(server, world) as first:
-        # One call at a time, so a change is pinned on the call that made it.
+        # One call at a time, so a change is pinned on the call that made it. Each call is held to
+        # the state before the first: the calls before it were, so that is the state before it.
         forward: dict[str, str] = {}
+        own, tree = database(world, f"{server}_"), workspace_tree(world.workspace)
         for tool, args in calls:
-            own, tree = database(world, f"{server}_"), workspace_tree(world.workspace)
             forward |= await answers(first, [(tool, args)])
             assert database(world, f"{server}_") == own, (
                 f"read-only {server}.{tool}({args}) changed the database"
