@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from fractions import Fraction as F
 from pathlib import Path
@@ -31,9 +28,9 @@ from evaluation.process import GraphOptions
 from evaluation.records import load_episodes, load_priors
 from evaluation.scoring import ScoreOptions, score_records
 from tests.evaluation.builders import episode, prior, sub
+from tests.harness.cli_support import mseval
 
 L, S = "course-records-lookup", "spreadsheet-build"
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = "openai:gpt-x"  # not simulated: the table prints no "(sim)"
 
 
@@ -191,10 +188,8 @@ def test_case_1_table_prints_rounded_fractions(tmp_path: Path) -> None:
     """`mseval score` prints each rate with three decimals: 10/13 → 0.769, 2/3 → 0.667,
     10/21 → 0.476, 2/5 → 0.400, 36/91 = 0.39560… → 0.396; undefined → —."""
     episodes, priors = write_inputs(tmp_path, CASE_1, PRIORS_1)
-    result = subprocess.run(
-        [sys.executable, "-m", "harness.cli.main", "score", "--episodes", str(episodes),
-         "--priors", str(priors), "--embedder", "none", "--resamples", "10"],
-        capture_output=True, text=True, cwd=ROOT, env=dict(os.environ),
+    result = mseval(
+        "score", "--episodes", str(episodes), "--priors", str(priors), "--embedder", "none", "--resamples", "10",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     header, sa, spec = result.stdout.splitlines()[:3]
@@ -341,10 +336,8 @@ def test_gemmas_file_graph_by_hand(tmp_path: Path) -> None:
     a, b = math.log(4 / 3) + 1, math.log(2) + 1
     ids = 1 - 2 * a * a / (2 * a * a + b * b)
     for min_nodes, upr, paths in (("2", 0.0, 1), ("1", 0.5, 4)):
-        result = subprocess.run(
-            [sys.executable, "-m", "harness.cli.main", "gemmas", str(graph), "--answer", "5",
-             "--embedder", "tfidf", "--min-path-nodes", min_nodes, "--json"],
-            capture_output=True, text=True, cwd=ROOT, env=dict(os.environ),
+        result = mseval(
+            "gemmas", str(graph), "--answer", "5", "--embedder", "tfidf", "--min-path-nodes", min_nodes, "--json",
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         out = json.loads(result.stdout)
