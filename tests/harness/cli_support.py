@@ -38,17 +38,19 @@ class _Zygote:
         if self.proc is None or self.proc.poll() is not None:
             self.folder = tempfile.mkdtemp(prefix="mseval-zygote-")
             self.env = dict(os.environ)
-            self.proc = subprocess.Popen(
-                [sys.executable, str(ZYGOTE), f"{self.folder}/socket"],
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            assert self.proc.stdout is not None and self.proc.stderr is not None
+            errors = Path(self.folder, "stderr")  # a file: a pipe nobody reads could fill and block it
+            with errors.open("wb") as stderr:
+                self.proc = subprocess.Popen(
+                    [sys.executable, str(ZYGOTE), f"{self.folder}/socket"],
+                    cwd=ROOT,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                )
+            assert self.proc.stdout is not None
             if self.proc.stdout.readline() != b"ready\n":
                 self.proc.kill()
-                raise RuntimeError(f"{ZYGOTE.name} did not start: {self.proc.stderr.read().decode()}")
+                raise RuntimeError(f"{ZYGOTE.name} did not start: {errors.read_text()}")
             atexit.register(self.stop)
         return f"{self.folder}/socket"
 
