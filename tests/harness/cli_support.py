@@ -32,12 +32,12 @@ class _Zygote:
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
         self.folder = ""
-        self.env: dict[str, str] = {}
+        self.startup: dict[str, str] = {}  # its startup variables (see _STARTUP_PREFIXES)
 
     def address(self) -> str:
         if self.proc is None or self.proc.poll() is not None:
             self.folder = tempfile.mkdtemp(prefix="mseval-zygote-")
-            self.env = dict(os.environ)
+            self.startup = _startup(dict(os.environ))
             errors = Path(self.folder, "stderr")  # a file: a pipe nobody reads could fill and block it
             with errors.open("wb") as stderr:
                 self.proc = subprocess.Popen(
@@ -59,11 +59,7 @@ class _Zygote:
         if FRESH:
             return False
         self.address()
-
-        def startup(e: dict[str, str]) -> dict[str, str]:
-            return {k: v for k, v in e.items() if k.startswith(_STARTUP_PREFIXES)}
-
-        return startup(env) == startup(self.env)
+        return _startup(env) == self.startup
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -71,6 +67,10 @@ class _Zygote:
             self.proc.wait()
             self.proc = None
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _startup(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(_STARTUP_PREFIXES)}
 
 
 _zygote = _Zygote()
@@ -91,6 +91,16 @@ def _recv_line(conn: socket.socket) -> bytes:
     return line
 
 
+def run_fresh(
+    module: str, args: list[str], env: dict[str, str], cwd: Path, timeout: float | None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m MODULE ARGS` started afresh, stdin /dev/null."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=cwd, env=env,
+        timeout=timeout, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 def run_module(
     module: str, args: list[str], env: dict[str, str], cwd: Path, timeout: float | None
 ) -> subprocess.CompletedProcess[str]:
@@ -98,9 +108,7 @@ def run_module(
     exit status, stdout and stderr; stdin is /dev/null), else started afresh."""
     cmd = [sys.executable, "-m", module, *args]
     if not _zygote.fits(env):
-        return subprocess.run(
-            cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, stdin=subprocess.DEVNULL
-        )
+        return run_fresh(module, args, env, cwd, timeout)
     request = json.dumps({"module": module, "argv": args, "env": env, "cwd": str(cwd)}).encode()
     with (
         tempfile.TemporaryFile() as out,

@@ -6,22 +6,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.harness import cli_support
-from tests.harness.cli_support import ROOT, mseval, run_module
+from tests.harness.cli_support import ROOT, mseval, run_fresh, run_module
 
 PROBE = "tests.harness.zygote_probe"
 
 
 def fresh(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", PROBE, *args], capture_output=True, text=True, cwd=cwd, env=env,
-        stdin=subprocess.DEVNULL, timeout=60,
-    )  # fmt: skip
+    return run_fresh(PROBE, args, env, cwd, 60)
 
 
 @pytest.fixture(autouse=True)
@@ -82,13 +78,6 @@ def test_a_child_with_other_interpreter_settings_is_started_afresh() -> None:
 def test_mseval_forked_answers_as_mseval_started_afresh() -> None:
     args = ["run", "-m", "sim:oracle?bogus=1", "-v", "spec", "--tasks", "lms-due-reminder"]
     forked = mseval(*args)
-    alone = subprocess.run(
-        [*cli_support.MSEVAL, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    alone = run_fresh("harness.cli.main", args, dict(os.environ), ROOT, 300)
     assert (forked.returncode, forked.stdout, forked.stderr) == (alone.returncode, alone.stdout, alone.stderr)
     assert forked.returncode == 2 and "unknown option(s) ['bogus']" in forked.stderr
