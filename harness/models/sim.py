@@ -29,10 +29,10 @@ import asyncio
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from contracts.episode import Usage
 from contracts.errors import InputError
@@ -52,6 +52,8 @@ from harness.models.registry import name_options
 from harness.profiles import PLANNER, label_types
 from harness.prompts import PLAN_FIRST_NOTE
 from harness.tools import CLAIM_DONE
+
+_Sized = TypeVar("_Sized")
 
 POLICIES = ("single", "oracle", "eager", "shy")
 SUBTASK_MARK = re.compile(r"\[subtask:([A-Za-z0-9_-]+)\]")
@@ -134,6 +136,11 @@ class SimModel:
     noise_seed: str = "0"  # what draws the noise: the episode's seed, or `N/seed` for `?seed=N`
     latency_s: float = 0.0
     _plans: dict[Any, list[AssistantMessage]] = field(default_factory=dict)
+    # What each message and offered tool counts for in the usage, by identity: an agent's call
+    # resends its earlier messages and the same tools, and measuring them anew (a json.dumps of
+    # every tool schema) was a tenth of the demo's CPU. The object is kept with its size, so its
+    # id cannot be taken by another while the entry stands.
+    _sizes: dict[int, tuple[object, int]] = field(default_factory=dict)
 
     @classmethod
     def from_name(cls, name: str, task: Task, seed: int) -> SimModel:
@@ -158,15 +165,16 @@ class SimModel:
             message = self._main_turn(messages, tools)
         else:
             message = self._sub_turn(messages)
-        offer = sum(_spec_chars(t) for t in tools)
+        offer = sum(self._size(t, _spec_chars) for t in tools)
+        read = [self._size(m, _chars) for m in messages]
         last_reply = next(
             (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AssistantMessage)), None
         )
         # The prompt cache holds what this agent's previous call read: the tools and the messages
         # before its last reply (that reply was output, never read); a first call has none cached.
-        cached = 0 if last_reply is None else offer + sum(_chars(m) for m in messages[:last_reply])
+        cached = 0 if last_reply is None else offer + sum(read[:last_reply])
         usage = Usage(
-            input_tokens=_tokens(offer + sum(_chars(m) for m in messages)),
+            input_tokens=_tokens(offer + sum(read)),
             cached_input_tokens=_tokens(cached),
             output_tokens=_tokens(_chars(message)),
         )
@@ -176,6 +184,14 @@ class SimModel:
             latency_s=self.latency_s,
             stop_reason="tool_use" if message.tool_calls else "end_turn",
         )
+
+    def _size(self, item: _Sized, measure: Callable[[_Sized], int]) -> int:
+        known = self._sizes.get(id(item))
+        if known is not None and known[0] is item:
+            return known[1]
+        n = measure(item)
+        self._sizes[id(item)] = (item, n)
+        return n
 
     async def aclose(self) -> None:
         return None

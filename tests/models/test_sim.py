@@ -70,6 +70,39 @@ async def test_sim_usage_counts_the_whole_tool_offer_and_caches_what_the_previou
     assert isinstance(second.message, AssistantMessage) and second.message.tool_calls
 
 
+async def test_sim_measures_each_tool_and_message_once_and_a_new_one_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every call json-dumped every offered tool's schema and every earlier message's arguments
+    again (a tenth of the demo's CPU). Each object is measured once now; an object that is new,
+    even equal to or in the place of an earlier one, is measured itself."""
+    import harness.models.sim as sim
+
+    measured: list[str] = []
+    real = sim._spec_chars
+
+    def counting(t: ToolSpec) -> int:
+        measured.append(t.name)
+        return real(t)
+
+    monkeypatch.setattr(sim, "_spec_chars", counting)
+    model = SimModel.from_name("sim:single", TASK, seed=0)
+    messages: list[Message] = [SystemMessage(content="main"), UserMessage(content="Remind CS101.")]
+    first = await model.generate(messages, TOOLS, SETTINGS)
+    (call,) = first.message.tool_calls
+    result = ToolMessage(tool_call_id=call.id, name=call.name, content="x" * 10)
+    await model.generate([*messages, first.message, result], TOOLS, SETTINGS)
+    assert measured == [t.name for t in TOOLS]
+
+    # the same names, a longer description, and a longer tool result in the same place
+    longer = [t.model_copy(update={"description": t.description + "!" * 40}) for t in TOOLS]
+    result = ToolMessage(tool_call_id=call.id, name=call.name, content="x" * 50)
+    third = await model.generate([*messages, first.message, result], longer, SETTINGS)
+    written = len(first.message.content) + len(call.name) + len(json.dumps(call.arguments))
+    assert third.usage.input_tokens == math.ceil((_read(longer, messages) + written + 50) / 4)
+    assert measured == [t.name for t in TOOLS] * 2
+
+
 @pytest.mark.parametrize("policy", ["single", "shy"])
 def test_sims_that_work_alone_still_call_the_planner_first_under_plan_first(
     tmp_path: Path, policy: str
