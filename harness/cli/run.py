@@ -63,6 +63,21 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
         return list(result.records)
 
 
+def _tell_failures(absent: list[Any], records: list[Any]) -> None:
+    """List (up to 10 each) the absent episodes and those a model's API error ended; a run with
+    absent episodes failed (exit 1): SPEC §10."""
+    for r in absent[:10]:
+        print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
+    # a model's API errors (beyond the retries, a bad request) show here, not as a silent 0.00;
+    # a refused key, model or quota made its episodes absent, listed above
+    api_errors = [r for r in records if r.termination == "api_error" and r.status != "absent"]
+    for r in api_errors[:10]:
+        why = (r.reason or "").removeprefix("api_error: ")
+        print(f"  api error: {r.task_id} {r.model} {r.variant} seed {r.seed}: {why}", file=sys.stderr)
+    if absent:
+        raise typer.Exit(1)
+
+
 def _execute(
     plan: Any,
     executor: str,
@@ -271,16 +286,7 @@ def register(app: typer.Typer) -> None:
             f"run {result.run_id}: {len(result.records)} episode{'' if len(result.records) == 1 else 's'} run, "
             f"{result.skipped} already finished, {len(absent)} absent; store {shown(store)}"
         )
-        for r in absent[:10]:
-            print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
-        # a model's API errors (beyond the retries, a bad request) show here, not as a silent 0.00;
-        # a refused key, model or quota made its episodes absent, listed above
-        api_errors = [r for r in result.records if r.termination == "api_error" and r.status != "absent"]
-        for r in api_errors[:10]:
-            why = (r.reason or "").removeprefix("api_error: ")
-            print(f"  api error: {r.task_id} {r.model} {r.variant} seed {r.seed}: {why}", file=sys.stderr)
-        if absent:
-            raise typer.Exit(1)
+        _tell_failures(absent, result.records)
 
     @app.command()
     def demo(
@@ -312,12 +318,15 @@ def register(app: typer.Typer) -> None:
         print_table(settings_table(result.records))
         from harness.db_text import shown
 
+        absent = [r for r in result.records if r.status == "absent"]
         print(
-            f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes; store {shown(store)}"
+            f"simulated agents (sim:*), run {result.run_id}, {len(result.records)} episodes, {len(absent)} absent; "
+            f"store {shown(store)}"
         )
         from harness.cli.evaluate import demo_hook  # the command line reaches evaluation only there
 
         demo_hook(store, report, result.run_id)
+        _tell_failures(absent, result.records)  # after the scores and the report, which count them
 
     @app.command()
     def view(

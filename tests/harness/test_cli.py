@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,6 +161,44 @@ def test_the_progress_bar_goes_to_the_terminal_on_stderr_not_to_redirected_stdou
     assert proc.returncode == 0
     assert b"episodes" in shown and b"\x1b[" in shown  # the bar, drawn on the terminal
     assert "\x1b[" not in stdout and "1 episode run" in stdout  # the file gets the table alone
+
+
+def test_a_demo_with_absent_episodes_lists_them_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A demo whose episodes could not be run (a fault of ours: here every world of one task
+    fails to build) printed its tables and exited 0; a failed run exits 1 (SPEC §10), as
+    `mseval run` does, after the scores and the report, which count the absent episodes."""
+    from typer.testing import CliRunner
+
+    from harness import runner
+    from harness.cli.main import app
+    from harness.cli.run import DEMO_MATRIX
+
+    built = runner.create_world_in_thread
+
+    async def world(task: Any, *args: Any) -> Any:
+        if task.id == "lms-due-reminder":
+            raise RuntimeError("no world today")
+        return await built(task, *args)
+
+    monkeypatch.setattr(runner, "create_world_in_thread", world)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(
+        app,
+        ["demo", "--tasks", "lms-due-reminder,lms-missing-work-zeros", "--store", f"sqlite:///{tmp_path / 'd.db'}",
+         "--report", str(tmp_path / "report")],
+        prog_name="mseval",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    # 5 settings (DEMO_MATRIX) × 2 tasks; one task's 5 absent
+    assert ", 10 episodes, 5 absent; store " in result.stdout
+    absent = [line for line in result.stderr.splitlines() if line.startswith("  absent: ")]
+    assert sorted(absent) == [
+        f"  absent: lms-due-reminder {model} {variant} seed 0: RuntimeError: no world today"
+        for model, variant in sorted(DEMO_MATRIX)
+    ]
+    assert (tmp_path / "report" / "report.md").exists()  # the scores and report came first
 
 
 def test_the_demo_scores_its_own_run_not_the_whole_store(tmp_path: Path) -> None:
