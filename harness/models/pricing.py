@@ -11,8 +11,20 @@ from __future__ import annotations
 import fnmatch
 from functools import cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from contracts.episode import Usage
 from contracts.numbers import Float, Int
@@ -26,6 +38,13 @@ DEFAULT_PRICES = Path(__file__).with_name("prices.yaml")
 # cost inf, its record invalid and the episode absent).
 MAX_PRICE = 1_000_000.0
 RATE_RANGE = (1e-6, 1e6)
+
+
+def _rate(rate: float) -> float:
+    low, high = RATE_RANGE
+    if not low <= rate <= high:
+        raise ValueError(f"a currency rate must be from {low:g} to {high:g} (units per USD)")
+    return rate
 
 
 class _Prices(BaseModel):
@@ -76,19 +95,50 @@ class PriceTable(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     version: str = Field(min_length=1)
-    currency_rates: dict[str, Float]
+    currency_rates: dict[str, Annotated[Float, AfterValidator(_rate)]]
     models: tuple[ModelPrice, ...]
     _found: dict[str, ModelPrice | None] = PrivateAttr(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _currencies_known(self) -> PriceTable:
-        for m in self.models:
-            if m.currency not in self.currency_rates:
-                raise ValueError(f"model {m.match!r}: currency {m.currency!r} has no rate in currency_rates")
-        low, high = RATE_RANGE
-        if any(not low <= rate <= high for rate in self.currency_rates.values()):
-            raise ValueError(f"currency rates must be from {low:g} to {high:g} (units per USD)")
-        return self
+    @field_validator("models", mode="wrap")
+    @classmethod
+    def _currencies_known(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """Each model's currency has a rate: refused at the currency's own line, every such model,
+        beside the models' other problems (an after-validator ran only on an otherwise valid table,
+        and said its first unrated currency at line 1)."""
+        rates = info.data.get("currency_rates") or {}  # absent when the rates themselves were refused
+        items = value if "currency_rates" in info.data and isinstance(value, (list, tuple)) else ()
+        unrated = [
+            InitErrorDetails(
+                type=PydanticCustomError(
+                    "currency_unrated", "currency '{currency}' has no rate in currency_rates", {"currency": c}
+                ),
+                loc=(i, "currency"),
+                input=c,
+            )
+            for i, m in enumerate(items)
+            if isinstance(m, dict) and isinstance(c := m.get("currency", "USD"), str) and c not in rates
+        ]
+        try:
+            models = handler(value)
+        except ValidationError as exc:
+            if not unrated:
+                raise
+            kept = [
+                InitErrorDetails(
+                    type=PydanticCustomError(e["type"], e["msg"]),  # no context: the text is kept as it is
+                    loc=e["loc"],
+                    input=e["input"],
+                )
+                for e in exc.errors()
+            ]
+            raise ValidationError.from_exception_data(
+                cls.__name__, sorted([*kept, *unrated], key=_in_order)
+            ) from None
+        if unrated:
+            raise ValidationError.from_exception_data(cls.__name__, unrated)
+        return models
 
     def lookup(self, model: str) -> ModelPrice | None:
         """The first entry that fits `model`, found once per name (a call's cost is priced on every
@@ -118,6 +168,11 @@ class PriceTable(BaseModel):
             + usage.output_tokens * p.output
         )
         return amount / 1e6 / self.currency_rates[price.currency]
+
+
+def _in_order(error: InitErrorDetails) -> tuple[tuple[int, int, str], ...]:
+    """Errors in the order of their places in the file (list positions are numbers, keys text)."""
+    return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error["loc"])
 
 
 @cache

@@ -751,5 +751,31 @@ def test_a_price_or_rate_no_cost_can_be_counted_in_is_refused_at_its_line(tmp_pa
         assert line == f"{prices}:25: models.1.input: {said}"
     prices.write_text(source.replace("CNY: 6.71", "CNY: 1.0e-300", 1))
     line = one_line_error(mseval(*RUN, *store, "--prices", str(prices)))
-    assert line.endswith(": currency rates must be from 1e-06 to 1e+06 (units per USD)"), line
+    assert (
+        line
+        == f"{prices}:15: currency_rates.CNY: a currency rate must be from 1e-06 to 1e+06 (units per USD)"
+    )
     assert not (tmp_path / "s.db").exists()
+
+
+def test_every_currency_without_a_rate_is_refused_at_its_line_beside_the_other_problems(
+    tmp_path: Path,
+) -> None:
+    """A table whose CNY rate was left out said `model [...]: currency 'CNY' has no rate` once,
+    for the first such model, at line 1, and only once its other problems were fixed."""
+    prices = tmp_path / "prices.yaml"
+    source = (Path(__file__).parents[2] / "harness/models/prices.yaml").read_text()
+    text = source.replace("  CNY: 6.71\n", "", 1).replace("    input: 5.0", "    input: -1", 1)
+    prices.write_text(text)
+    store = tmp_path / "s.db"
+    result = mseval(*RUN, "--store", f"sqlite:///{store}", "--prices", str(prices))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = text.splitlines()
+    cny = [i for i, line in enumerate(lines, 1) if line == "    currency: CNY"]
+    assert len(cny) == 2  # deepseek and kimi
+    entry = [sum(line.startswith("  - match:") for line in lines[:at]) - 1 for at in cny]
+    assert result.stderr.strip().splitlines() == [
+        f"{prices}:24: models.1.input: Input should be greater than or equal to 0",
+        *(f"{prices}:{at}: models.{i}.currency: currency 'CNY' has no rate in currency_rates" for at, i in zip(cny, entry, strict=True)),
+    ]  # fmt: skip
+    assert not store.exists()
