@@ -154,7 +154,11 @@ def absent_table(records: Sequence[EpisodeRecord]) -> Table | None:
         ]
         for (model, variant, reason), which in sorted(groups.items())
     ]
-    note = "Absent episodes count as failures in SR and are left out of the other metrics (SPEC §9)."
+    note = (
+        "Absent episodes count as failures in SR and ΔSR (on either side of a pair); in the utilities "
+        "an absent baseline episode is a failure and an absent delegating one is left out; they are "
+        "left out of the taxonomy, the means, UDR/ODR and the hit scores (SPEC §9, docs/scoring.md)."
+    )
     return Table("Absent episodes", ["model", "variant", "episodes", "which", "reason"], rows, note)
 
 

@@ -159,6 +159,10 @@ def test_the_report_says_why_episodes_are_absent(tmp_path: Path) -> None:
     assert "| sim:test (simulated) | sa | 2 | need2 (seed 0), no1 (seed 0) | " + refused + " |" in markdown
     assert "| sim:test (simulated) | spec | 1 | need1 (seed 0) | harness_error |" in markdown
     assert "<h2>Absent episodes</h2>" in html and "refused the credentials" in html
+    # the note says what the scores do with them (it said "left out of the other metrics", but an
+    # absent baseline episode is a failure in ΔSR and the utilities)
+    assert "Absent episodes count as failures in SR and ΔSR (on either side of a pair)" in markdown
+    assert "in the utilities an absent baseline episode is a failure" in markdown
     doc = score_records(
         records[:1], fixtures.priors(), options=ScoreOptions(graph=GraphOptions(embedder=None))
     )
