@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
+from pydantic import ConfigDict
 from sqlalchemy.exc import OperationalError
 
 from contracts.labels import label_mode
@@ -246,11 +247,27 @@ def _register(
         )
         built = tools.get(name or fn.__name__) if isinstance(tools, dict) else None
         if built is not None:
+            _forbid_unknown_arguments(built)
             _TOOL_CACHE[key] = built
         return
     if cached.name in tools:
         raise ValueError(f"tool {cached.name!r} is registered twice")
     tools[cached.name] = cached.model_copy(update={"fn": fn})
+
+
+def _forbid_unknown_arguments(built: Tool) -> None:
+    """Make `built` refuse an argument it does not take, and say so in its input schema
+    (`additionalProperties: false`). The SDK's argument model ignores one: python_execute called
+    with `timeout` for `timeout_s` ran with the default limit, and a misspelt optional argument
+    of any tool was dropped without a word, so the model never learned its call did less than it
+    asked. Refused, it is a tool error naming the argument (SPEC §12: arguments that break the
+    schema go back to the model)."""
+    loose = built.fn_metadata.arg_model
+    strict = type(
+        loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": loose.__module__}
+    )
+    built.fn_metadata.arg_model = strict
+    built.parameters = {**built.parameters, "additionalProperties": False}
 
 
 def caller(ctx: Context[Any, Any]) -> str:

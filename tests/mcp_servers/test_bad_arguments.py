@@ -4,10 +4,12 @@ only "Error executing tool X"): each is now a tool error that says what is wrong
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
-from tests.mcp_servers.support import World, as_data, serve, text
+from mcp_servers.common import registry
+from tests.mcp_servers.support import World, as_data, make_world, serve, text
 
 LONG_PATH = "a/" * 3000 + "x"  # every name short, the whole path past PATH_MAX
 
@@ -51,3 +53,42 @@ async def test_a_page_far_past_the_last_is_empty(world: World) -> None:
     async with serve("mail", world) as client:
         page = as_data(await client.call_tool("list_messages", {"page": 2**63 - 1}))
     assert page["items"] == [] and page["page"] == 2**63 - 1 and page["total"] >= 1
+
+
+async def test_every_tool_says_it_takes_no_argument_beyond_its_own(tmp_path: Path) -> None:
+    """Each tool's input schema closes its object (`additionalProperties: false`), so a model
+    and any MCP client read that an argument not listed is an error, not a no-op."""
+    world, open_schemas = make_world(tmp_path), []
+    for name in registry.names():
+        async with serve(name, world) as client:
+            listed = (await client.list_tools()).tools
+        open_schemas += [
+            f"{name}.{t.name}" for t in listed if t.input_schema.get("additionalProperties") is not False
+        ]
+    world.engine.dispose()
+    assert open_schemas == []
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "arguments", "unknown"),
+    [
+        # `feedback` for `comment`: the grade was saved without its comment, and the model was told it was saved
+        (
+            "lms",
+            "set_grade",
+            {"assignment_id": 1, "student": "S001", "score": 5, "feedback": "late"},
+            "feedback",
+        ),
+        # `timeout` for `timeout_s`: the code ran under the default limit
+        ("local", "python_execute", {"code": "open('made.txt', 'w').write('x')", "timeout": 5}, "timeout"),
+    ],
+)
+async def test_an_argument_the_tool_does_not_take_is_refused_by_name_and_nothing_runs(
+    world: World, server: str, tool: str, arguments: dict[str, object], unknown: str
+) -> None:
+    before = world.dump()
+    async with serve(server, world) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error, text(result)
+    assert f"\n{unknown}\n  Extra inputs are not permitted" in text(result), text(result)
+    assert world.dump() == before and not (world.workspace / "made.txt").exists()
