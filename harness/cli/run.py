@@ -85,6 +85,7 @@ def _execute(
     interrupted: str = INTERRUPTED,
     *,
     whole_cluster: bool = False,
+    workers: int = 1,
 ) -> Any:
     import asyncio
 
@@ -100,6 +101,10 @@ def _execute(
                 return sync_until_terminated(
                     lambda: run_with_ray(plan, ray_address, advance, whole_cluster=whole_cluster)
                 )
+            if workers > 1:
+                from harness.process_executor import run_in_processes
+
+                return sync_until_terminated(lambda: run_in_processes(plan, workers, advance))
 
             async def run_here() -> Any:  # the store opened (0.1 s when new) where SIGTERM is handled
                 return await Runner(plan).run(advance)
@@ -112,9 +117,12 @@ def _execute(
         print(f"\nstopped (SIGTERM): {interrupted}", file=sys.stderr)
         raise typer.Exit(143) from None
     except StoreError as exc:
+        demo = interrupted == DEMO_INTERRUPTED  # it has no --resume: it runs again
         after = (
             ""
             if isinstance(exc, ClaimLost)
+            else "; the demo stopped: once the store can be written, run it again"
+            if demo
             else "; the run stopped: once it answers again, run the same command with --resume"
             if isinstance(exc, WorldServerLost)
             else "; the run stopped: once the store can be written, run the same command with --resume"
@@ -302,19 +310,30 @@ def register(app: typer.Typer) -> None:
             typer.Option(metavar="SEL", help="all, a scenario, a task id, or a glob (or comma-separated)"),
         ] = "all",
         concurrency: Annotated[
-            int, typer.Option(min=1, metavar="N", help="episodes at once")
+            int, typer.Option(min=1, metavar="N", help="episodes at once (in all worker processes)")
         ] = DEFAULT_CONCURRENCY,
+        workers: Annotated[
+            int | None,
+            typer.Option(
+                min=1,
+                metavar="N",
+                help="processes the episodes are shared among, at most --concurrency (default: one "
+                "per core); 1 runs them all in this process",
+            ),
+        ] = None,
     ) -> None:
         """The offline main job: sim agents under sa and spec on every task (or --tasks); prints the
         run's table and its scores, writes the store."""
         from harness.cli.common import check_out_path, print_table, settings_table
+        from harness.process_executor import default_workers
 
         if report is not None:
             check_out_path(report, "--report", folder=True)
         plan = _plan(
             matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
         )
-        result = _execute(plan, "local", None, DEMO_INTERRUPTED)
+        shared = default_workers(concurrency) if workers is None else min(workers, concurrency)
+        result = _execute(plan, "local", None, DEMO_INTERRUPTED, workers=shared)
         print_table(settings_table(result.records))
         from harness.db_text import shown
 

@@ -187,7 +187,7 @@ def test_a_demo_with_absent_episodes_lists_them_and_exits_1(
     result = CliRunner().invoke(
         app,
         ["demo", "--tasks", "lms-due-reminder,lms-missing-work-zeros", "--store", f"sqlite:///{tmp_path / 'd.db'}",
-         "--report", str(tmp_path / "report")],
+         "--report", str(tmp_path / "report"), "--workers", "1"],  # in this process, where the world fails
         prog_name="mseval",
     )  # fmt: skip
     assert result.exit_code == 1, result.output
