@@ -15,8 +15,9 @@ cannot loop; jobs left after that are recorded absent too. Every episode is reco
 once. The driver also renews the run's claim and tells the progress bar.
 
 A store failure in a worker stops the run as it stops a local run. Ctrl-C and SIGTERM stop the
-workers: they ignore SIGINT (a terminal's Ctrl-C reaches the whole process group), and the
-driver sends each a SIGTERM, on which a worker cancels its episodes as a local run does.
+workers: they ignore SIGINT, and start with it blocked (a terminal's Ctrl-C reaches the whole
+process group), and the driver sends each a SIGTERM, on which a worker cancels its episodes as a
+local run does.
 
 Rate limits (`--rpm`, `--tpm`) are windows kept in one process, so this is for runs without them:
 the demo's.
@@ -31,6 +32,7 @@ import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
@@ -128,9 +130,10 @@ class _Share:
             name=f"mseval-worker-{wid}",
             args=(self.plan, self.jobs, self.run_id, self.lanes, theirs),
         )
-        process.start()
+        held = start_deferring_signals(process)
         theirs.close()  # the worker's end, held by the worker alone: its death ends the pipe
         w = self.workers[wid] = _Worker(wid, process, mine)
+        deliver(held)  # a Ctrl-C or SIGTERM now stops the run, this worker with it
         for _ in range(self.lanes):
             self._hand(w)
 
@@ -196,10 +199,45 @@ class _Share:
         self.workers.clear()
 
 
+DEFERRED = (signal.SIGINT, signal.SIGTERM)
+
+
+def start_deferring_signals(process: BaseProcess) -> list[int]:
+    """Start `process` with SIGINT blocked from its first instruction, and return the signals
+    of `DEFERRED` that came to this process meanwhile, held back; `deliver` them once the
+    process is looked after. Call it from the main thread.
+
+    A Ctrl-C while a worker still imported its modules (a second or two) printed its
+    KeyboardInterrupt traceback under the demo's message; one while the driver was still
+    sending a new worker its work (the pickled plan) cut that short, and the worker's traceback
+    of a truncated pickle showed. A child inherits the signal mask of the thread that forks it,
+    through exec; the driver's handlers are put back before this returns."""
+    # multiprocessing starts its resource tracker at the first spawn, with SIGINT blocked and then
+    # unblocked (not restored), which would undo the block below: it is started first.
+    resource_tracker.ensure_running()
+    came: list[int] = []
+    handlers = {sig: signal.signal(sig, lambda signum, _frame: came.append(signum)) for sig in DEFERRED}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    return list(dict.fromkeys(came))
+
+
+def deliver(signals: list[int]) -> None:
+    """Raise again, to this process's own handlers, the signals `start_deferring_signals` held."""
+    for sig in signals:
+        signal.raise_signal(sig)
+
+
 def _work(plan: RunPlan, jobs: Sequence[Job], run_id: str, lanes: int, pipe: Connection) -> None:
     """A worker process: the episodes the driver hands it, `lanes` at a time, each outcome sent
     back; a lane ends when the driver hands it None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver stops the workers
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked until now; ignored from now
     from harness.cli.stopping import Terminated, until_terminated
     from harness.memory import limit_malloc_arenas
 

@@ -4,6 +4,7 @@ once, as in one process; a worker that dies costs the run only the episodes it w
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import signal
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from harness.cli.run import DEMO_INTERRUPTED, DEMO_MATRIX
+from harness.process_executor import deliver, start_deferring_signals
 from harness.store import Store
 from tests.harness.cli_support import catalog_copy, mseval
 from tests.harness.test_reliability_cli import GATED, WAIT_LIMIT_S, _gated_catalog, _rows, _start, _wait_for
@@ -161,3 +163,37 @@ def test_a_store_failing_under_the_demo_stops_it_with_one_line(tmp_path: Path, w
     assert len(lines) == 1 and "Traceback" not in done.stderr, lines
     assert lines[0].startswith(f"the store sqlite:///{store} could not "), lines
     assert lines[0].endswith("; the demo stopped: once the store can be written, run it again"), lines
+
+
+def _report_signal_mask(pipe: Any) -> None:
+    """A worker's stand-in: send back whether SIGINT is blocked in this process, as it started."""
+    status = Path("/proc/self/status").read_text()
+    blocked = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigBlk:")), 16)
+    pipe.send(bool(blocked & (1 << (signal.SIGINT - 1))))
+
+
+class _InterruptedWhileStarting(multiprocessing.get_context("spawn").Process):  # type: ignore[misc]
+    def start(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, while the child is being made and sent its work
+        super().start()
+
+
+def test_a_worker_starts_deaf_to_ctrl_c_and_a_ctrl_c_meanwhile_reaches_the_driver_after() -> None:
+    """A Ctrl-C while a worker was started or still importing printed its traceback (a
+    KeyboardInterrupt, or a pickle cut short) under the demo's message. The worker now starts
+    with SIGINT blocked; the driver takes a Ctrl-C that came meanwhile once the worker is
+    started, and its own signal mask is as it was."""
+    ctx = multiprocessing.get_context("spawn")
+    theirs_then: list[bool] = []
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    mine, theirs = ctx.Pipe()
+    process = _InterruptedWhileStarting(target=_report_signal_mask, args=(theirs,))
+    held = start_deferring_signals(process)
+    theirs.close()
+    assert held == [signal.SIGINT]  # not raised inside start(): the child got all of its work
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+    theirs_then.append(mine.recv())
+    process.join()
+    assert process.exitcode == 0 and theirs_then == [True]
+    with pytest.raises(KeyboardInterrupt):
+        deliver(held)
