@@ -186,14 +186,21 @@ def test_a_worker_starts_deaf_to_ctrl_c_and_a_ctrl_c_meanwhile_reaches_the_drive
     ctx = multiprocessing.get_context("spawn")
     theirs_then: list[bool] = []
     before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
-    mine, theirs = ctx.Pipe()
-    process = _InterruptedWhileStarting(target=_report_signal_mask, args=(theirs,))
-    held = start_deferring_signals(process)
-    theirs.close()
-    assert held == [signal.SIGINT]  # not raised inside start(): the child got all of its work
-    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
-    theirs_then.append(mine.recv())
-    process.join()
-    assert process.exitcode == 0 and theirs_then == [True]
-    with pytest.raises(KeyboardInterrupt):
-        deliver(held)
+    # Python's own Ctrl-C handler, as in a terminal (a suite started in the background by a
+    # shell inherits SIGINT ignored, and then the held Ctrl-C is rightly ignored too)
+    ours = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        mine, theirs = ctx.Pipe()
+        process = _InterruptedWhileStarting(target=_report_signal_mask, args=(theirs,))
+        held = start_deferring_signals(process)
+        theirs.close()
+        assert held == [signal.SIGINT]  # not raised inside start(): the child got all of its work
+        assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+        theirs_then.append(mine.recv())
+        process.join()
+        assert process.exitcode == 0 and theirs_then == [True]
+        with pytest.raises(KeyboardInterrupt):
+            deliver(held)
+    finally:
+        signal.signal(signal.SIGINT, ours)
