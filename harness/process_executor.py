@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import signal
 import time
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ from harness.db_text import first_line
 from harness.event_stream import EventStreamer
 from harness.faults import first_cause
 from harness.ray_executor import plan_for_workers
-from harness.runner import Job, Progress, Runner, RunPlan, RunResult
+from harness.runner import Job, Progress, Runner, RunPlan, RunResult, first_store_failure
 from harness.store import ClaimLost, StoreError, WorldServerLost
 
 STOP_WAIT_S = 30.0
@@ -54,8 +55,6 @@ _STORE_ERRORS = {cls.__name__: cls for cls in (StoreError, ClaimLost, WorldServe
 def default_workers(concurrency: int) -> int:
     """One worker per core this process may use, no more than `concurrency` (each runs one
     episode at least)."""
-    import os
-
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(cores, concurrency))
 
@@ -94,7 +93,7 @@ class _Share:
         self.ctx = multiprocessing.get_context("spawn")
         self.plan = plan_for_workers(plan)
         self.next_job = 0  # the first job not handed out
-        self.records: dict[int, EpisodeRecord] = {}
+        self.records: list[EpisodeRecord] = []
         self.workers: dict[int, _Worker] = {}
         self.next_wid = 0
 
@@ -120,7 +119,7 @@ class _Share:
                 self._lost(i, "no worker process was left to run it (the run's workers kept dying)")
         finally:
             self._stop()
-        return list(self.records.values())
+        return self.records
 
     def _start(self) -> None:
         wid, self.next_wid = self.next_wid, self.next_wid + 1
@@ -153,7 +152,7 @@ class _Share:
                 if message[0] == "done":
                     _, i, record = message
                     w.holds.discard(i)
-                    self._recorded(i, EpisodeRecord.model_validate(record))
+                    self._recorded(EpisodeRecord.model_validate(record))
                     self._hand(w)
                 elif message[0] == "store":  # the store failed: the run stops, as a local one does
                     _, kind, text = message
@@ -178,10 +177,10 @@ class _Share:
             self._start()
 
     def _lost(self, i: int, reason: str) -> None:
-        self._recorded(i, self.driver.record_lost(self.jobs[i], self.run_id, reason))
+        self._recorded(self.driver.record_lost(self.jobs[i], self.run_id, reason))
 
-    def _recorded(self, i: int, record: EpisodeRecord) -> None:
-        self.records[i] = record
+    def _recorded(self, record: EpisodeRecord) -> None:
+        self.records.append(record)
         if self.progress is not None:
             self.progress(record)
 
@@ -279,8 +278,7 @@ def _work(plan: RunPlan, jobs: Sequence[Job], run_id: str, lanes: int, pipe: Con
     except BaseException as exc:
         cause = exc
         if isinstance(exc, BaseExceptionGroup):  # a lane's failure: a store's first, as a local run
-            failed, _ = exc.split(StoreError)
-            cause = first_cause(failed if failed is not None else exc)
+            cause = first_store_failure(exc) or first_cause(exc)
         with contextlib.suppress(OSError):
             if isinstance(cause, StoreError):
                 pipe.send(("store", type(cause).__name__, str(cause)))

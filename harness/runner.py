@@ -235,10 +235,10 @@ class Runner:
             with self.claimed_run() as (owner, run_id, jobs, skipped):
                 await self._run_jobs(run_id, jobs, owner, records, progress)
         except BaseExceptionGroup as group:
-            failed, _ = group.split(StoreError)
+            failed = first_store_failure(group)
             if failed is None:
                 raise
-            raise first_cause(failed) from None  # one line for the command line, not a group
+            raise failed from None  # one line for the command line, not a group
         finally:
             await self.close()
         return RunResult(run_id=run_id, records=records, skipped=skipped, resumed=self.resumed)
@@ -370,6 +370,12 @@ class Runner:
         await streamer.flush()
         await asyncio.to_thread(self.store.finish_episode, key, attempt, record)
         return record
+
+
+def first_store_failure(group: BaseExceptionGroup[Any]) -> BaseException | None:
+    """The first `StoreError` in a task group's failure `group` (what stops a run), or None."""
+    failed, _ = group.split(StoreError)
+    return first_cause(failed) if failed is not None else None
 
 
 def _episode_id(run_id: str, job: Job) -> str:

@@ -86,6 +86,7 @@ def _execute(
     *,
     whole_cluster: bool = False,
     workers: int = 1,
+    resumable: bool = True,
 ) -> Any:
     import asyncio
 
@@ -117,12 +118,11 @@ def _execute(
         print(f"\nstopped (SIGTERM): {interrupted}", file=sys.stderr)
         raise typer.Exit(143) from None
     except StoreError as exc:
-        demo = interrupted == DEMO_INTERRUPTED  # it has no --resume: it runs again
         after = (
             ""
             if isinstance(exc, ClaimLost)
             else "; the demo stopped: once the store can be written, run it again"
-            if demo
+            if not resumable  # the demo: it has no --resume, it runs again
             else "; the run stopped: once it answers again, run the same command with --resume"
             if isinstance(exc, WorldServerLost)
             else "; the run stopped: once the store can be written, run the same command with --resume"
@@ -333,7 +333,7 @@ def register(app: typer.Typer) -> None:
             matrix=DEMO_MATRIX, tasks=tasks, seeds=1, concurrency=concurrency, store=store, resume=False
         )
         shared = default_workers(concurrency) if workers is None else min(workers, concurrency)
-        result = _execute(plan, "local", None, DEMO_INTERRUPTED, workers=shared)
+        result = _execute(plan, "local", None, DEMO_INTERRUPTED, workers=shared, resumable=False)
         print_table(settings_table(result.records))
         from harness.db_text import shown
 
