@@ -15,7 +15,8 @@ from evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, LEVEL
 COMMUNICATION = (
     "MASBench communication efficiency is defined for answer tasks only and takes each sample's "
     "communication from the caller; the state tasks scored here report none. Cost uses each "
-    "record's cost_usd (input − cached, cached and output tokens at the price table's rates)."
+    "record's cost_usd: uncached input, cached input, cache-written input (5-minute and 1-hour) and "
+    "output tokens, each at the price table's rate for it."
 )
 UNIT_NORMALIZER = (
     "sub-task text (description and prompt): NFKC; lower case; articles a/an/the removed where a word "

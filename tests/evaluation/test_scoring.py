@@ -49,6 +49,9 @@ def test_document_shape_follows_spec_section_10() -> None:
         "hit_average": "micro",
         "embedder": "tfidf",
     }.items() <= doc["contract"].items()
+    # The cost sentence names every token class PriceTable.call_cost charges at its own rate.
+    for term in ("uncached input", "cached input", "cache-written input", "output tokens"):
+        assert term in doc["contract"]["communication"]
     assert [(r["model"], r["variant"]) for r in doc["settings"]] == [("sim:test", "sa"), ("sim:test", "spec")]
     for row in doc["settings"]:
         assert list(row)[: len(SPEC_ROW_KEYS)] == SPEC_ROW_KEYS
