@@ -8,6 +8,7 @@ label. Duplicate keys (which PyYAML would silently overwrite) are reported too.
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,7 +41,26 @@ else:  # pragma: no cover - PyYAML built without libyaml
             yaml.parser.Parser.__init__(self)
 
 
-class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):  # type: ignore[misc]
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+class _Resolver(yaml.resolver.Resolver):
+    """PyYAML's resolver with YAML 1.2's booleans: only true/false (True, TRUE, False, FALSE) are
+    read as a yes-or-no; YAML 1.1's yes, no, on, off, y and n stay text, so a field that takes
+    true or false refuses them instead of reading `override: no` as false."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
+        for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
+    }
+
+
+_Resolver.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor, _Resolver):  # type: ignore[misc]
     """The safe loader, naming the line of a value it cannot build.
 
     PyYAML's own constructors fail on some values with bare Python errors that carry no
@@ -55,7 +75,7 @@ class _Loader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor,
         _Parser.__init__(self, stream)
         yaml.composer.Composer.__init__(self)
         yaml.constructor.SafeConstructor.__init__(self)
-        yaml.resolver.Resolver.__init__(self)
+        _Resolver.__init__(self)
         self._values = 0  # how many values composed so far, aliases expanded
         self._aliased = False
         self._sizes: dict[int, int] = {}

@@ -315,9 +315,12 @@ def test_a_prior_s_need_delegation_is_true_or_false_not_a_number_or_word(tmp_pat
     least one wave')."""
     (tmp_path / "zero.yaml").write_text("task: zero\nneed_delegation: 0\n")
     (tmp_path / "yes.yaml").write_text("task: 'yes'\nneed_delegation: 'yes'\n")
+    # YAML 1.1's bare yes/no/on/off were read as true/false: `need_delegation: no` passed.
+    for word in ("no", "on", "off"):
+        (tmp_path / f"{word}.yaml").write_text(f"task: '{word}'\nneed_delegation: {word}\n")
     with pytest.raises(InputError) as caught:
         load_priors(tmp_path)
     assert sorted((Path(p.file).name, p.line, p.message) for p in caught.value.problems) == [
-        ("yes.yaml", 2, "need_delegation: Input should be a valid boolean"),
-        ("zero.yaml", 2, "need_delegation: Input should be a valid boolean"),
+        (f"{name}.yaml", 2, "need_delegation: Input should be a valid boolean")
+        for name in ("no", "off", "on", "yes", "zero")
     ]

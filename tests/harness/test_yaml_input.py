@@ -38,6 +38,17 @@ def test_ordinary_aliases_still_load(tmp_path: Path) -> None:
     assert lines[("providers", "anthropic")] == 4
 
 
+def test_only_yaml_1_2_booleans_are_read_as_true_or_false(tmp_path: Path) -> None:
+    """YAML 1.1's yes/no/on/off/y/n are text (a yes-or-no field then refuses them); true and
+    false, in any of YAML 1.2's three spellings, are booleans."""
+    words = ["yes", "no", "on", "off", "y", "n", "Yes", "OFF"]
+    bools = ["true", "True", "TRUE", "false", "False", "FALSE"]
+    path = tmp_path / "f.yaml"
+    path.write_text("".join(f"k{i}: {w}\n" for i, w in enumerate(words + bools)))
+    data, _ = read_yaml(path)
+    assert list(data.values()) == words + [True] * 3 + [False] * 3
+
+
 def test_an_integer_python_refuses_is_one_problem_at_its_line(tmp_path: Path) -> None:
     (message,) = problems(tmp_path, "budgets:\n  max_steps: 1" + "0" * 5000 + "\n")
     assert message.startswith(
