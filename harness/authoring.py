@@ -372,6 +372,8 @@ def new_profile(
     builtin = BUILTIN_DIR / f"{name}.md"
     if builtin.exists() and not override:
         raise InputError.one(name, None, "a built-in profile has this name; pass --override to replace it")
+    if override and not builtin.exists():  # it wrote `override: true`, which validate refuses
+        raise InputError.one(name, None, "no built-in profile has this name to replace; leave out --override")
     if like is not None:  # one of the names listed, never a path: `../README` read a file outside
         variants = sorted(p.stem for p in BUILTIN_DIR.glob("*.md") if parse_profile(p).is_variant)
         if like not in variants:

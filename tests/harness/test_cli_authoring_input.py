@@ -55,6 +55,14 @@ def test_profiles_new_with_a_built_in_name_needs_override(tmp_path: Path) -> Non
     assert checked.returncode == 0, checked.stderr
 
 
+def test_profiles_new_override_needs_a_built_in_profile_to_replace(tmp_path: Path) -> None:
+    """`--override` with a new name wrote `override: true`, exit 0, into a file that `profiles
+    validate` then refused (no built-in profile to replace)."""
+    line = one_line_error(mseval("profiles", "new", "brand-new", "--override", "--dir", str(tmp_path)))
+    assert line == "brand-new: no built-in profile has this name to replace; leave out --override"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_profile_name_too_long_for_a_file_is_refused(tmp_path: Path) -> None:
     """A name over 255 bytes: looking up NAME.md raised "File name too long" (a traceback). As
     for a task id (`tasks new`), at most 100 characters."""
