@@ -50,11 +50,16 @@ def tasks_validate(
 
     from contracts.errors import InputError, Problem
     from harness.catalog import PRIORS_DIR, load_tasks
+    from harness.cli.common import check_cache_dir
     from harness.profiles import load_profiles
     from harness.validate import validate_tasks
 
     tasks = load_tasks(selector)
     unloadable: list[Problem] = []
+    try:  # the worlds are copied from a template built in the cache
+        check_cache_dir()
+    except InputError as exc:
+        unloadable += exc.problems
     for task in tasks:  # a check.py that cannot be imported is bad input, as for `run`
         try:
             task.load_check()

@@ -99,6 +99,15 @@ def check_out_path(path: Path, option: str, *, folder: bool) -> None:
         raise InputError.one(option, None, problem)
 
 
+def check_cache_dir() -> None:
+    """The cache folder ($MSEVAL_CACHE, default ~/.cache/mseval) can be written: each episode's
+    world is copied from a template built there. A file at that path failed every episode
+    (`run`, `demo`) or printed a traceback (`tasks validate`)."""
+    from mcp_servers.common.codehash import default_cache_dir
+
+    check_out_path(default_cache_dir(), "MSEVAL_CACHE", folder=True)
+
+
 def _out_path_problem(path: Path, *, folder: bool) -> str | None:
     """Why `path` cannot be written as a folder or a file, or None. Creating (and at once
     removing) a nameless file is the one check that holds for root, read-only mounts and /sys."""

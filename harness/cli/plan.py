@@ -20,7 +20,7 @@ def build_plan(
     from pydantic import ValidationError
 
     from harness.budgets import Budgets
-    from harness.cli.common import budget_overrides, check_out_path
+    from harness.cli.common import budget_overrides, check_cache_dir, check_out_path
     from harness.models.base import ModelSettings
     from harness.models.config import option_problems
     from harness.models.pricing import DEFAULT_PRICES, load_prices
@@ -55,6 +55,7 @@ def build_plan(
             )
         )  # fmt: skip
     collect(lambda: check_out_path(runs_dir, "--runs-dir", folder=True))
+    collect(check_cache_dir)
     # `--temperature none`: send no temperature at all (None in the settings), as `temperature:
     # null` in the config file does; a number is checked like the config file's
     no_temperature = isinstance(temperature, str) and temperature.strip().lower() == "none"

@@ -86,6 +86,25 @@ def test_run_with_a_store_below_a_file_names_store(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "command",
+    [(*RUN, "--runs-dir", "runs"), ("demo", "--tasks", "lms-due-reminder", "--workers", "1"),
+     ("tasks", "validate", "lms-due-reminder")],
+)  # fmt: skip
+def test_a_cache_folder_that_is_a_file_is_one_line_before_anything(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """MSEVAL_CACHE naming a file: `run` and `demo` created the store and recorded every
+    episode absent (FileExistsError building the world template); `tasks validate` printed a
+    traceback, exit 1."""
+    cache = tmp_path / "cachefile"
+    cache.write_text("x")
+    store = ("--store", f"sqlite:///{tmp_path / 's.db'}") if command[0] != "tasks" else ()
+    result = mseval(*command, *store, env={"MSEVAL_CACHE": str(cache)}, cwd=tmp_path)
+    assert one_line_error(result) == f"MSEVAL_CACHE: {cache} is a file; give a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cachefile"]
+
+
+@pytest.mark.parametrize(
+    "command",
     [("score",), ("report", "--out", "REP"), ("export", "--out", "X.jsonl"), ("view",),
      ("priors", "draft", "lms-due-reminder", "--from-episode", "e1")],
 )  # fmt: skip
