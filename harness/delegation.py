@@ -192,13 +192,16 @@ def parse_swarm(call: ToolCall, types: list[str], resumable: Resumable) -> list[
         raise DelegationError(
             f"the prompts must be distinct: put {ITEM} in prompt_template and give distinct items"
         )
-    resumes = args.get("resume_agent_ids") or {}
-    if not isinstance(resumes, dict):
-        raise DelegationError("'resume_agent_ids' must map items to agent ids")
+    resumes = args.get("resume_agent_ids")
+    if resumes is None:
+        resumes = {}
+    # `[]`, `""` or `false` read as "no resumes", and `{"x": 7}` resumed agent '7'
+    if not isinstance(resumes, dict) or not all(isinstance(a, str) for a in resumes.values()):
+        raise DelegationError("'resume_agent_ids' must map items to agent ids (strings), or be null")
     for item, agent_id in resumes.items():
         if item not in items:
             raise DelegationError(f"resume_agent_ids names {item!r}, which is not one of the items")
-        resumable.claim(str(agent_id), subagent_type)
+        resumable.claim(agent_id, subagent_type)
     return [
         Launch(
             call.id,

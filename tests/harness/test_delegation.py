@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.models.base import AssistantMessage, ToolCall
 from harness.models.scripted import call, say
 from harness.records import critical_steps
@@ -160,10 +162,14 @@ async def test_agent_swarm_refusals(tmp_path: Path) -> None:
             "unknown subagent_type",
         ),
     ]
-    for calls, expected in cases:
-        out = await run_scripted(
-            tmp_path / expected.replace(" ", "_") / str(len(calls)), main_then_done(*calls), answer
-        )
+    # A resume_agent_ids of the wrong type, empty or not, is refused (an empty list or false was
+    # read as no resumes; {"a": 7} resumed an agent '7'); null and {} are none.
+    cases += [
+        ([call("AgentSwarm", **swarm, items=["a", "b"], resume_agent_ids=bad)], "must map items to agent ids")
+        for bad in ([], "", False, 0, "zz", {"a": 7})
+    ]
+    for n, (calls, expected) in enumerate(cases):
+        out = await run_scripted(tmp_path / str(n), main_then_done(*calls), answer)
         first_tools = [m for m in out.seen[1].messages if m.role == "tool"]
         swarm_result = first_tools[0]
         assert swarm_result.is_error and expected in swarm_result.content, swarm_result.content
@@ -172,9 +178,10 @@ async def test_agent_swarm_refusals(tmp_path: Path) -> None:
             assert not first_tools[1].is_error
 
 
-async def test_agent_swarm_runs_one_wave_in_item_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("resumes", [{}, {"resume_agent_ids": None}, {"resume_agent_ids": {}}])
+async def test_agent_swarm_runs_one_wave_in_item_order(tmp_path: Path, resumes: dict[str, object]) -> None:
     swarm = call("AgentSwarm", description="rosters", subagent_type="enterprise-data-analyst",
-                 prompt_template="read the roster of {{item}}", items=["CS101", "CS201", "CS305"])  # fmt: skip
+                 prompt_template="read the roster of {{item}}", items=["CS101", "CS201", "CS305"], **resumes)  # fmt: skip
     out = await run_scripted(tmp_path, main_then_done(swarm), answer, async_reply=Barrier(3))
     payload = json.loads(results_of(out.seen[-1])[0])
     assert [p["item"] for p in payload] == ["CS101", "CS201", "CS305"]
