@@ -103,8 +103,9 @@ def tasks_new(
 ) -> None:
     """Create a task skeleton (task.yaml, check.py, solution.yaml, prior) that validates.
 
-    The task goes into $MSEVAL_TASKS (else tasks/), its prior into $MSEVAL_PRIORS (else
-    delegation_priors/); with MSEVAL_TASKS set, MSEVAL_PRIORS must be set too."""
+    The task goes into $MSEVAL_TASKS (else the tasks/ folder of mseval's own source tree, whatever
+    the current folder), its prior into $MSEVAL_PRIORS (else that tree's delegation_priors/); with
+    MSEVAL_TASKS set, MSEVAL_PRIORS must be set too."""
     from harness.authoring import check_priors_beside_tasks, new_task
 
     check_priors_beside_tasks()
@@ -164,7 +165,8 @@ def priors_draft(
         Path | None,
         path_option(
             metavar="FILE",
-            help="write here instead of TASK.yaml in the priors folder ($MSEVAL_PRIORS, else delegation_priors/)",
+            help="write here instead of TASK.yaml in the priors folder ($MSEVAL_PRIORS, else the "
+            "delegation_priors/ of mseval's source tree)",
         ),
     ] = None,
     force: Annotated[bool, typer.Option(help="replace an existing prior or --out file")] = False,
