@@ -66,14 +66,23 @@ def _whole_run(store_url: str, result: Any) -> list[Any]:
 def _tell_failures(absent: list[Any], records: list[Any]) -> None:
     """List (up to 10 each) the absent episodes and those a model's API error ended; a run with
     absent episodes failed (exit 1): SPEC §10."""
+    from contracts.printable import printable
+
+    # a reason quotes what a model server said: one visible line, its escape sequences shown
     for r in absent[:10]:
-        print(f"  absent: {r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}", file=sys.stderr)
+        print(
+            f"  absent: {printable(f'{r.task_id} {r.model} {r.variant} seed {r.seed}: {r.reason}')}",
+            file=sys.stderr,
+        )
     # a model's API errors (beyond the retries, a bad request) show here, not as a silent 0.00;
     # a refused key, model or quota made its episodes absent, listed above
     api_errors = [r for r in records if r.termination == "api_error" and r.status != "absent"]
     for r in api_errors[:10]:
         why = (r.reason or "").removeprefix("api_error: ")
-        print(f"  api error: {r.task_id} {r.model} {r.variant} seed {r.seed}: {why}", file=sys.stderr)
+        print(
+            f"  api error: {printable(f'{r.task_id} {r.model} {r.variant} seed {r.seed}: {why}')}",
+            file=sys.stderr,
+        )
     if absent:
         raise typer.Exit(1)
 

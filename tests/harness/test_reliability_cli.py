@@ -351,6 +351,20 @@ def test_a_bad_request_fails_the_episode_and_is_named_on_stderr(tmp_path: Path) 
     assert "0 absent" in done.stdout
 
 
+@pytest.mark.parametrize(("status", "kind"), [(401, "absent"), (400, "api error")])
+def test_a_model_server_s_message_reaches_the_terminal_as_one_visible_line(
+    tmp_path: Path, status: int, kind: str
+) -> None:
+    """A model server's error text was printed raw: its escape sequences set the terminal's
+    title and cleared the screen, and a line break let it forge a line of mseval's own."""
+    message = "bad key\x1b]0;TITLE\x07\x1b[2J\nrun 000000000000: 1 episode run, 0 absent"
+    done = _run_against_a_failing_model(tmp_path, status, message, "invalid_request_error")
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"{kind}: lms-due-reminder openai-compatible:fake sa seed 0: ")
+    assert "\x1b" not in line and "\x07" not in line
+    assert "bad key\\x1b]0;TITLE\\x07\\x1b[2J run 000000000000" in line
+
+
 def test_resume_counts_the_whole_runs_absent_episodes_and_the_matrix_order_does_not_matter(
     tmp_path: Path,
 ) -> None:
