@@ -13,12 +13,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import MCPServer
 from openpyxl import Workbook, load_workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.utils.cell import (
-    column_index_from_string,
-    coordinate_from_string,
-    get_column_letter,
-    range_boundaries,
-)
+from openpyxl.utils.cell import get_column_letter, range_boundaries
 from openpyxl.utils.exceptions import CellCoordinatesException, InvalidFileException
 
 from mcp_servers.common.files import Cell, OfficeFiles
@@ -69,15 +64,45 @@ def _sheet(wb: Any, sheet: str | None) -> Any:
     return wb[sheet]
 
 
-def _anchor(cell: str) -> tuple[int, int]:
+def _outside(ref: str) -> ToolError:
+    return ToolError(f"{ref!r} is outside a sheet (columns A to XFD, rows 1 to {MAX_ROWS})")
+
+
+def _boundaries(ref: str, kind: str) -> tuple[int | None, int | None, int | None, int | None]:
+    """openpyxl's (min_col, min_row, max_col, max_row) of `ref`, None on the open side of whole
+    columns ("B:D") or rows ("2:5"); a ToolError when `ref` is not `kind` or leaves the sheet:
+    openpyxl takes row 0 and rows and columns past Excel's last."""
     try:
-        col, row = coordinate_from_string(cell.strip().upper())
-        r, c = row, column_index_from_string(col)
+        bounds = range_boundaries(ref.strip().upper())
     except (CellCoordinatesException, ValueError):
-        raise ToolError(f"{cell!r} is not a cell reference like A1") from None
-    if not (1 <= r <= MAX_ROWS and 1 <= c <= MAX_COLS):
-        raise ToolError(f"{cell!r} is outside a sheet (columns A to XFD, rows 1 to {MAX_ROWS})")
-    return r, c
+        raise ToolError(f"{ref!r} is not {kind}") from None
+    min_col, min_row, max_col, max_row = bounds
+    rows = [r for r in (min_row, max_row) if r is not None]
+    cols = [c for c in (min_col, max_col) if c is not None]
+    if not all(1 <= r <= MAX_ROWS for r in rows) or not all(1 <= c <= MAX_COLS for c in cols):
+        raise _outside(ref)
+    return bounds
+
+
+def _anchor(cell: str) -> tuple[int, int]:
+    """(row, column) of a cell like B2."""
+    kind = "a cell reference like A1"
+    col, row, _, _ = _boundaries(cell, kind)
+    if ":" in cell or col is None or row is None:
+        raise ToolError(f"{cell!r} is not {kind}")
+    return row, col
+
+
+def _bounds(cell_range: str) -> tuple[int | None, int | None, int | None, int | None]:
+    """(min_col, min_row, max_col, max_row) of a range like A1:D20, lowest first; None on the
+    open side of whole columns ("B:D") or rows ("2:5")."""
+    min_col, min_row, max_col, max_row = _boundaries(cell_range, "a range like A1:D20")
+    # "B2:A1" is the range A1:B2, as in Excel.
+    if min_row is not None and max_row is not None:
+        min_row, max_row = sorted((min_row, max_row))
+    if min_col is not None and max_col is not None:
+        min_col, max_col = sorted((min_col, max_col))
+    return min_col, min_row, max_col, max_row
 
 
 def _fits(rows: list[list[Cell]], r0: int, c0: int) -> None:
@@ -125,22 +150,18 @@ def build(ctx: ServerContext) -> MCPServer:
         cell_range: str | None = None,
         render: Literal["value", "formula"] = "value",
     ) -> str:
-        """Cell values of a sheet (or a range like A1:D20) as rows; formulas are computed
-        (render="value") or shown as written (render="formula"). At most 500 rows, 100 columns
-        and 1,000,000 characters come back; when there are more, `more` says so and which range
-        to read next."""
+        """Cell values of a sheet (or a range like A1:D20, whole columns B:D or rows 2:5, within
+        A1:XFD1048576) as rows; formulas are computed (render="value") or shown as written
+        (render="formula"). At most 500 rows, 100 columns and 1,000,000 characters come back;
+        when there are more, `more` says so and which range to read next."""
         wb = files.read(path)
         ws = _sheet(wb, sheet)
-        if cell_range:
-            try:
-                min_col, min_row, max_col, max_row = range_boundaries(cell_range.upper())
-            except (CellCoordinatesException, ValueError):
-                raise ToolError(f"{cell_range!r} is not a range like A1:D20") from None
-        else:
-            min_col, min_row, max_col, max_row = 1, 1, ws.max_column, ws.max_row
+        bounds = _bounds(cell_range) if cell_range else (None, None, None, None)
         # Whole columns ("B:D") or rows ("2:5") are open on one side: they end where the data does.
-        min_col, min_row = min_col or 1, min_row or 1
-        max_col, max_row = max_col or ws.max_column, max_row or ws.max_row
+        min_col = 1 if bounds[0] is None else bounds[0]
+        min_row = 1 if bounds[1] is None else bounds[1]
+        max_col = ws.max_column if bounds[2] is None else bounds[2]
+        max_row = ws.max_row if bounds[3] is None else bounds[3]
         end_row, end_col = max_row, max_col
         max_row = min(max_row, min_row + MAX_READ_ROWS - 1)
         max_col = min(max_col, min_col + MAX_READ_COLS - 1)
@@ -224,7 +245,8 @@ def build(ctx: ServerContext) -> MCPServer:
             files.save(wb, real)
         return f"Deleted sheet {sheet!r} from {path}."
 
-    @writer(app, "spreadsheet-build")
+    # Overwrites the cells it covers: what was there is replaced.
+    @writer(app, "spreadsheet-build", destructive=True)
     def write_range(path: str, sheet: str, rows: list[list[Cell]], start_cell: str = "A1") -> str:
         """Write rows of values starting at start_cell (strings starting with '=' are formulas).
         The sheet is created when missing."""

@@ -20,6 +20,8 @@ class Range:
     col1: int
     row2: int | None  # None: open-ended (to the last used row/column)
     col2: int | None
+    # Written as one cell ('B2'), not as a range ('B2:B2'): a write anchors its values there.
+    anchor: bool = False
 
 
 def column_letters(n: int) -> str:
@@ -71,7 +73,7 @@ def parse(text: str, sheet_names: list[str]) -> Range:
         col1, col2 = col2, col1
     if max(row1, row2 or 0) > MAX_ROWS or max(col1, col2 or 0) > MAX_COLS:
         raise ToolError(f"{text!r} is beyond the sheet's limits ({MAX_ROWS} rows, columns up to ZZ)")
-    return Range(sheet, row1, col1, row2, col2)
+    return Range(sheet, row1, col1, row2, col2, anchor=not second and bool(c1 and r1))
 
 
 def a1(sheet: str, row1: int, col1: int, row2: int, col2: int) -> str:

@@ -271,21 +271,21 @@ def build(ctx: ServerContext) -> MCPServer:
             s.commit()
             return f"Added sheet {title.strip()!r} to {book.title!r}."
 
-    @writer(app, WRITE)
+    # Overwrites or clears the cells it covers.
+    @writer(app, WRITE, destructive=True)
     def write_range(spreadsheet_id: int, range: str, values: list[list[Cell]]) -> str:
         """Write rows of values into a range; its top-left cell anchors the values ('Sheet1!B2'
-        or 'Sheet1!A1:C3'; a bounded range must be big enough). null or '' clears a cell."""
+        takes any size; a range such as 'Sheet1!A1:C3', even 'Sheet1!A1:A1', must be big
+        enough). null or '' clears a cell."""
         with Session(ctx.engine) as s:
             book = _book(s, spreadsheet_id, write=True)
             tab, r = _target(s, book, range)
             height, width = len(values), max((len(v) for v in values), default=0)
-            single = r.row2 == r.row1 and r.col2 == r.col1
-            if (
-                not single
-                and r.row2 is not None
-                and r.col2 is not None
-                and (height > r.row2 - r.row1 + 1 or width > r.col2 - r.col1 + 1)
-            ):
+            # Only a bare cell ('B2') anchors values of any size; a range ('A1:A1', 'A:B', '2:3')
+            # bounds them on each side it closes.
+            too_tall = r.row2 is not None and height > r.row2 - r.row1 + 1
+            too_wide = r.col2 is not None and width > r.col2 - r.col1 + 1
+            if not r.anchor and (too_tall or too_wide):
                 raise ToolError(
                     f"{height}x{width} values do not fit in {range!r}; give only the top-left cell to anchor them"
                 )
@@ -311,7 +311,8 @@ def build(ctx: ServerContext) -> MCPServer:
                 {"updated_range": a1.a1(tab.title, last + 1, 1, last + rows, cols), "updated_cells": count}
             )
 
-    @writer(app, WRITE)
+    # Sharing again replaces a person's role: it can take away write access.
+    @writer(app, WRITE, destructive=True)
     def share(spreadsheet_id: int, email: str, role: str = "reader") -> str:
         """Share a spreadsheet with someone (role: reader, commenter or writer); sharing again
         changes their role."""

@@ -125,3 +125,74 @@ async def test_a_long_sheet_is_read_in_parts_and_says_so(world: World) -> None:
         }
         rest = as_data(await client.call_tool("read_sheet", {"path": "L.xlsx", "cell_range": "A501:A620"}))
         assert rest["rows"][-1] == [620] and "more" not in rest
+
+
+OUTSIDE = "is outside a sheet (columns A to XFD, rows 1 to 1048576)"
+
+
+async def test_cells_and_ranges_outside_the_sheet_are_refused_with_the_bounds(world: World) -> None:
+    """Regression: read_sheet of rows past 1,048,576 failed with a bare 'Error executing tool
+    read_sheet' (and a traceback on the server); A0 read the whole of column A, 0:0 the whole
+    sheet, and XFE1 (one column past XFD) a cell."""
+    async with serve("excel", world) as client:
+        await client.call_tool("create_workbook", {"path": "R.xlsx", "sheets": ["Data"]})
+        rows = [["a", 1], ["b", 2]]
+        wrote = await client.call_tool("write_range", {"path": "R.xlsx", "sheet": "Data", "rows": rows})
+        assert not wrote.is_error, text(wrote)
+        book = world.workspace / "R.xlsx"
+        before = book.read_bytes()
+        bad_ranges = ["A1048577", "1048577", "A2000000:B2000001", "A0", "0:0", "XFE1", "A1:XFE1", "XFE:XFE"]
+        for bad in bad_ranges:
+            result = await client.call_tool("read_sheet", {"path": "R.xlsx", "cell_range": bad})
+            assert result.is_error and f"{bad!r} {OUTSIDE}" in text(result), (bad, text(result))
+        for bad in ["A0", "A1048577", "XFE1"]:
+            args = {"path": "R.xlsx", "sheet": "Data", "rows": [["x"]], "start_cell": bad}
+            result = await client.call_tool("write_range", args)
+            assert result.is_error and f"{bad!r} {OUTSIDE}" in text(result), (bad, text(result))
+        assert book.read_bytes() == before
+        assert [list(r) for r in load_workbook(book)["Data"].iter_rows(values_only=True)] == rows
+
+
+async def test_whole_rows_columns_and_ranges_up_to_the_last_cell_still_read(world: World) -> None:
+    async with serve("excel", world) as client:
+        await client.call_tool("create_workbook", {"path": "R.xlsx", "sheets": ["Data"]})
+        await client.call_tool(
+            "write_range", {"path": "R.xlsx", "sheet": "Data", "rows": [["a", 1], ["b", 2]]}
+        )
+
+        async def read(cell_range: str) -> list[list[object]]:
+            result = await client.call_tool("read_sheet", {"path": "R.xlsx", "cell_range": cell_range})
+            return as_data(result)["rows"]
+
+        assert await read("A:A") == [["a"], ["b"]]
+        assert await read("1:1") == [["a", 1]]
+        assert await read("A1:C3") == [["a", 1, None], ["b", 2, None], [None, None, None]]
+        assert await read("B2:A1") == [["a", 1], ["b", 2]]  # the same cells as A1:B2, as in Excel
+        assert await read("XFD1048576") == [[None]]
+        last = {"path": "R.xlsx", "sheet": "Data", "rows": [["end"]], "start_cell": "XFD1048576"}
+        assert not (await client.call_tool("write_range", last)).is_error
+        assert await read("XFD1048576") == [["end"]]
+
+
+async def test_tools_that_overwrite_or_delete_say_destructive(world: World) -> None:
+    """Regression: write_range overwrites cells, yet said destructiveHint false, which MCP reads as
+    "only additive updates". add_sheet and append_rows (below the last used row) only add."""
+    async with serve("excel", world) as client:
+        hints = {
+            t.name: t.annotations.destructive_hint for t in (await client.list_tools()).tools if t.annotations
+        }
+        assert hints == {
+            "list_workbooks": None,
+            "list_sheets": None,
+            "read_sheet": None,
+            "create_workbook": True,  # overwrite=true replaces a workbook
+            "add_sheet": False,
+            "delete_sheet": True,
+            "write_range": True,
+            "append_rows": False,
+        }
+        await client.call_tool("create_workbook", {"path": "W.xlsx", "sheets": ["Data"]})
+        for value in ("first", "second"):
+            args = {"path": "W.xlsx", "sheet": "Data", "rows": [[value]]}
+            assert not (await client.call_tool("write_range", args)).is_error
+        assert load_workbook(world.workspace / "W.xlsx")["Data"]["A1"].value == "second"

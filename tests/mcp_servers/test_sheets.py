@@ -14,7 +14,8 @@ from tests.mcp_servers.support import World, as_data, check_contract, serve, tex
 def test_a1_notation() -> None:
     names = ["Sheet1", "Team Budget"]
     assert a1.parse("Sheet1!A1:C10", names) == a1.Range("Sheet1", 1, 1, 10, 3)
-    assert a1.parse("'Team Budget'!B2", names) == a1.Range("Team Budget", 2, 2, 2, 2)
+    assert a1.parse("'Team Budget'!B2", names) == a1.Range("Team Budget", 2, 2, 2, 2, anchor=True)
+    assert a1.parse("'Team Budget'!B2:B2", names) == a1.Range("Team Budget", 2, 2, 2, 2)
     assert a1.parse("Team Budget", names) == a1.Range("Team Budget", 1, 1, None, None)
     assert a1.parse("c3:a1", names) == a1.Range(None, 1, 1, 3, 3)
     assert a1.parse("Sheet1!B:D", names) == a1.Range("Sheet1", 1, 2, None, 4)
@@ -177,3 +178,53 @@ async def test_write_range_past_the_sheet_limits_is_refused(world: World) -> Non
             "write_range", {"spreadsheet_id": book, "range": "S!ZY1", "values": [[1, 2]]}
         )
         assert not fits.is_error, text(fits)
+
+
+async def test_a_bounded_one_cell_range_does_not_take_more_values(world: World) -> None:
+    """Regression: write_range of 2x2 values to 'Summary!A1:A1' wrote Summary!A1:B2, while
+    'Summary!A1:B1' refused them: any bounded 1x1 range was taken for a bare anchor. Whole rows
+    and columns bound the side they close."""
+    async with serve("sheets", world) as client:
+        budget = (await _book(client, "Team Budget"))["id"]
+        values = [[1, 2], [3, 4]]
+        before = world.dump("sheets_")
+        for rng in ("Summary!A1:A1", "Summary!A1:B1", "Summary!A:A", "Summary!1:1"):
+            result = await client.call_tool(
+                "write_range", {"spreadsheet_id": budget, "range": rng, "values": values}
+            )
+            assert result.is_error and f"2x2 values do not fit in {rng!r}" in text(result), (
+                rng,
+                text(result),
+            )
+        assert world.dump("sheets_") == before
+        for rng in ("Summary!H1", "Summary!J1:K2", "Summary!M:N"):
+            done = as_data(
+                await client.call_tool(
+                    "write_range", {"spreadsheet_id": budget, "range": rng, "values": values}
+                )
+            )
+            assert done["updated_cells"] == 4, (rng, done)
+        read = as_data(
+            await client.call_tool("read_range", {"spreadsheet_id": budget, "range": "Summary!H1:N2"})
+        )
+        assert read["values"] == [[1, 2, 1, 2, None, 1, 2], [3, 4, 3, 4, None, 3, 4]]
+
+
+async def test_tools_that_overwrite_or_remove_say_destructive(world: World) -> None:
+    """Regression: write_range overwrites and (with null) clears cells, and share replaces a
+    person's role (writer to reader takes write access away), yet both said destructiveHint
+    false, which MCP reads as "only additive updates". create_spreadsheet, add_sheet and
+    append_rows (below the last used row) only add."""
+    async with serve("sheets", world) as client:
+        tools = (await client.list_tools()).tools
+        hints = {t.name: t.annotations.destructive_hint for t in tools if t.annotations}
+        assert hints == {
+            "list_spreadsheets": None,
+            "get_spreadsheet": None,
+            "read_range": None,
+            "create_spreadsheet": False,
+            "add_sheet": False,
+            "write_range": True,
+            "append_rows": False,
+            "share": True,
+        }
