@@ -332,7 +332,7 @@ def build(ctx: ServerContext) -> MCPServer:
             s.commit()
             return as_json({"created": e.id, "start": e.start, "end": e.end, "conflicts": clashes})
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def update_event(
         event_id: int,
         title: str | None = None,

@@ -212,7 +212,7 @@ def register_writes(app: MCPServer, ctx: ServerContext) -> None:
             tail = f" and {n - 1} repl{'y' if n == 2 else 'ies'}" if n > 1 else ""
             return f"Comment {comment_id}{tail} hidden ({reason})."
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def update_video(
         video_id: str,
         title: str | None = None,

@@ -275,7 +275,7 @@ def build(ctx: ServerContext) -> MCPServer:
             s.commit()
             return as_json({"created": row.id, **clean})
 
-    @writer(app, WRITE)
+    @writer(app, WRITE, destructive=True)
     def update_row(row_id: int, values: dict[str, Any]) -> str:
         """Change some properties of a row (others are kept); a null value clears a property."""
         with Session(ctx.engine) as s:

@@ -505,8 +505,9 @@ async def test_every_label_is_a_spec_label_that_agrees_with_the_hint(world: Worl
 
 # Calls that replace or remove what was there (a file, a page's body), each with a read that
 # shows a text before the call and not after. MCP's destructiveHint false means "only additive
-# updates", so these tools must say destructiveHint true. (Field edits such as update_event or
-# set_grade are left to each tool's author.)
+# updates", so these tools must say destructiveHint true; so must a field edit that can remove
+# what was there (a list replaced, a value cleared). Setting one value, such as set_grade, is left
+# to each tool's author.
 REPLACING: list[tuple[str, str, Args, tuple[str, str, Args], str]] = [
     ("local", "python_execute", {"code": "import os; os.remove('notes/todo.txt')"}, ("terminal", "find", {}), "todo.txt"),
     ("terminal", "write_file", {"path": "notes/todo.txt", "content": "x\n"}, ("terminal", "cat", {"path": "notes/todo.txt"}), "north"),
@@ -515,6 +516,10 @@ REPLACING: list[tuple[str, str, Args, tuple[str, str, Args], str]] = [
     ("word", "create_document", {"path": DOCX, "overwrite": True}, ("word", "read_document", {"path": DOCX}), "Sales grew"),
     ("pptx", "create_deck", {"path": PPTX, "overwrite": True}, ("pptx", "read_deck", {"path": PPTX}), "Review"),
     ("wiki", "update_page", {"page_id": 18, "markdown": "New body."}, ("wiki", "read_page", {"page_id": 18}), "procurement"),
+    # field edits that remove what was there: a tag list or guest list replaced, a property cleared
+    ("video", "update_video", {"video_id": "ltnjW7ZWu0u", "tags": ["fitness"]}, ("video", "get_video", {"video_id": "ltnjW7ZWu0u"}), "home gym"),
+    ("calendar", "update_event", {"event_id": 6, "attendees": ["me@company.example"]}, ("calendar", "get_event", {"event_id": 6}), "jade.dubois"),
+    ("wiki", "update_row", {"row_id": 1, "values": {"Due": None}}, ("wiki", "query_rows", {"database_id": 1}), "2026-10-20"),
 ]  # fmt: skip
 
 
