@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import re
 import threading
 import weakref
@@ -45,6 +46,7 @@ __all__ = [
     "as_json",
     "caller",
     "fields",
+    "json_number",
     "reader",
     "tool",
     "writer",
@@ -293,9 +295,35 @@ def fields(obj: Any, exclude: set[str] | None = None) -> dict[str, Any]:
     return {k: getattr(obj, k) for k in type(obj).model_fields if not exclude or k not in exclude}
 
 
-_RESULT_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"))
+_RESULT_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str, separators=(",", ":"), allow_nan=False)
+
+
+def json_number(value: float) -> float | str:
+    """A float as strict JSON can carry it: itself when finite, else its name ("Infinity",
+    "-Infinity", "NaN").
+
+    JSON has no such numbers (Python writes a bare `Infinity`, which strict parsers refuse); null
+    would read as a missing value (SQL NULL), while the name keeps what the value was, reads
+    back with `float()`, and is what a `Decimal` infinity or NaN already becomes (`default=str`)."""
+    if math.isfinite(value):
+        return value
+    if math.isnan(value):
+        return "NaN"
+    return "Infinity" if value > 0 else "-Infinity"
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every non-finite float in it (in lists, tuples and dicts) by its name."""
+    if isinstance(value, float):
+        return json_number(value)
+    if isinstance(value, dict):
+        return {_finite(k) if isinstance(k, float) else k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def as_json(value: Any) -> str:
-    """Tool results are compact JSON text, readable by a model and by a check."""
-    return _RESULT_ENCODER.encode(value)
+    """Tool results are compact, strict JSON text, readable by a model and by a check; a
+    non-finite float is written as its name (`json_number`)."""
+    return _RESULT_ENCODER.encode(_finite(value))

@@ -11,7 +11,8 @@ clock passes it), so every such query is refused with a tool error that says wha
 - SQLite: while a query runs, its date and time functions are overridden on the connection by
   ones that refuse a clock argument ('now', 'localtime', 'utc', or no time value at all) and
   otherwise compute what the built-in computes (`sqlite_world_clock`): however the argument is
-  built (`lower('NOW')`, a column), the value is what is checked.
+  built (`lower('NOW')`, a column), the value is what is checked. After the query they stay
+  registered but disarmed (they then compute what the built-in computes, clock included).
 - PostgreSQL: the clock functions are not on the allow-list (`access.PG_FUNCTIONS`); the text
   is read for them, for age() with one argument and for the special date strings ('now',
   'today', 'tomorrow', 'yesterday') that PostgreSQL reads as the clock when it casts them
@@ -81,12 +82,12 @@ def _builtin(name: str, args: tuple[Any, ...]) -> Any:
     return conn.execute(f"SELECT {name}({', '.join('?' * len(args))})", args).fetchone()[0]
 
 
-def _sqlite_override(name: str, before: int, refused: list[str]) -> Any:
+def _sqlite_override(name: str, before: int, refused: list[str], armed: threading.Event) -> Any:
     def call(*args: Any) -> Any:
         clock = len(args) <= before or any(
             isinstance(a, str) and a.strip().lower() in SQLITE_CLOCK_ARGUMENTS for a in args[before:]
         )
-        if clock:
+        if clock and armed.is_set():
             shown = ", ".join(repr(a) for a in args)
             refused.append(f"{name}({shown})")
             raise ClockRefused(refused[-1])
@@ -98,15 +99,21 @@ def _sqlite_override(name: str, before: int, refused: list[str]) -> Any:
 @contextmanager
 def sqlite_world_clock(raw: sqlite3.Connection) -> Iterator[list[str]]:
     """Override SQLite's date and time functions on `raw` for the duration; yields the list of
-    refused calls (empty unless the query read the clock)."""
+    refused calls (empty unless the query read the clock).
+
+    Leaving disarms the overrides instead of unregistering them, and so never touches `raw`:
+    SQLite refuses to change a function while a statement is still active ("Error creating
+    function"), which would turn the query's good result into an error, and Python 3.11's
+    `create_function(name, n, None)` registers a function that fails rather than the built-in."""
     refused: list[str] = []
+    armed = threading.Event()
+    armed.set()
     for name, before in SQLITE_DATE_FUNCTIONS.items():
-        raw.create_function(name, -1, _sqlite_override(name, before, refused), deterministic=True)
+        raw.create_function(name, -1, _sqlite_override(name, before, refused, armed), deterministic=True)
     try:
         yield refused
     finally:
-        for name in SQLITE_DATE_FUNCTIONS:
-            raw.create_function(name, -1, None)  # the built-in again
+        armed.clear()
 
 
 def _string_value(token: pg_calls.Token) -> str:

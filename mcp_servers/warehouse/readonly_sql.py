@@ -14,7 +14,9 @@ see `access.py`. It may not read the computer's clock: see `clock.py`.
 Runaway queries are bounded by a statement timeout (SQLite: a progress handler; PostgreSQL:
 `SET LOCAL statement_timeout`); results by a row limit and a size limit (`MAX_RESULT_CHARS`,
 under the harness's 32 KB cap on a tool result), both reported as a truncation with the number
-of rows left out; on SQLite no single value may exceed `SQLITE_MAX_VALUE_BYTES`.
+of rows left out ("over N" past `MAX_COUNTED_ROWS`); on SQLite no single value may exceed
+`SQLITE_MAX_VALUE_BYTES`. A non-finite number is the string "Infinity", "-Infinity" or "NaN"
+(`json_number`), so every result is strict JSON.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from mcp_servers.common.db import NUL_REFUSED
-from mcp_servers.common.tooling import ToolError, as_json
+from mcp_servers.common.tooling import ToolError, as_json, json_number
 from mcp_servers.warehouse import access, clock
 
 # Any sensible query over a few thousand rows takes milliseconds; this only cuts runaway ones
@@ -43,7 +45,7 @@ _PROGRESS_STEPS = 10_000
 MAX_RESULT_CHARS = 28_000
 # A text value longer than this is shown cut, with how much was left out.
 MAX_CELL_CHARS = 2_000
-# Rows left out are counted (for the note) up to this many.
+# Rows left out are counted (for the note) up to this many; past it the note says "over N".
 MAX_COUNTED_ROWS = 100_000
 # No SQLite value (a string built by printf, a blob) may be larger: memory stays bounded.
 SQLITE_MAX_VALUE_BYTES = 1_000_000
@@ -143,12 +145,13 @@ def check_select(sql: str, dialect: str = "sqlite") -> str:
 
 
 def json_cell(value: Any) -> Any:
-    """A result value as JSON can carry it (NUMERIC as a number, dates as ISO text); a long text or
-    blob is cut at `MAX_CELL_CHARS` with a marker saying how much was left out."""
+    """A result value as JSON can carry it (NUMERIC as a number, an infinity or NaN by its name,
+    dates as ISO text); a long text or blob is cut at `MAX_CELL_CHARS` with a marker saying how
+    much was left out."""
     if isinstance(value, Decimal):
-        return float(value)
+        return json_number(float(value))
     if isinstance(value, float):  # SQLite sums money as binary floats: 415837.44999999995 -> 415837.45
-        return float(f"{value:.12g}")
+        return json_number(float(f"{value:.12g}"))
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, bytes | bytearray | memoryview):
@@ -222,13 +225,17 @@ def _collect(cur: Any, max_rows: int, deadline: float) -> QueryResult:
 
 
 def _count_rest(cur: Any, deadline: float) -> tuple[int, bool]:
-    """How many rows are left in `cur` (stopping at `MAX_COUNTED_ROWS` or the deadline): (count, exact)."""
+    """How many rows are left in `cur` (stopping past `MAX_COUNTED_ROWS` or at the deadline):
+    (count, exact); not exact, the count is a lower bound (past the cap, more than it)."""
     n = 0
-    while n < MAX_COUNTED_ROWS and time.monotonic() < deadline:
-        chunk = cur.fetchmany(1000)
+    while time.monotonic() < deadline:
+        # One row past the cap tells "exactly MAX_COUNTED_ROWS" from "more".
+        chunk = cur.fetchmany(min(1000, MAX_COUNTED_ROWS + 1 - n))
         if not chunk:
             return n, True
         n += len(chunk)
+        if n > MAX_COUNTED_ROWS:
+            return MAX_COUNTED_ROWS, False
     return n, False
 
 
@@ -241,9 +248,9 @@ def _run_sqlite(
     raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_VALUE_BYTES)
     raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, _PROGRESS_STEPS)
     raw.set_authorizer(access.sqlite_authorizer(tables))
-    cur = raw.cursor()
     try:
         with clock.sqlite_world_clock(raw) as refused:
+            cur = raw.cursor()
             try:
                 cur.execute(statement)
                 return _collect(cur, max_rows, deadline)
@@ -251,8 +258,11 @@ def _run_sqlite(
                 if refused:
                     raise ToolError(clock.clock_refusal(refused[0])) from None
                 raise
+            finally:
+                # A result cut at a limit leaves its statement active: end it while this query's
+                # settings still hold, whatever way the collection ended.
+                cur.close()
     finally:
-        cur.close()
         raw.set_authorizer(None)
         raw.set_progress_handler(None, 0)
         raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length_limit)
