@@ -172,6 +172,10 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return await fn(*args, **kwargs)
             except OperationalError as exc:
                 raise _search_too_long(exc) from None
+            except ToolError as exc:
+                if len(str(exc)) > MAX_ERROR_CHARS:
+                    raise _shortened(str(exc)) from None
+                raise
 
         return guarded_async
 
@@ -182,8 +186,23 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except OperationalError as exc:
             raise _search_too_long(exc) from None
+        except ToolError as exc:
+            if len(str(exc)) > MAX_ERROR_CHARS:
+                raise _shortened(str(exc)) from None
+            raise
 
     return guarded
+
+
+MAX_ERROR_CHARS = 4_000
+"""The longest tool error message: one quoting a huge argument back (a 200,000-character sku
+gave a 200 KB error) is cut in the middle, keeping what is wrong and the hint after it."""
+
+
+def _shortened(message: str) -> ToolError:
+    """A tool error saying `message` cut to `MAX_ERROR_CHARS`, a marker telling how much was left out."""
+    head, tail = message[: MAX_ERROR_CHARS * 3 // 4], message[-(MAX_ERROR_CHARS // 4) :]
+    return ToolError(f"{head}[… {len(message) - len(head) - len(tail):,} characters cut …]{tail}")
 
 
 # A lone surrogate: how Python names a byte of a file name that is not UTF-8 (os.listdir of a

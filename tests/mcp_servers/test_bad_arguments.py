@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcp_servers.common import registry
+from mcp_servers.common.tooling import MAX_ERROR_CHARS
 from tests.mcp_servers.support import World, as_data, make_world, serve, text
 
 LONG_PATH = "a/" * 3000 + "x"  # every name short, the whole path past PATH_MAX
@@ -39,6 +40,28 @@ async def test_a_bad_path_or_search_text_is_a_tool_error_that_says_why(
         assert not result.is_error, text(result)  # PostgreSQL matches a pattern of any length
         return
     assert result.is_error and said in text(result), text(result)
+
+
+@pytest.mark.parametrize(
+    ("server", "tool", "arguments", "starts"),
+    [
+        ("shop", "get_product", {"sku": "x" * 200_000}, "no product 'xxx"),
+        ("calendar", "list_events", {"start": "x" * 200_000, "end": "2026-12-04"}, "start"),
+    ],
+)
+async def test_an_error_quoting_a_huge_argument_is_cut(
+    world: World, server: str, tool: str, arguments: dict[str, object], starts: str
+) -> None:
+    """A 200,000-character argument came back whole inside the error (a 200 KB message; some 40
+    tool and argument pairs): the message is cut to MAX_ERROR_CHARS, the marker says by how much."""
+    async with serve(server, world) as client:
+        result = await client.call_tool(tool, arguments)
+    said = text(result)
+    message = said.removeprefix(f"Error executing tool {tool}: ")
+    assert result.is_error and message.startswith(starts), said[:200]
+    assert len(message) <= MAX_ERROR_CHARS + 40 and "characters cut …]" in message, len(message)
+    cut = int(message.split("[… ")[1].split(" characters")[0].replace(",", ""))
+    assert len(message) - len(f"[… {cut:,} characters cut …]") + cut > 200_000
 
 
 async def test_ls_long_shows_a_loop_of_symlinks_instead_of_failing(world: World) -> None:
