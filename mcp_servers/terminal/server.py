@@ -16,7 +16,6 @@ from collections.abc import Generator, Iterator
 from contextlib import closing, contextmanager, nullcontext
 from typing import Literal
 
-import regex
 from mcp.server.mcpserver import MCPServer
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
@@ -35,6 +34,7 @@ from mcp_servers.terminal.files import (
     remove_tree,
     tail_lines,
 )
+from mcp_servers.terminal.patterns import compile_pattern
 
 READ = "workspace-inspection"
 WRITE = "file-build"
@@ -179,14 +179,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """Search text files for a regular expression (Python syntax), like `grep`: ignore_case
         (-i), line_numbers (-n), recursive (-r, needed for a folder), fixed_strings (-F: the
         pattern is plain text), files_with_matches (-l: print only file names)."""
-        try:
-            compiled = regex.compile(
-                regex.escape(pattern) if fixed_strings else pattern, regex.IGNORECASE if ignore_case else 0
-            )
-        except regex.error as exc:
-            raise ToolError(
-                f"bad pattern {pattern!r}: {exc}; use fixed_strings=true for plain text"
-            ) from None
+        compiled = compile_pattern(pattern, ignore_case=ignore_case, fixed_strings=fixed_strings)
         deadline = time.monotonic() + GREP_TIMEOUT_S
         out: list[str] = []
         with at(path) as top:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from mcp_servers.common.tooling import ToolError
 from mcp_servers.terminal import server as terminal_server
+from mcp_servers.terminal.patterns import MAX_NESTING, MAX_PATTERN_CHARS, compile_pattern
 from tests.mcp_servers.support import World, check_confinement, check_contract, serve, text
 
 
@@ -208,6 +210,80 @@ async def test_a_backtracking_pattern_is_stopped_and_the_process_keeps_running(
         background.cancel()
     assert result.is_error and "took longer than 0.3 s" in text(result), text(result)
     assert ticks > 0, "the event loop was held during the search"
+
+
+# Each is refused before compiling; unbounded, they cost 26-120 MB, not the 24 GB of the audit's.
+COSTLY_PATTERNS = [
+    ("a{100000}", "too costly"),
+    ("(?:(?:a{100}){100}){10}", "too costly"),
+    ("(?:" * 17 + "a" + ")+" * 17, "too costly"),  # each + doubles what it repeats
+    ("(?fi)\u00df{1000}", "(?f) and (?V1)"),
+    ("(?V1i)[\\w\u00df]", "(?f) and (?V1)"),
+    ("(?:" * (MAX_NESTING + 1) + "a" + ")" * (MAX_NESTING + 1), "nests groups"),
+    ("a" * (MAX_PATTERN_CHARS + 1), "characters long"),
+]
+
+
+async def test_a_grep_pattern_too_costly_to_compile_is_refused_and_the_server_keeps_answering(
+    world: World,
+) -> None:
+    """Audit: grep compiled the model's pattern with no bound, before its search timeout starts;
+    `a{99999999}` took the server to 24 GB and the OOM killer ended it. A pattern whose compiled
+    form would be too big is refused with a tool error that names the problem."""
+    (world.workspace / "a.txt").write_text("a" * 200 + "\n")
+    async with serve("terminal", world) as client:
+        for pattern, expected in COSTLY_PATTERNS:
+            result = await client.call_tool("grep", {"pattern": pattern, "path": "a.txt"})
+            assert result.is_error and expected in text(result), (pattern[:40], text(result))
+            assert await _run(client, "grep", pattern="a{3}", path="a.txt") == "a" * 200
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "a{99999999}",  # the audit's: 24 GB
+        "a{10000000}",  # 2.8 GB
+        "(a{1000}){1000}",
+        "(?:(?:a{100}){100}){100}",
+        "(?:[a-z0-9_]{500}){200}",
+        "a{" + "9" * 4400 + "}",  # `regex` would read it with int() and fail with a ValueError
+        # a quantifier is charged to what it really repeats, as `regex` splits the pattern
+        "(?x)(?:a{1000} # a comment with )\n){50}",
+        "(?:[)]a{1000}){50}",
+        "(?:[])]a{1000}){50}",
+        "(?:[[:alpha:])]a{1000}){50}",
+        "(?:\\)a{1000}){50}",
+        "(?:a{1000})(?# a note){50}",
+        "(?:a{1000})(?i){50}",
+        "(?x)(?:a{1000}) {50}",
+    ],
+)
+def test_a_costly_pattern_is_refused_before_it_is_compiled(pattern: str) -> None:
+    with pytest.raises(ToolError, match="too costly"):
+        compile_pattern(pattern, ignore_case=False, fixed_strings=False)
+
+
+async def test_grep_still_finds_ordinary_counted_repeats(world: World) -> None:
+    """The bound on compiling leaves ordinary patterns as they were."""
+    _tree(world.workspace)
+    squares = "\n".join(f"{i},{i * i}" for i in range(10, 21))
+    cases = [
+        (r"^\d{2},\d{3}$", "data.csv", squares),
+        (r"^1\d?,\d{1,2}$", "data.csv", "1,1"),
+        ("^[0-9]{1,3},[0-9]{3,}$", "data.csv", squares),
+        ("(?:be|Be)ta {0,3}(?:line|again)", "docs/notes.txt", "Beta line\nbeta again"),
+        ("(?i)^(b(e)(t(a))) ?.{4,6}$", "docs/notes.txt", "Beta line\nbeta again"),
+        ("^[[:alpha:]]{5}$", "docs/notes.txt", "alpha\ngamma"),
+        ("^(?:al|gam)(?:ph|m)a$|^x{0,100000}$", "docs/notes.txt", "alpha\ngamma"),
+        ("(?x) ^ \\d {2} , 4 \\d {2} $  # two digits, a comma, then 4xx", "data.csv", "20,400"),
+        ("((?:a|b)e){1,3}t", "docs/notes.txt", "beta again"),
+    ]
+    async with serve("terminal", world) as client:
+        for pattern, path, expected in cases:
+            found = await _run(client, "grep", pattern=pattern, path=path)
+            assert found == expected, (pattern, found)
+    deep = "(?:" * MAX_NESTING + "a" + ")" * MAX_NESTING
+    assert compile_pattern(deep, ignore_case=False, fixed_strings=False).search("a")
 
 
 async def test_file_errors_say_what_is_wrong(world: World) -> None:
