@@ -145,7 +145,14 @@ class _Scan:
                 end += 2 if text[end] == "\\" else 1
             return end + 1
         relative_call = kind in ("+", "-") and self._peek(pos + 3, level.verbose).isdigit()
-        if not kind or kind in _NOT_FLAGS or relative_call:
+        if kind in ("R", "&") or kind.isdigit() or relative_call or text.startswith("(?P>", pos):
+            # Each level of recursion is kept while it matches: `(a(?R)?)` took 380 MB on a line
+            # of a million characters, well inside the search's time limit.
+            raise ToolError(
+                "grep does not take recursion or subroutine calls ((?R), (?1), (?&name), (?P>name)): "
+                "on a long line one can take gigabytes; write the group out"
+            )
+        if not kind or kind in _NOT_FLAGS:
             self._push(level.verbose)
             return pos + 1
         on, end = self._flags(pos + 2, level.verbose)
