@@ -173,9 +173,7 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
             except OperationalError as exc:
                 raise _search_too_long(exc) from None
             except ToolError as exc:
-                if len(str(exc)) > MAX_ERROR_CHARS:
-                    raise _shortened(str(exc)) from None
-                raise
+                raise _shortened(exc) from None
 
         return guarded_async
 
@@ -187,9 +185,7 @@ def _ints_in_range(fn: Callable[..., Any]) -> Callable[..., Any]:
         except OperationalError as exc:
             raise _search_too_long(exc) from None
         except ToolError as exc:
-            if len(str(exc)) > MAX_ERROR_CHARS:
-                raise _shortened(str(exc)) from None
-            raise
+            raise _shortened(exc) from None
 
     return guarded
 
@@ -199,8 +195,12 @@ MAX_ERROR_CHARS = 4_000
 gave a 200 KB error) is cut in the middle, keeping what is wrong and the hint after it."""
 
 
-def _shortened(message: str) -> ToolError:
-    """A tool error saying `message` cut to `MAX_ERROR_CHARS`, a marker telling how much was left out."""
+def _shortened(exc: ToolError) -> ToolError:
+    """`exc`, or when its message is over `MAX_ERROR_CHARS` one saying it cut to that, a marker
+    telling how much was left out."""
+    message = str(exc)
+    if len(message) <= MAX_ERROR_CHARS:
+        return exc
     head, tail = message[: MAX_ERROR_CHARS * 3 // 4], message[-(MAX_ERROR_CHARS // 4) :]
     return ToolError(f"{head}[… {len(message) - len(head) - len(tail):,} characters cut …]{tail}")
 
@@ -345,4 +345,7 @@ def _finite(value: Any) -> Any:
 def as_json(value: Any) -> str:
     """Tool results are compact, strict JSON text, readable by a model and by a check; a
     non-finite float is written as its name (`json_number`)."""
-    return _RESULT_ENCODER.encode(_finite(value))
+    try:
+        return _RESULT_ENCODER.encode(value)
+    except ValueError:  # a non-finite float somewhere: walked only then, not on every result
+        return _RESULT_ENCODER.encode(_finite(value))

@@ -16,7 +16,7 @@ Runaway queries are bounded by a statement timeout (SQLite: a progress handler; 
 under the harness's 32 KB cap on a tool result), both reported as a truncation with the number
 of rows left out ("over N" past `MAX_COUNTED_ROWS`); on SQLite no single value may exceed
 `SQLITE_MAX_VALUE_BYTES`. A non-finite number is the string "Infinity", "-Infinity" or "NaN"
-(`json_number`), so every result is strict JSON.
+(`as_json`), so every result is strict JSON.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from mcp_servers.common.db import NUL_REFUSED
-from mcp_servers.common.tooling import ToolError, as_json, json_number
+from mcp_servers.common.tooling import ToolError, as_json
 from mcp_servers.warehouse import access, clock
 
 # Any sensible query over a few thousand rows takes milliseconds; this only cuts runaway ones
@@ -145,13 +145,13 @@ def check_select(sql: str, dialect: str = "sqlite") -> str:
 
 
 def json_cell(value: Any) -> Any:
-    """A result value as JSON can carry it (NUMERIC as a number, an infinity or NaN by its name,
-    dates as ISO text); a long text or blob is cut at `MAX_CELL_CHARS` with a marker saying how
-    much was left out."""
+    """A result value as JSON can carry it (NUMERIC as a number, dates as ISO text; `as_json`
+    writes an infinity or NaN by its name); a long text or blob is cut at `MAX_CELL_CHARS` with a
+    marker saying how much was left out."""
     if isinstance(value, Decimal):
-        return json_number(float(value))
+        return float(value)
     if isinstance(value, float):  # SQLite sums money as binary floats: 415837.44999999995 -> 415837.45
-        return json_number(float(f"{value:.12g}"))
+        return float(f"{value:.12g}")
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, bytes | bytearray | memoryview):
