@@ -75,6 +75,10 @@ def wiki_criteria(world: World, papers: list[dict], known: dict[int, dict]) -> l
     )
     if not pages:
         return [Criterion("wiki page", False, "no page 'Delegation survey: reading notes'")]
+    # one page: a second copy of the notes is clutter the reading group has to sort out
+    one = Criterion.of(
+        "one notes page", len(pages) == 1, f"{len(pages)} pages 'Delegation survey: reading notes'"
+    )
     blocks = world.query(
         "SELECT type, text FROM wiki_block WHERE page_id = :p ORDER BY position", p=pages[-1]["id"]
     )
@@ -97,12 +101,13 @@ def wiki_criteria(world: World, papers: list[dict], known: dict[int, dict]) -> l
         ):
             missing.append(p["id"])
     return [
+        one,
         Criterion.of(
             "wiki notes",
             not missing,
             f"papers {missing} lack a section under their title naming the method, the headline score "
             "and the component whose removal hurts most",
-        )
+        ),
     ]
 
 
@@ -126,7 +131,12 @@ def calendar_criteria(world: World, papers: list[dict]) -> list[Criterion]:
     e = events[-1]
     guests = {a["email"] for a in world.rows("calendar_attendee", event_id=e["id"])}
     titled = all(p["title"].lower() in (e["description"] or "").lower() for p in papers)
+    # one session: a second copy of it (on any calendar) invites everyone twice
+    booked = world.ids_named("calendar_event", "delegation survey reading group")
     return [
+        Criterion.of(
+            "one session", len(booked) == 1, f"{len(booked)} 'Delegation survey reading group' events"
+        ),
         Criterion.of("invitees", guests >= GUESTS, f"invited {sorted(guests)}"),
         Criterion.of("room", "lighthouse" in (e["location"] or "").lower(), f"location is {e['location']!r}"),
         Criterion.of(

@@ -48,6 +48,8 @@ def check(world: World) -> list[Criterion]:
             listed.append(p)
     counts = [p["citation_count"] for p in listed]
     return [
+        # one page: a second copy of it is clutter on the wiki
+        Criterion.of("one page", len(pages) == 1, f"{len(pages)} pages titled 'RAG papers of 2026'"),
         Criterion.of(
             "under the Engineering Handbook", page["parent_id"] == handbook, "the page has another parent"
         ),

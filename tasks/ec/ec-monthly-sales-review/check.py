@@ -16,6 +16,7 @@ from mcp_servers.mail.schema import sent_mail
 MONTHS = ["2026-08", "2026-09", "2026-10"]
 HEADER = ["order number", "placed at", "customer", "status", "total", "paid", "refunded"]
 CFO = "kai.kaur@company.example"
+SUBJECT = "shop orders august-october 2026"  # any dash between the months
 
 MAILED = {"kai.kaur@company.example"}  # the only recipients the task has
 
@@ -48,6 +49,12 @@ def placed_ok(cell: object, placed_at: str) -> bool:
     if len(text) == 10:
         return text == placed_at[:10]
     return len(text) >= 16 and placed_at.startswith(text[:19])
+
+
+def same_subject(subject: str) -> bool:
+    """The subject asked for (a "Re:" aside), whatever dash joins the months ('August–October', 'August - October')."""
+    text = re.sub(r"\s*[-\u2010-\u2015]\s*", "-", subject.strip().lower())
+    return SUBJECT in " ".join(text.split())
 
 
 def numbers(text: str) -> list[float]:
@@ -151,10 +158,14 @@ def check(world: World) -> list[Criterion]:
     else:
         out.append(Criterion("summary", False, "no Summary sheet"))
     mails = sent_mail(world.engine, to=CFO, subject_contains="Shop orders")
-    attached = [m for m in mails if world.sent_as_final(m.id, "Monthly_Orders.xlsx")]
+    attached = [
+        m for m in mails if same_subject(m.subject) and world.sent_as_final(m.id, "Monthly_Orders.xlsx")
+    ]
     out.append(
         Criterion.of(
-            "mailed to the CFO", bool(attached), f"no mail to {CFO} with the workbook (as it is now) attached"
+            "mailed to the CFO",
+            bool(attached),
+            f"no mail to {CFO} titled 'Shop orders August–October 2026' with the workbook (as it is now) attached",
         )
     )
     if attached:

@@ -61,6 +61,8 @@ def check(world: World) -> list[Criterion]:
     if not pages:
         out.append(Criterion("wiki page", False, "no page 'Restock 2026-11-20' under Operations"))
         return out
+    # one log page: a second copy of it is clutter on the wiki
+    out.append(Criterion.of("one log page", len(pages) == 1, f"{len(pages)} pages 'Restock 2026-11-20'"))
     lines = [ln for b in world.rows("wiki_block", page_id=pages[-1]["id"]) for ln in b["text"].splitlines()]
     skus = {p["sku"] for p in stock}
     unlogged = [p["sku"] for p in booked if not any(logged(ln, p, skus) for ln in lines)]

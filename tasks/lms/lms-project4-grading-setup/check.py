@@ -8,6 +8,7 @@ from harness.checks import SENDING_MAIL, Criterion, World, new_rows, no_one_else
 
 COURSES = {"CS201": "09:00", "CS305": "11:00", "STAT200": "13:00", "ENG150": "15:00"}
 TITLE = "Project 4 Grading Queue"
+ME = "me@company.example"
 
 MAILED = {
     "arjun.costa@students.univ.example",
@@ -170,12 +171,17 @@ def check(world: World) -> list[Criterion]:
             end=f"2026-11-23T{hour + 2:02d}:00",
             ta=ta,
         )
+        # the session is this TA's: no other TA (nor anyone else but me) is invited to it
+        guests = [
+            {a["email"].lower() for a in world.rows("calendar_attendee", event_id=e["id"])} - {ME}
+            for e in events
+        ]
         out.append(
             Criterion.of(
                 f"{code} session",
-                len(events) == 1,
+                len(events) == 1 and guests[0] == {ta},
                 f"{len(events)} Work events '{code} Project 4 grading' on 2026-11-23 {at}-{hour + 2:02d}:00 "
-                f"in the Grading Lab with {ta}",
+                f"in the Grading Lab with {ta} (invited: {[sorted(g) for g in guests]}; expected only {ta})",
             )
         )
         mails = [

@@ -137,8 +137,8 @@ def check(world: World) -> list[Criterion]:
         out.append(
             Criterion.of(
                 f"{name} calendar",
-                bool(titled),
-                f"no Work event '{title}' for {email} from {start} to {end} "
+                len(titled) == 1,  # one event: a second copy invites the traveller twice
+                f"not exactly one Work event '{title}' for {email} from {start} to {end} "
                 f"(found {[e['title'] for e in events]})",
             )
         )

@@ -105,6 +105,8 @@ def check(world: World) -> list[Criterion]:
     out.append(
         Criterion.of("review booked", event is not None, "no event 'Energy risk review' in my calendar")
     )
+    # one review: a second copy of it invites Kai and Lara twice
+    out.append(Criterion.of("one review", len(events) <= 1, f"{len(events)} 'Energy risk review' events"))
     if event is not None:
         out.append(
             Criterion.of(

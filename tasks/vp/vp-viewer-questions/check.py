@@ -101,6 +101,8 @@ def check(world: World) -> list[Criterion]:
         out.append(Criterion("wiki page", False, f"no wiki page '{PAGE}'"))
     else:
         page = pages[-1]
+        # one page: a second copy of the backlog is clutter on the wiki
+        out.append(Criterion.of("one page", len(pages) == 1, f"{len(pages)} pages titled '{PAGE}'"))
         out.append(
             Criterion.of(
                 "top-level page",

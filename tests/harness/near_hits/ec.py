@@ -39,4 +39,10 @@ HITS: list[NearHit] = [
             ),
         ),
     ),
+    # ec-monthly-sales-review: the subject's dash may be a hyphen
+    NearHit(
+        "ec-monthly-sales-review",
+        "the subject written with a hyphen ('Shop orders August-October 2026')",
+        replace=(("Shop orders August–October 2026", "Shop orders August-October 2026"),),
+    ),
 ]

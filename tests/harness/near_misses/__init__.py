@@ -87,6 +87,13 @@ def gold_call(task: str, tool: str, **args: Any) -> str:
     return json.dumps(found, ensure_ascii=False)
 
 
+def twice(task: str, tool: str, what: str, **args: Any) -> NearMiss:
+    """The gold solution, then its call to `tool` (whose arguments include `args`) once more: a
+    duplicate, as two sub-agents that both did the same step would leave."""
+    call = json.loads(gold_call(task, tool, **args))
+    return NearMiss(task, f"{what} created twice", extra=((call["tool"], call["arguments"]),))
+
+
 def reorder(fragments: list[str], order: list[int]) -> tuple[tuple[str, str], ...]:
     """Replacements that put fragments[order[i]] where fragments[i] was."""
     marks = [f"@@{i}@@" for i in range(len(fragments))]

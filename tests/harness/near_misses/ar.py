@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, twice
 
 LC = "ar-landmark-citations"
 DF = "ar-digest-fact-check"
@@ -372,4 +372,11 @@ MISSES += [
         to="rafael.eriksen@company.example",
         body="Two papers added.",
     ),
+]
+
+# duplicates the checks once let through
+MISSES += [
+    twice("ar-delegation-survey-notes", "mcp__calendar__create_event", "the reading-group event"),
+    twice("ar-delegation-survey-notes", "mcp__wiki__create_page", "the reading-notes wiki page"),
+    twice("ar-rag-2026-wiki", "mcp__wiki__create_page", "the 'RAG papers of 2026' wiki page"),
 ]

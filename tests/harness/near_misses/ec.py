@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, mails_someone_else
+from tests.harness.near_misses import NearMiss, mails_someone_else, twice
 
 NOTICE = "mcp__mail__send_message"
 
@@ -421,4 +421,14 @@ MISSES += [
         "also moves a message of the inbox to the trash",
         extra=(("mcp__mail__move_message", {"message_id": 5, "folder": "trash"}),),
     ),
+]
+
+# checks that once let these through
+MISSES += [
+    NearMiss(
+        "ec-monthly-sales-review",
+        "the workbook mailed under the subject 'Shop orders October 2026'",
+        replace=(("Shop orders August–October 2026", "Shop orders October 2026"),),
+    ),
+    twice("ec-restock-sold-out", "mcp__wiki__create_page", "the restock log page"),
 ]

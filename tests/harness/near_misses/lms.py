@@ -349,3 +349,13 @@ MISSES += [
         extra=(("mcp__mail__move_message", {"message_id": 5, "folder": "trash"}),),
     ),
 ]
+
+# lms-project4-grading-setup: each session is its own TA's (the check once let this through)
+CS201_SESSION = '"location": "Grading Lab", "attendees": ["jonas.olsen@students.univ.example"]'
+MISSES += [
+    NearMiss(
+        "lms-project4-grading-setup",
+        "the CS201 session also invites the CS305 TA",
+        replace=((CS201_SESSION, CS201_SESSION.replace('"]', '", "daniel.garcia@students.univ.example"]')),),
+    ),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, mails_someone_else
+from tests.harness.near_misses import NearMiss, mails_someone_else, twice
 
 UPGRADE_FXRS9F = (
     '{"tool": "mcp__railway__change_seat_class", "arguments": {"reference": "FXRS9F", "seat_class": "first"}}'
@@ -288,5 +288,21 @@ MISSES += [
         "also mails the rebooking to a passenger not on RE 608",
         to="jonas.ito@mail.example",
         body="RE 608 on 5 December is withdrawn; you are booked on RE 607.",
+    ),
+]
+
+# duplicates the checks once let through
+MISSES += [
+    twice(
+        "rs-weekend-trip-booking",
+        "mcp__calendar__create_event",
+        "the Friday train's Personal event",
+        title="Train to Riverton (IC 108)",
+    ),
+    twice(
+        "rs-workshop-travel",
+        "mcp__calendar__create_event",
+        "Kenji's train event",
+        title="Train to Thornbury workshop (Kenji Andersen)",
     ),
 ]

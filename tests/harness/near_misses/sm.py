@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, twice
 
 MISSES: list[NearMiss] = [
     # sm-dividend-watchlist
@@ -397,3 +397,6 @@ MISSES += [
         extra=(("mcp__market__remove_from_watchlist", {"watchlist": "Dividend ideas", "symbol": "REIT"}),),
     ),
 ]
+
+# a duplicate the check once let through
+MISSES += [twice("sm-energy-drawdown", "mcp__calendar__create_event", "the 'Energy risk review' event")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, twice
 
 NL = "\\n"  # a line break as it appears in the JSON of the gold calls
 REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
@@ -389,3 +389,6 @@ MISSES += [
         "vp-best-of-playlist", "also mails the playlist to someone else", body="Best of 2026 is playlist 10."
     ),
 ]
+
+# a duplicate the check once let through
+MISSES += [twice("vp-viewer-questions", "mcp__wiki__create_page", "the Q&A backlog wiki page")]
