@@ -85,3 +85,13 @@ def one_of(value: str, allowed: Iterable[str], name: str) -> str:
     if value not in options:
         raise ToolError(f"unknown {name} {value!r}: use one of {', '.join(options)}")
     return value
+
+
+def one_of_any_case(value: str, allowed: Iterable[str], name: str) -> str:
+    """`value` stripped and lower-cased when it is one of `allowed` in any case; else an error
+    listing them, so a misspelt filter is not taken for a search that found nothing."""
+    options = sorted(allowed)
+    wanted = value.strip().lower()
+    if wanted not in {o.lower() for o in options}:
+        raise ToolError(f"unknown {name} {value!r}: use one of {', '.join(options)}")
+    return wanted

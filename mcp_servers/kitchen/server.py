@@ -15,7 +15,7 @@ from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.readonce import ReadOnce
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
-from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern, one_of
+from mcp_servers.common.values import LIKE_ESCAPE, iso_date, like_pattern, one_of, one_of_any_case
 from mcp_servers.kitchen import records as rec
 from mcp_servers.kitchen.catalog import ALLERGENS
 from mcp_servers.kitchen.nutrition import Catalog, menu_summary
@@ -71,7 +71,10 @@ def build(ctx: ServerContext) -> MCPServer:
             for word in query.lower().split():
                 stmt = stmt.where(func.lower(KitchenRecipe.name).like(like_pattern(word), escape=LIKE_ESCAPE))
             if cuisine:
-                stmt = stmt.where(func.lower(KitchenRecipe.cuisine) == cuisine.strip().lower())
+                cuisines = s.execute(select(KitchenRecipe.cuisine).distinct()).scalars()
+                stmt = stmt.where(
+                    func.lower(KitchenRecipe.cuisine) == one_of_any_case(cuisine, cuisines, "cuisine")
+                )
             if course:
                 stmt = stmt.where(KitchenRecipe.course == course)
             if diet:

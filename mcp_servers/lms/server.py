@@ -196,6 +196,10 @@ def build(ctx: ServerContext) -> MCPServer:
                 .order_by(LmsAssignment.due_date, LmsStudent.student_number)
             )
             if assignment_id is not None:
+                if _assignment(s, assignment_id).course_id != c.id:
+                    raise ToolError(
+                        f"assignment {assignment_id} is not in {c.code}; list_assignments shows its assignments"
+                    )
                 stmt = stmt.where(LmsGrade.assignment_id == assignment_id)
             if student:
                 stmt = stmt.where(LmsGrade.student_id == _student(s, student).id)

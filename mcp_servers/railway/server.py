@@ -20,7 +20,7 @@ from mcp_servers.common.paging import paginate
 from mcp_servers.common.readonce import ReadOnce
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
-from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, one_of
+from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, one_of, one_of_any_case
 from mcp_servers.railway import lookup as find
 from mcp_servers.railway import seats as seating
 from mcp_servers.railway.network import (
@@ -78,7 +78,10 @@ def build(ctx: ServerContext) -> MCPServer:
                     )
                 )
             if region:
-                stmt = stmt.where(func.lower(RailStation.region) == region.strip().lower())
+                regions = s.execute(select(RailStation.region).distinct()).scalars()
+                stmt = stmt.where(
+                    func.lower(RailStation.region) == one_of_any_case(region, regions, "region")
+                )
             if line:
                 stmt = stmt.where(
                     func.lower(RailStation.lines).like(like_pattern(line.strip().lower()), escape=LIKE_ESCAPE)

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 from mcp_servers.common.paging import MAX_PAGE_SIZE, page_window, paginate
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, fields, reader, writer
-from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, numeric_id
+from mcp_servers.common.values import LIKE_ESCAPE, like_pattern, numeric_id, one_of_any_case
 from mcp_servers.scholar.schema import (
     TABLES,
     TODAY,
@@ -130,9 +130,11 @@ def build(ctx: ServerContext) -> MCPServer:
         with session() as s:
             stmt = select(ScholarPaper)
             if topic:
-                stmt = stmt.where(func.lower(ScholarPaper.topic) == topic.strip().lower())
+                topics = s.execute(select(ScholarPaper.topic).distinct()).scalars()
+                stmt = stmt.where(func.lower(ScholarPaper.topic) == one_of_any_case(topic, topics, "topic"))
             if venue:
-                stmt = stmt.where(func.lower(ScholarPaper.venue) == venue.strip().lower())
+                venues = s.execute(select(ScholarPaper.venue).distinct()).scalars()
+                stmt = stmt.where(func.lower(ScholarPaper.venue) == one_of_any_case(venue, venues, "venue"))
             if year_from is not None:
                 stmt = stmt.where(ScholarPaper.year >= year_from)
             if year_to is not None:

@@ -168,6 +168,16 @@ async def test_filters_dates_and_empty_menus_are_checked(world: World) -> None:
         )
 
 
+async def test_unknown_cuisine_is_a_tool_error_not_no_recipes(world: World) -> None:
+    """Regression: course and diet were checked, but a cuisine the catalogue does not have
+    ('Greek') answered an empty page, as if no recipe matched the other filters."""
+    async with serve("kitchen", world) as client:
+        result = await client.call_tool("search_recipes", {"cuisine": "Greek"})
+        assert result.is_error and "Mediterranean" in text(result), text(result)
+        thai = as_data(await client.call_tool("search_recipes", {"cuisine": "thai", "page_size": 50}))
+        assert thai["total"] > 0 and {r["cuisine"] for r in thai["items"]} == {"Thai"}
+
+
 # What a kitchen server keeps (mcp_servers/kitchen/server.py: ReadOnce(Catalog.load)).
 CATALOG_TABLES = (
     "kitchen_allergen",

@@ -89,3 +89,16 @@ async def test_unknown_filter_values_and_odd_numbers_are_refused(world: World) -
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, args, text(result))
         assert as_data(await client.call_tool("list_courses", {"term": "2026-fall"}))
+
+
+async def test_grades_for_an_assignment_of_another_course_are_refused(world: World) -> None:
+    """Regression: get_grades(CS101, assignment of CS201 or no assignment at all) answered an empty
+    page, as if nobody had been graded yet."""
+    async with serve("lms", world) as client:
+        other = as_data(await client.call_tool("list_assignments", {"course": "CS201"}))[0]["id"]
+        for assignment_id, expected in [(other, "not in CS101"), (99999, "no assignment")]:
+            result = await client.call_tool("get_grades", {"course": "CS101", "assignment_id": assignment_id})
+            assert result.is_error and expected in text(result), text(result)
+        own = as_data(await client.call_tool("list_assignments", {"course": "CS101"}))[0]["id"]
+        graded = as_data(await client.call_tool("get_grades", {"course": "CS101", "assignment_id": own}))
+        assert graded["total"] > 0 and {g["assignment_id"] for g in graded["items"]} == {own}

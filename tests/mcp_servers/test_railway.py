@@ -281,6 +281,15 @@ async def test_train_kinds_limits_addresses_and_statuses_are_checked(world: Worl
         assert many["total"] > 50 and many["pages"] >= 2 and len(many["items"]) == 50, many["total"]
 
 
+async def test_unknown_region_is_a_tool_error_not_no_stations(world: World) -> None:
+    """Regression: search_stations(region='Midlands') answered [], as if the region had no stations."""
+    async with serve("railway", world) as client:
+        result = await client.call_tool("search_stations", {"region": "Midlands"})
+        assert result.is_error and "Highlands" in text(result), text(result)
+        north = as_data(await client.call_tool("search_stations", {"region": "north"}))
+        assert north and {st["region"] for st in north} == {"North"}
+
+
 # What a railway server keeps (mcp_servers/railway/server.py: ReadOnce(find.timetable)).
 TIMETABLE_TABLES = ("railway_train", "railway_stop")
 

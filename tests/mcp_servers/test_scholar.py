@@ -142,3 +142,13 @@ async def test_accented_words_stay_whole_and_author_search_pages(world: World) -
         assert everyone["total"] > 50 and everyone["pages"] >= 2 and len(everyone["items"]) == 50
         second = as_data(await client.call_tool("find_authors", {"query": "a", "page": 2, "page_size": 50}))
         assert not {a["id"] for a in second["items"]} & {a["id"] for a in everyone["items"]}
+
+
+async def test_unknown_topic_or_venue_is_a_tool_error_not_no_hits(world: World) -> None:
+    """Regression: a misspelt topic or venue filter answered an empty page, as if no paper matched."""
+    async with serve("scholar", world) as client:
+        for args, listed in [({"topic": "agents"}, "llm agents"), ({"venue": "NIPS"}, "NeurIPS")]:
+            result = await client.call_tool("search_papers", args)
+            assert result.is_error and listed in text(result), text(result)
+        mixed = as_data(await client.call_tool("search_papers", {"venue": "neurips", "topic": "LLM Agents"}))
+        assert mixed["total"] > 0 and {p["venue"] for p in mixed["items"]} == {"NeurIPS"}
