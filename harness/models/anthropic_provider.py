@@ -12,6 +12,8 @@ Mapping, both ways:
   parsing (a missing one invented, a repeated one suffixed) so that they match the
   `tool_result` blocks. A `tool_use` name the API refuses (one the model invented) is sent
   back as `wire_text.api_tool_name` makes it, in rebuilt and kept turns alike.
+- What the API refuses in a history is never sent: an empty text block, a blank one in a turn
+  with no other text, a turn whose last block is thinking (`_sendable`; EMPTY marks a blank turn).
 - Usage: Anthropic's `input_tokens` excludes cache reads and writes; the harness's
   `input_tokens` is the total (input + cache read + cache creation), `cached_input_tokens`
   the cache reads, `cache_write_input_tokens` the cache creation (of which
@@ -68,7 +70,8 @@ PROVIDER = "anthropic"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
 STATE_KEY = "anthropic"
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
-# The API rejects empty text blocks; an empty turn is sent as this marker.
+# The API rejects text blocks that are empty, or blank (whitespace only) in a message with no
+# other text, and a turn ending in thinking: such a turn is sent with this marker (`_sendable`).
 EMPTY = "(empty)"
 
 
@@ -88,14 +91,14 @@ def make(
 
 # -- requests ------------------------------------------------------------------------------------
 def _text_block(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text or EMPTY}
+    return {"type": "text", "text": text if text.strip() else EMPTY}
 
 
 def _assistant_blocks(m: AssistantMessage) -> list[dict[str, Any]]:
     state = (m.provider_state or {}).get(STATE_KEY)
     if isinstance(state, dict) and isinstance(state.get("content"), list):
-        return [_replayable(b) for b in state["content"]]
-    blocks: list[dict[str, Any]] = [_text_block(m.content)] if m.content or not m.tool_calls else []
+        return _sendable([_replayable(b) for b in state["content"]])
+    blocks: list[dict[str, Any]] = [_text_block(m.content)] if m.content.strip() or not m.tool_calls else []
     for call in m.tool_calls:
         args: Any = call.arguments if call.arguments is not None else {}
         blocks.append({"type": "tool_use", "id": call.id, "name": api_tool_name(call.name), "input": args})
@@ -116,6 +119,27 @@ def _replayable(block: Any) -> Any:
     return block
 
 
+def _sendable(blocks: list[Any]) -> list[Any]:
+    """A kept turn's blocks as the API takes them back. It refuses an empty text block, a blank
+    one when no text block of the turn has more (Claude may write a bare line break before a
+    tool call), and a turn whose last block is thinking (a reply cut off at max_tokens while it
+    thought): each in the history, and so every later request of the agent. Empty and such blank
+    text blocks are left out; a turn left empty or ending in thinking gets the EMPTY marker."""
+    texts = [str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    keep_blank = any(t.strip() for t in texts)
+
+    def kept(b: Any) -> bool:
+        if not (isinstance(b, dict) and b.get("type") == "text"):
+            return True
+        text = str(b.get("text") or "")
+        return bool(text.strip() or (keep_blank and text))
+
+    out = [b for b in blocks if kept(b)]
+    if not out or (isinstance(out[-1], dict) and out[-1].get("type") in THINKING_TYPES):
+        out.append(_text_block(""))
+    return out
+
+
 def to_wire(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
     """The `system` text and the `messages` list of a Messages API request."""
     system: list[str] = []
@@ -131,7 +155,7 @@ def to_wire(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
             result = {
                 "type": "tool_result",
                 "tool_use_id": m.tool_call_id,
-                "content": m.content or "(no output)",
+                "content": m.content if m.content.strip() else "(no output)",
                 "is_error": m.is_error,
             }
             role, blocks = "user", [result]

@@ -17,8 +17,9 @@ DeepSeek, GLM, Kimi, Qwen, MiniMax…); the key comes from the variable named by
 or is "EMPTY" when none is named (local servers accept any key). A `reasoning_content` or
 `reasoning` field a server returns (DeepSeek, Kimi, vLLM reasoning parsers) is kept and sent
 back with its turn, under the same name, as are OpenRouter's `reasoning_details` and each tool
-call's `extra_content` (Gemini's thought signatures). DeepSeek's `prompt_cache_hit_tokens` counts as cached
-input when `prompt_tokens_details.cached_tokens` is absent.
+call's `extra_content` (Gemini's thought signatures). DeepSeek's `prompt_cache_hit_tokens`, else Moonshot's
+top-level `cached_tokens` (Kimi), counts as cached input when `prompt_tokens_details.cached_tokens`
+is absent.
 
 Tool arguments that are not a JSON object become `ToolCall(arguments=None, raw_arguments=…)`:
 the runtime answers with a tool error and the episode goes on. Chat Completions has no error
@@ -258,9 +259,11 @@ def choice_error(choice: dict[str, Any], usage: Usage | None) -> ModelAPIError:
 def _chat_usage(data: dict[str, Any]) -> Usage:
     u = data.get("usage") or {}
     cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")
+    if cached is None:  # DeepSeek's name, else Moonshot's (Kimi), at the top of `usage`
+        cached = u.get("prompt_cache_hit_tokens", u.get("cached_tokens"))
     return token_usage(
         u.get("prompt_tokens"),
-        cached if cached is not None else u.get("prompt_cache_hit_tokens"),  # DeepSeek's name
+        cached,
         u.get("completion_tokens"),
         (u.get("completion_tokens_details") or {}).get("reasoning_tokens"),
     )

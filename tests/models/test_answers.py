@@ -69,6 +69,20 @@ async def test_deepseek_cache_hits_count_as_cached_input(details: dict[str, int]
     assert response.usage == Usage(input_tokens=1000, cached_input_tokens=cached, output_tokens=20)
 
 
+@pytest.mark.parametrize(
+    ("details", "cached"),
+    [(None, 600), ({"cached_tokens": 0}, 0)],  # Moonshot's field counts only where OpenAI's is absent
+)
+async def test_kimi_cache_hits_count_as_cached_input(details: dict[str, int] | None, cached: int) -> None:
+    """Regression: Moonshot (Kimi) reports its cache hits as `usage.cached_tokens`, at the top, and
+    they were read as 0: every cached token was priced at the full input rate (4x for Kimi K2)."""
+    usage = {"prompt_tokens": 1000, "completion_tokens": 20, "total_tokens": 1020, "cached_tokens": 600,
+             "prompt_tokens_details": details}  # fmt: skip
+    with FakeLLM("chat", answer(Reply(text="ok", body_fields={"usage": usage}))) as fake:
+        response = await one_call(fake, ROUTES["openai-compatible"])
+    assert response.usage == Usage(input_tokens=1000, cached_input_tokens=cached, output_tokens=20)
+
+
 async def test_vllms_reasoning_field_is_kept_and_sent_back_like_reasoning_content(tmp_path: Path) -> None:
     route = ROUTES["openai-compatible"]
     script = delegation_script(route.subagent_type)
@@ -237,3 +251,58 @@ async def test_a_long_answer_is_given_time_to_finish(name: str, monkeypatch: pyt
         finally:
             await model.aclose()
     assert [(t.read, t.connect) for t in seen] == [(3200.0, 10.0)]
+
+
+def _refused_by_the_messages_api(body: dict[str, Any]) -> str | None:
+    """What the Messages API says of a history it refuses (400), for the rules on text and
+    thinking blocks a replayed turn can break; None for one it takes."""
+    for i, message in enumerate(body["messages"]):
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        texts = [b["text"] for b in blocks if b["type"] == "text"]
+        if any(not t for t in texts):
+            return f"messages.{i}: text content blocks must be non-empty"
+        if texts and not any(t.strip() for t in texts):
+            return f"messages.{i}: text content blocks must contain non-whitespace text"
+        if (
+            message["role"] == "assistant"
+            and blocks
+            and blocks[-1]["type"] in ("thinking", "redacted_thinking")
+        ):
+            return f"messages.{i}: The final block in an assistant message cannot be `thinking`."
+    return None
+
+
+async def test_anthropic_turns_the_api_would_refuse_in_the_history_are_sent_as_it_takes_them() -> None:
+    """Regression: a reply cut off at max_tokens while the model thought (its only block a
+    thinking block), and one whose text before its tool call was a bare line break, were
+    replayed as they came; the API refuses both in the history, so every later call of that
+    agent failed with a 400 (bad_request) and the agent stopped with api_error."""
+    cut_off = Reply(thinking="let me think about", body_fields={"stop_reason": "max_tokens"})
+    blank = Reply(text="\n\n", calls=(("mcp__local__todo_read", {}),))
+
+    def script(seen: Seen) -> Reply:
+        if refused := _refused_by_the_messages_api(seen.body):
+            raise ValueError(refused)  # answered with a 400, and kept in fake.errors
+        return (cut_off, blank, Reply(text="done"))[seen.turn]
+
+    with FakeLLM("anthropic", script) as fake:
+        model = make_model(fake, ROUTES["anthropic"])
+        settings = ModelSettings()
+        try:
+            history: list[Any] = [UserMessage(content="go")]
+            first = await model.generate(history, [], settings)
+            assert first.truncated and first.message.content == "" and not first.message.tool_calls
+            history += [first.message, UserMessage(content="you were cut off; go on")]
+            second = await model.generate(history, [], settings)
+            (call,) = second.message.tool_calls
+            history += [second.message, ToolMessage(tool_call_id=call.id, name=call.name, content="[]")]
+            third = await model.generate(history, [], settings)
+        finally:
+            await model.aclose()
+    assert not fake.errors, fake.errors
+    assert third.message.content == "done"
+    # the thinking block goes back with its signature, closed by the marker; the blank text is left out
+    sent = fake.requests[-1].body["messages"]
+    assert [b["type"] for b in sent[1]["content"]] == ["thinking", "text"]
+    assert sent[1]["content"][0]["signature"].startswith("sig-") and sent[1]["content"][1]["text"] == ap.EMPTY
+    assert [b["type"] for b in sent[3]["content"]] == ["tool_use"]

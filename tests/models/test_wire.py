@@ -83,6 +83,53 @@ def test_anthropic_sends_thinking_blocks_back_unchanged() -> None:
     assert wire[1]["content"] == data["content"]
 
 
+def test_anthropic_never_replays_a_blank_text_block() -> None:
+    """Regression: Claude's "\\n\\n" before a tool call was replayed as a text block, which the
+    API refuses ("text content blocks must contain non-whitespace text") in every later request
+    of that agent, so the agent stopped with api_error on its next step."""
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    blank, _, _ = ap.from_wire({
+        "content": [{"type": "text", "text": "\n\n"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+        "usage": usage, "stop_reason": "tool_use",
+    })  # fmt: skip
+    thinking, _, _ = ap.from_wire({
+        "content": [{"type": "thinking", "thinking": "x", "signature": "s"}, {"type": "text", "text": " "},
+                    {"type": "tool_use", "id": "t2", "name": "f", "input": {}}],
+        "usage": usage, "stop_reason": "tool_use",
+    })  # fmt: skip
+    alone = AssistantMessage(
+        content="\n", provider_state={"anthropic": {"content": [{"type": "text", "text": "\n"}]}}
+    )
+    cited = AssistantMessage(
+        content="a b",
+        provider_state={"anthropic": {"content": [
+            {"type": "text", "text": "a"}, {"type": "text", "text": " "}, {"type": "text", "text": ""},
+            {"type": "thinking", "thinking": "y", "signature": "s"}, {"type": "text", "text": "b"},
+        ]}},
+    )  # fmt: skip
+    history: list[Message] = [
+        UserMessage(content=" \n"),
+        blank,
+        ToolMessage(tool_call_id="t1", name="f", content="\n"),
+        thinking,
+        ToolMessage(tool_call_id="t2", name="f", content="ok"),
+        alone,
+        UserMessage(content="go on"),
+        cited,
+    ]
+    _, wire = ap.to_wire(history)
+    contents = [m["content"] for m in wire]
+    assert contents[0] == [{"type": "text", "text": "(empty)"}]
+    assert contents[1] == [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]
+    assert contents[2] == [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "(no output)", "is_error": False}
+    ]
+    assert [b["type"] for b in contents[3]] == ["thinking", "tool_use"]  # signature kept, blank left out
+    assert contents[5] == [{"type": "text", "text": "(empty)"}]
+    # beside text that says something a blank block is accepted, and keeps the passage as written
+    assert [b.get("text") for b in contents[7]] == ["a", " ", None, "b"]
+
+
 def test_anthropic_request_body_settings() -> None:
     tools = [ToolSpec(name="f", description="d", input_schema={"type": "object"})]
     body = ap.request_body("m", HISTORY, tools, ModelSettings(temperature=0.7, max_output_tokens=99))
@@ -409,3 +456,14 @@ def test_prices_apply_to_the_models_they_name_and_no_other(
 ) -> None:
     price = load_prices().lookup(model)
     assert (None if price is None else (price.input, price.output)) == rate
+
+
+@pytest.mark.parametrize("model", ["anthropic:claude-sonnet-4-20250514", "anthropic:claude-sonnet-4-0"])
+def test_sonnet_4_calls_above_200k_input_tokens_are_priced_at_the_long_context_tier(model: str) -> None:
+    """Regression: Sonnet 4 fell to the general `claude-sonnet-4*` entry, which has no tier, so a
+    call of its 1M-token context window above 200K input tokens was priced at half its rate."""
+    prices = load_prices()
+    # above 200K: 300000·6 + 1000·22.5 = 1,822,500 per 1e6 (the whole call at the high tier)
+    assert prices.call_cost(model, Usage(input_tokens=300_000, output_tokens=1_000)) == pytest.approx(1.8225)
+    # at 200K, the base prices: 200000·3 + 1000·15 = 615,000 per 1e6
+    assert prices.call_cost(model, Usage(input_tokens=200_000, output_tokens=1_000)) == pytest.approx(0.615)
