@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contracts import EpisodeRecord
-from evaluation.records import unfinished
+from evaluation.records import deduplicate, unfinished
 
 
 def runs_of(records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -40,6 +40,18 @@ def planned_without_record(
     asked = {id(run) for run in used}
     others = [run for run in runs if "run_id" in run and id(run) not in asked]
     return missing + unfinished([*records, *missing], others)
+
+
+def scored_records(
+    records: Sequence[EpisodeRecord], runs: Sequence[Mapping[str, Any]]
+) -> list[EpisodeRecord]:
+    """The episodes a score counts, as `score_records` takes them: the first record of each
+    (model, variant, task, seed), then an absent one for each planned episode without a record.
+    The report's table of absent episodes lists these: from the records as read, it named a
+    repeated absent record twice and no planned episode without a record, while the totals
+    above it counted each once."""
+    kept = deduplicate(records).records
+    return [*kept, *planned_without_record(kept, runs)]
 
 
 def not_run_warning(not_run: Sequence[EpisodeRecord]) -> str:

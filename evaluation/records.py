@@ -8,6 +8,7 @@ given twice in one object of a record's line is one of them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,13 +143,31 @@ _IDENTITY_TEXT = (
 _IDENTITY_TEXT_LISTS = ("tasks", "variants", "matrix")
 
 
+def _finite(value: Any) -> bool:
+    """No NaN or Infinity anywhere in a JSON value (a walk without recursion: any depth)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return True
+
+
 def _identity_problem(run: dict[str, Any]) -> str | None:
-    """What is wrong with the value of a key scoring reads, if anything."""
+    """What is wrong with the value of a key scoring reads, if anything; and NaN or Infinity in
+    any key (not JSON, which Python's parser takes): kept, it went out as `null` in the score's
+    `identity.runs`."""
     for key, value in run.items():
         if value is None:
             continue
         texts = isinstance(value, list) and all(isinstance(v, str) for v in value)
         shown = json.dumps(value)[:40]
+        if not _finite(value):
+            return f"{key!r} holds NaN or Infinity, which are not JSON numbers: {shown}"
         if key in _IDENTITY_TEXT and not isinstance(value, str):
             return f"{key!r} must be a string, not {shown}"
         if key in _IDENTITY_TEXT_LISTS and not texts:

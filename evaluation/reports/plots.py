@@ -226,9 +226,12 @@ def timeline_bars(record: EpisodeRecord) -> tuple[list[tuple[str, float, float]]
             waves_at.setdefault(wave.main_step or record.main.steps, []).append(wave)
     bars: list[tuple[str, float, float]] = []
     cursor = 0.0
-    for step in range(1, max(record.main.steps, max(waves_at, default=0)) + 1):
-        bars.append(("main", cursor, 1.0))
-        cursor += 1.0
+    # Step 0: the waves of a record without `main` (main steps unknown) and without `main_step`,
+    # which were drawn nowhere: an empty panel for an episode of CSteps = its sub-agents.
+    for step in range(0, max(record.main.steps, max(waves_at, default=0)) + 1):
+        if step:
+            bars.append(("main", cursor, 1.0))
+            cursor += 1.0
         for wave in waves_at.get(step, []):
             bars += [(f"w{wave.index} {s.id}", cursor, float(s.steps)) for s in wave.subagents]
             cursor += max(s.steps for s in wave.subagents)

@@ -358,19 +358,22 @@ def report(
         lam=lam, min_path_nodes=min_path_nodes,
     )  # fmt: skip
     warn(doc)
-    files = write_report_files(doc, records, out, timeline or (), "--out")
+    files = write_report_files(doc, records, runs, out, timeline or (), "--out")
     print(f"wrote {files.markdown}, {files.html} and {len(files.plots)} plots")
 
 
 def write_report_files(
-    doc: ScoreDocument, records: list[EpisodeRecord], out: Path, timeline: Sequence[str], option: str
-) -> ReportFiles:
-    """The report and score.json in `out` (checked beforehand by `check_out_path`); a write that
-    fails all the same (a file of the report that is a folder, a full disk) is named by `option`."""
+    doc: ScoreDocument, records: list[EpisodeRecord], runs: Sequence[Mapping[str, Any]], out: Path,
+    timeline: Sequence[str], option: str,
+) -> ReportFiles:  # fmt: skip
+    """The report of `doc`, scored from `records` and `runs`, and score.json in `out` (checked
+    beforehand by `check_out_path`); a write that fails all the same (a file of the report that
+    is a folder, a full disk) is named by `option`."""
+    from evaluation.planned import scored_records
     from evaluation.reports import write_report
 
     try:
-        files = write_report(doc, records, out, timeline)
+        files = write_report(doc, scored_records(records, runs), out, timeline)
     except OSError as exc:
         where = exc.filename or out
         raise input_error(option, f"cannot write {where}: {exc.strerror or exc}") from None
@@ -398,7 +401,7 @@ def demo_hook(store: str, report_dir: Path | None, run_id: str) -> None:
     warn(doc)
     print(summary_table(doc))
     if report_dir is not None:
-        files = write_report_files(doc, records, report_dir, (), "--report")
+        files = write_report_files(doc, records, runs, report_dir, (), "--report")
         print(f"report: {files.html} ({files.markdown}, {len(files.plots)} plots)")
 
 

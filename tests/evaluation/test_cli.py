@@ -435,3 +435,35 @@ def test_score_shows_control_characters_in_names_instead_of_sending_them_to_the_
     assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stdout + result.stderr
     assert "sim:x\\x1b[2J\\x1b]0;owned\\x07 (sim)" in result.stdout
     assert "simulated models (not real LLMs): sim:x\\x1b[2J" in result.stderr
+
+
+def test_the_reports_absent_table_lists_the_absent_episodes_its_totals_count(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The table of absent episodes was drawn from the records as read, not as scored: a planned
+    episode without a record (absent in every total) was missing from it, and a repeated absent
+    record was listed twice though left out of the score.
+
+    By hand: the run plans sa and spec × 4 tasks × seeds 0, 1; the records are the fixtures'
+    (seed 0 only, orphan/spec absent) plus orphan/spec once more. Absent: orphan/spec seed 0
+    (one episode, the repeat left out) and the 8 episodes of seed 1 = 9."""
+    episodes, priors = exported
+    records = fixtures.records()
+    orphan_spec = [r for r in records if r.status == "absent"]
+    episodes.write_text("".join(r.to_json() + "\n" for r in [*records, *orphan_spec]))
+    tasks = sorted({r.task_id for r in records})
+    run = {"run_id": "r1", "matrix": ["sim:test/sa", "sim:test/spec"], "tasks": tasks, "seeds": 2}
+    episodes.with_name("run.runs.json").write_text(json.dumps([run]))
+    out = tmp_path / "report"
+    result = mseval(
+        "report", "--episodes", str(episodes), "--priors", str(priors), "--out", str(out), "--embedder", "none",
+        "--resamples", "20",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    markdown = (out / "report.md").read_text()
+    assert "episodes: 16; absent: 9;" in markdown
+    table = markdown.split("## Absent episodes")[1].split("\n\n")[1].splitlines()[2:]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    assert [(variant, int(n)) for _, variant, n, *_ in rows] == [("sa", 4), ("spec", 1), ("spec", 4)]
+    assert rows[1][3:] == ["orphan (seed 0)", "no reason recorded"]
+    assert rows[0][3] == "need1 (seed 1), need2 (seed 1), none1 (seed 1), orphan (seed 1)"

@@ -324,3 +324,27 @@ def test_a_prior_s_need_delegation_is_true_or_false_not_a_number_or_word(tmp_pat
         (f"{name}.yaml", 2, "need_delegation: Input should be a valid boolean")
         for name in ("no", "off", "on", "yes", "zero")
     ]
+
+
+def test_nan_or_infinity_in_a_run_identity_is_a_problem_on_its_line(tmp_path: Path) -> None:
+    """Python's JSON parser takes NaN and Infinity, which JSON has not: in a key scoring does not
+    read (a foreign harness's `budgets`), the value was kept and went out as `null` in the score
+    document's `identity.runs`, the run identity changed without a word."""
+    path = tmp_path / "e.runs.json"
+    path.write_text(
+        '[\n  {"run_id": "a", "budgets": {"wall_time_s": Infinity}},\n  {"run_id": "b", "extra": [1, NaN]},\n'
+        '  {"run_id": "c", "budgets": {"wall_time_s": 1e999}},\n  {"run_id": "d", "budgets": {"wall_time_s": 1e308}}\n]'
+    )
+    with pytest.raises(InputError) as caught:
+        load_run_identities(path)
+    assert [(p.line, p.message) for p in caught.value.problems] == [
+        (
+            2,
+            "run identity 1: 'budgets' holds NaN or Infinity, which are not JSON numbers: {\"wall_time_s\": Infinity}",
+        ),
+        (3, "run identity 2: 'extra' holds NaN or Infinity, which are not JSON numbers: [1, NaN]"),
+        (
+            4,
+            "run identity 3: 'budgets' holds NaN or Infinity, which are not JSON numbers: {\"wall_time_s\": Infinity}",
+        ),
+    ]

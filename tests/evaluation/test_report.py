@@ -11,6 +11,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from contracts import EpisodeRecord
 from evaluation.document import ScoreDocument
 from evaluation.process import GraphOptions
 from evaluation.reports import choose_timeline_episodes, write_report
@@ -81,6 +82,28 @@ def test_timeline_uses_seconds_when_recorded_else_critical_steps() -> None:
     timed = episode("t", waves=[[sub("a", started_s=1.0, ended_s=3.5)]])
     bars, unit = timeline_bars(timed)
     assert unit == "seconds" and ("w0 a", 1.0, 2.5) in bars
+
+
+def test_the_timeline_draws_the_waves_of_a_record_without_main() -> None:
+    """A foreign trace without `main` (main steps unknown, 0) whose waves give no `main_step`
+    was an empty panel. By hand: wave 0 of 3 and 1 steps, then wave 1 of 2 steps, no main step
+    drawn: bars from 0 and from 3 (= CSteps 3 + 2 = 5)."""
+    record = EpisodeRecord.model_validate(
+        {
+            "task_id": "t",
+            "model": "m",
+            "variant": "spec",
+            "status": "completed",
+            "success": True,
+            "waves": [
+                {"index": 0, "subagents": [sub("a", steps=3), sub("b", steps=1)]},
+                {"index": 1, "subagents": [sub("c", steps=2)]},
+            ],
+        }  # fmt: skip
+    )
+    bars, unit = timeline_bars(record)
+    assert unit == "critical steps"
+    assert bars == [("w0 a", 0.0, 3.0), ("w0 b", 0.0, 1.0), ("w1 c", 3.0, 2.0)]
 
 
 def test_timeline_episodes_by_name_or_most_sub_agents() -> None:
