@@ -6,6 +6,7 @@ models, left-out tasks) before any table, and the aggregation contract (SPEC §9
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -73,10 +74,15 @@ def identity_rows(doc: ScoreDocument) -> list[list[str]]:
         if key == "runs":
             rows.append(["runs", str(len(value))])
         elif isinstance(value, list):
-            rows.append([key, ", ".join(str(v) for v in value) or "—"])
+            rows.append([key, ", ".join(_shown(v) for v in value) or "—"])
         else:
-            rows.append([key, "—" if value is None else str(value)])
+            rows.append([key, "—" if value is None else _shown(value)])
     return rows
+
+
+def _shown(value: object) -> str:
+    """An identity value as score.json writes it (`false`, not Python's `False`)."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
 def totals_lines(doc: ScoreDocument) -> list[str]:

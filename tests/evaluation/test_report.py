@@ -55,6 +55,20 @@ def test_every_report_states_identity_contract_and_warnings(tmp_path: Path) -> N
     assert [p.read_bytes()[:8] for p in plots] == [PNG_MAGIC] * 4
 
 
+def test_identity_yes_or_no_values_are_written_as_score_json_writes_them(tmp_path: Path) -> None:
+    """Regression: `git_dirty` showed as Python's `False` in the identity table."""
+    runs = [{"run_id": "r1", "mseval": "0.1.0", "git_dirty": False}]
+    doc = score_records(
+        fixtures.records(),
+        fixtures.priors(),
+        runs=runs,
+        options=ScoreOptions(graph=GraphOptions(embedder=None)),
+    )
+    assert doc.identity["git_dirty"] is False
+    markdown = write_report(doc, fixtures.records(), tmp_path).markdown.read_text()
+    assert "| git_dirty | false |" in markdown and "False" not in markdown
+
+
 def test_html_is_self_contained(tmp_path: Path) -> None:
     _, html, _ = make_report(tmp_path)
     assert html.count('src="data:image/png;base64,') == 4
