@@ -166,7 +166,11 @@ def check(world: World) -> list[Criterion]:
         ]
     header = [str(h or "").strip().lower() for h in (rows[0] if rows else [])]
     got = {(str(r[0] or "").strip().lower(), str(r[1] or "").strip().lower()): r for r in rows[1:]}
+    books = world.ids_named("sheets_spreadsheet", "digest fact check")
     out = [
+        Criterion.of(
+            "one spreadsheet", len(books) == 1, f"{len(books)} spreadsheets titled 'Digest fact check'"
+        ),
         Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
         Criterion.of("20 rows", len(rows) - 1 == 20, f"{len(rows) - 1} rows below the header"),
     ]

@@ -42,7 +42,13 @@ def others_changed(world: World) -> list[str]:
         "lms",
         "kitchen",
         allow={
-            "kitchen_catering_order": new_rows("client", {"Aldermoor University"}),
+            # the party's order; another new one only cancelled (a wrong first try undone)
+            "kitchen_catering_order": lambda seeded, final: (
+                seeded is None
+                and final is not None
+                and final["client"] == "Aldermoor University"
+                and (final["event_date"] == DAY or final["status"] == "cancelled")
+            ),
             "lms_announcement": new_rows("course_id", courses),
         },
     )
@@ -83,8 +89,9 @@ def check(world: World) -> list[Criterion]:
         out.append(
             Criterion.of(
                 f"{course} announcement",
-                len(good) == 1,
-                f"{course}: no single 'End-of-term party' with date and {o['reference']}",
+                len(good) == 1 == len(posts),
+                f"{course}: no single 'End-of-term party' with date and {o['reference']}"
+                f" ({len(posts)} announcements posted)",
             )
         )
     out.append(nothing_else_changed(others_changed(world)))

@@ -67,7 +67,11 @@ def check(world: World) -> list[Criterion]:
         b=found[0]["book"],
         e=CHEF,
     )
+    books = world.ids_named("sheets_spreadsheet", "kitchen schedule 23 nov - 6 dec")
     return [
+        Criterion.of(
+            "one spreadsheet", len(books) == 1, f"{len(books)} spreadsheets 'Kitchen schedule 23 Nov - 6 Dec'"
+        ),
         Criterion.of("header", header == HEADER, f"header is {rows[:1]}"),
         Criterion.of(
             "the fortnight's orders in order",

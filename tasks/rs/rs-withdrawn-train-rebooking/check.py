@@ -87,10 +87,20 @@ def others_changed(world: World) -> list[str]:
     the day (and the seats that takes and releases), besides the mail."""
     old = [b for b in world.rows("railway_booking") if b["reference"] in OLD]
     passengers = {b["passenger_id"] for b in old}
+    # a booking on another train counts only once cancelled (a wrong first try undone)
+    elsewhere = {
+        r["booking_id"]
+        for r in world.query(
+            """SELECT k.booking_id FROM railway_ticket k JOIN railway_train t ON t.id = k.train_id
+               WHERE t.number != 'RE 607'"""
+        )
+    }
     rebooked = {
         b["id"]
         for b in world.rows("railway_booking", travel_date=DAY)
-        if b["passenger_id"] in passengers and b["reference"] not in OLD
+        if b["passenger_id"] in passengers
+        and b["reference"] not in OLD
+        and (b["status"] == "cancelled" or b["id"] not in elsewhere)
     }
     return world.changes(
         "railway",

@@ -160,6 +160,8 @@ def check(world: World) -> list[Criterion]:
         for s, e in want.items():
             mine = [b for t, b in slides if holding(t, s, e)]
             lacking = slide_ok(mine[0], e) if mine else ["slide"]
+            if len(mine) > 1:  # one slide per holding
+                lacking.append(f"a single slide ({len(mine)} found)")
             out.append(
                 Criterion.of(
                     f"{s} slide",

@@ -55,7 +55,9 @@ def check(world: World) -> list[Criterion]:
         "SELECT role FROM sheets_permission WHERE spreadsheet_id = :b AND email = 'chen.jensen@company.example'",
         b=sheets[-1]["book"],
     )
+    books = world.ids_named("sheets_spreadsheet", TITLE)
     return [
+        Criterion.of("one spreadsheet", len(books) == 1, f"{len(books)} spreadsheets titled '{TITLE}'"),
         Criterion.of(
             "header",
             header == ["date", "views", "watch minutes", "likes", "subscribers gained"],

@@ -140,7 +140,9 @@ def check(world: World) -> list[Criterion]:
                 or str(r[3]).strip() != today[i]["body"]
             )
         ]
+        books = world.ids_named("sheets_spreadsheet", TITLE)
         out += [
+            Criterion.of("one log sheet", len(books) == 1, f"{len(books)} spreadsheets titled '{TITLE}'"),
             Criterion.of(
                 "log header",
                 header == ["video id", "comment id", "author", "comment"],

@@ -49,3 +49,25 @@ HITS: list[NearHit] = [
         ),
     ),
 ]
+
+RE605_YARA = {
+    "passenger": "P00045",
+    "origin": "Orchard Hill",
+    "destination": "Elmstead",
+    "travel_date": "2026-12-05",
+    "trains": ["RE 605"],
+    "seat_class": "second",
+    "seats": 1,
+}
+
+HITS += [
+    # rs-withdrawn-train-rebooking: a wrong first try, cancelled again, leaves no stray booking
+    NearHit(
+        "rs-withdrawn-train-rebooking",
+        "Yara also booked on RE 605 by mistake, that booking cancelled again",
+        extra=(
+            ("mcp__railway__book_journey", RE605_YARA),
+            ("mcp__railway__cancel_booking", {"reference": "J3CVEE"}),  # the fourth booking of the episode
+        ),
+    ),
+]

@@ -113,3 +113,13 @@ def near_misses() -> list[NearMiss]:
         module = importlib.import_module(f"{__name__}.{scenario}")
         found += module.MISSES
     return found
+
+
+def stray_spreadsheet(task: str, why: str) -> NearMiss:
+    """The gold solution with its cloud spreadsheet created twice, the first one (id 6) left empty
+    and unshared and the second (id 7) filled in and shared: a duplicate, as a sub-agent that
+    started the sheet over would leave."""
+    create = gold_call(task, "mcp__sheets__create_spreadsheet")
+    return NearMiss(
+        task, why, replace=((create, f"{create}, {create}"), ('"spreadsheet_id": 6', '"spreadsheet_id": 7'))
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, twice
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, stray_spreadsheet, twice
 
 LC = "ar-landmark-citations"
 DF = "ar-digest-fact-check"
@@ -379,4 +379,9 @@ MISSES += [
     twice("ar-delegation-survey-notes", "mcp__calendar__create_event", "the reading-group event"),
     twice("ar-delegation-survey-notes", "mcp__wiki__create_page", "the reading-notes wiki page"),
     twice("ar-rag-2026-wiki", "mcp__wiki__create_page", "the 'RAG papers of 2026' wiki page"),
+]
+
+# a duplicate the check once let through
+MISSES += [
+    stray_spreadsheet("ar-digest-fact-check", "a second, empty 'Digest fact check' spreadsheet left behind")
 ]

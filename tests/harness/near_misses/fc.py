@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, mails_someone_else
+from tests.harness.near_misses import NearMiss, mails_someone_else, stray_spreadsheet
 
 CS = "fc-client-statements"
 MC = "fc-menu-comparison"
@@ -310,5 +310,59 @@ MISSES += [
         "also mails the update to another client",
         to="events@aldermoor-univ.example",
         body="Order CO-1073 is now for 40 guests.",
+    ),
+]
+
+# a duplicate the check once let through
+MISSES += [
+    stray_spreadsheet(
+        "fc-fortnight-schedule", "a second, empty 'Kitchen schedule 23 Nov - 6 Dec' spreadsheet left behind"
+    )
+]
+
+# strays the checks once let through: a second order or announcement beside the right one
+MISSES += [
+    NearMiss(
+        "fc-cs-term-party",
+        "a second Aldermoor University order left open, for 2026-12-12 (a wrong first try)",
+        extra=(
+            (
+                "mcp__kitchen__create_catering_order",
+                {
+                    "client": "Aldermoor University",
+                    "contact_email": "events@aldermoor-univ.example",
+                    "event_date": "2026-12-12",
+                    "guests": 92,
+                    "menu": "Graduation Garden Party",
+                    "notes": "CS end-of-term party",
+                },
+            ),
+        ),
+    ),
+    NearMiss(
+        "fc-cs-term-party",
+        "CS101 also gets a second party announcement, without the reference",
+        extra=(
+            (
+                "mcp__lms__post_announcement",
+                {"course": "CS101", "title": "Party", "body": "The CS end-of-term party is on 2026-12-11."},
+            ),
+        ),
+    ),
+    NearMiss(
+        "fc-vegan-school-lunch",
+        "a second Greenmarsh quote left open, for 2026-12-10 (a wrong first try)",
+        extra=(
+            (
+                "mcp__kitchen__create_catering_order",
+                {
+                    "client": "Greenmarsh Primary School",
+                    "contact_email": "office@greenmarsh-school.example",
+                    "event_date": "2026-12-10",
+                    "guests": 60,
+                    "menu": "Greenmarsh Vegan Lunch",
+                },
+            ),
+        ),
     ),
 ]

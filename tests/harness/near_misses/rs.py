@@ -306,3 +306,25 @@ MISSES += [
         title="Train to Thornbury workshop (Kenji Andersen)",
     ),
 ]
+
+# a stray booking the checks once let through: only the RE 607 rebookings may be new
+MISSES += [
+    NearMiss(
+        "rs-withdrawn-train-rebooking",
+        "Yara also left booked on RE 605 that day (a wrong first try not cancelled)",
+        extra=(
+            (
+                "mcp__railway__book_journey",
+                {
+                    "passenger": "P00045",
+                    "origin": "Orchard Hill",
+                    "destination": "Elmstead",
+                    "travel_date": "2026-12-05",
+                    "trains": ["RE 605"],
+                    "seat_class": "second",
+                    "seats": 1,
+                },
+            ),
+        ),
+    ),
+]

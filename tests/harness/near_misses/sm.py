@@ -400,3 +400,15 @@ MISSES += [
 
 # a duplicate the check once let through
 MISSES += [twice("sm-energy-drawdown", "mcp__calendar__create_event", "the 'Energy risk review' event")]
+
+# a duplicate the check once let through (made before the deck is mailed)
+NOVA_SLIDE = gold_call(
+    "sm-core-holdings-review", "mcp__pptx__add_bullet_slide", title="NOVA – Novatech Systems"
+)
+MISSES += [
+    NearMiss(
+        "sm-core-holdings-review",
+        "NOVA's slide added twice",
+        replace=((NOVA_SLIDE, f"{NOVA_SLIDE}, {NOVA_SLIDE}"),),
+    )
+]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, twice
+import json
+
+from tests.harness.near_misses import NearMiss, gold_call, mails_someone_else, stray_spreadsheet, twice
 
 NL = "\\n"  # a line break as it appears in the JSON of the gold calls
 REPLY = "Great question! Mara will answer it in the viewer Q&A video next week."
@@ -392,3 +394,28 @@ MISSES += [
 
 # a duplicate the check once let through
 MISSES += [twice("vp-viewer-questions", "mcp__wiki__create_page", "the Q&A backlog wiki page")]
+
+
+def _tracker_again() -> tuple[tuple[str, dict], ...]:
+    """The whole tracker step of vp-launch-tracker done once more, as a second sub-agent would: a
+    second spreadsheet (id 7), filled in and shared."""
+    calls = [json.loads(gold_call("vp-launch-tracker", "mcp__sheets__create_spreadsheet"))]
+    calls += [
+        json.loads(gold_call("vp-launch-tracker", t))
+        for t in ("mcp__sheets__write_range", "mcp__sheets__share")
+    ]
+    for c in calls[1:]:
+        c["arguments"]["spreadsheet_id"] = 7
+    return tuple((c["tool"], c["arguments"]) for c in calls)
+
+
+# a duplicate the check once let through
+MISSES += [
+    NearMiss("vp-launch-tracker", "the launch tracker spreadsheet built twice", extra=_tracker_again())
+]
+MISSES += [
+    stray_spreadsheet(
+        "vp-launch-tracker", "a second, empty 'Devlog 5 Launch Tracker' spreadsheet left behind"
+    ),
+    stray_spreadsheet("vp-spam-sweep", "a second, empty 'Spam Sweep 2026-11-20' spreadsheet left behind"),
+]
