@@ -107,7 +107,8 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
     if text is None:
         text = read_text(path)
     # A byte-order mark and Windows line ends (CRLF), as some editors write; lines keep their numbers.
-    m = _FRONT.match(text.removeprefix("\ufeff").replace("\r\n", "\n"))
+    normalized = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    m = _FRONT.match(normalized)
     if m is None:
         raise InputError.one(file, 1, "a profile starts with YAML front matter between '---' lines")
     try:
@@ -137,7 +138,10 @@ def _read_profile(path: Path, text: str | None) -> tuple[Profile, list[Problem]]
         )
     principles = m.group(2).strip()
     if not principles:
-        problems.append(Problem(file, None, "the principles (the Markdown after the front matter) are empty"))
+        closing = normalized.count("\n", 0, m.end(1)) + 2  # the '---' the principles follow
+        problems.append(
+            Problem(file, closing, "the principles (the Markdown after the front matter) are empty")
+        )
     if valid("delegation", "subagents") and header.delegation is None and header.subagents is not None:
         problems.append(
             Problem(file, lines.get(("subagents",)), "'subagents' belongs to a variant: add 'delegation'")

@@ -73,13 +73,19 @@ def _tokens(chars: int) -> int:
 def _chars(m: Message) -> int:
     n = len(m.content)
     if isinstance(m, AssistantMessage):
-        n += sum(len(c.name) + len(json.dumps(c.arguments or {})) for c in m.tool_calls)
+        n += sum(len(c.name) + _json_chars(c.arguments or {}) for c in m.tool_calls)
     return n
 
 
 def _spec_chars(t: ToolSpec) -> int:
     """What a model reads of an offered tool: its name, description and input schema."""
-    return len(t.name) + len(t.description) + len(json.dumps(t.input_schema))
+    return len(t.name) + len(t.description) + _json_chars(t.input_schema)
+
+
+def _json_chars(value: object) -> int:
+    """The characters of `value` as JSON text, non-ASCII as itself: 'é' is one character read or
+    written, not the six of its `\\u00e9` escape."""
+    return len(json.dumps(value, ensure_ascii=False))
 
 
 @cache
@@ -124,6 +130,9 @@ def parse_sim_name(name: str) -> SimOptions:
             None,
             f"{name}: noise must be between 0 and 1, latency between 0 and {MAX_LATENCY_S:g} seconds",
         )
+    # int() also takes '-1', '+1', ' 1' and '1_0': a seed is written in digits alone
+    if "seed" in options and not re.fullmatch(r"[0-9]+", options["seed"]):
+        raise InputError.one("--model", None, f"{name}: seed must be a whole number, 0 or more")
     return SimOptions(policy=policy, noise=noise, seed=seed, latency_s=latency)
 
 
@@ -249,19 +258,18 @@ class SimModel:
         prior = self.task.prior
         if delegate and self.policy == "oracle" and prior is not None and prior.need_delegation:
             wave_of = {u.subtask: i for i, wave in enumerate(prior.waves) for u in wave}
-            done: set[str] = set()
+            started = 0  # the prior's waves start in its order, whatever the solution's order
             for st in self.solution.subtasks:
-                if st.id in done:
-                    continue
                 w = wave_of.get(st.id)
                 if w is None:
                     steps += self._own_steps([st], "main")
-                    done.add(st.id)
                     continue
-                units = prior.waves[w]
-                picks = [(u.subtask, u.description, self._type_for(u.subtask, types)) for u in units]
-                steps += self._wave_message(picks, w)
-                done.update(u.subtask for u in units)
+                for v in range(started, w + 1):
+                    picks = [
+                        (u.subtask, u.description, self._type_for(u.subtask, types)) for u in prior.waves[v]
+                    ]
+                    steps += self._wave_message(picks, v)
+                started = max(started, w + 1)
         elif delegate and self.policy == "eager":
             for i, st in enumerate(self.solution.subtasks):
                 steps += self._wave_message([(st.id, st.description, self._type_for(st.id, types))], i)

@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+import harness.models.sim as sim
+from contracts.errors import InputError
+from contracts.prior import DelegationPrior
 from harness.catalog import load_tasks
+from harness.delegation import AGENT_SWARM, tool_specs
 from harness.models.base import (
     AssistantMessage,
     Message,
     ModelSettings,
     SystemMessage,
+    ToolCall,
     ToolMessage,
     ToolSpec,
     UserMessage,
 )
 from harness.models.pricing import load_prices
-from harness.models.sim import SimModel
+from harness.models.sim import SUBTASK_MARK, SimModel, parse_sim_name
 from harness.profiles import PLANNER, load_profiles
 from harness.runner import Runner, RunPlan
 from harness.tools import CLAIM_DONE
@@ -158,3 +164,79 @@ async def test_sim_noise_is_drawn_again_for_each_episode_seed_even_with_a_seed_o
         json.dumps(await _main_calls(n, s)) for n in (name, "sim:single?noise=0.3&seed=2") for s in (0, 1)
     }
     assert len(draws) == 4
+
+
+async def test_sim_usage_counts_non_ascii_text_as_the_characters_it_is() -> None:
+    """Tool-call arguments and tool schemas were measured as ASCII-escaped JSON: the written
+    `{"subject": "Café – 5 €"}` counted 40 characters (`é` as the six of `\\u00e9`) for its 25,
+    and this call's input 36 tokens (143 characters) for its 31 (123)."""
+    model = SimModel.from_name("sim:single", TASK, seed=0)
+    schema = {"type": "object", "description": "Café"}
+    tools = [ToolSpec(name=CLAIM_DONE, description="Done.", input_schema=schema)]
+    call = ToolCall(id="c1", name="mcp__mail__send", arguments={"subject": "Café – 5 €"})
+    reply = AssistantMessage(content="", tool_calls=(call,))
+    messages: list[Message] = [
+        SystemMessage(content="main"),  # 4
+        UserMessage(content="Grüße"),  # 5
+        reply,  # 15 (name) + 25 (`{"subject": "Café – 5 €"}`) = 40
+        ToolMessage(tool_call_id="c1", name="mcp__mail__send", content="envoyé"),  # 6
+    ]
+    # offered: 22 (name) + 5 (description) + 41 (`{"type": "object", "description": "Café"}`) = 68
+    assert sim._spec_chars(tools[0]) == 68 and sim._chars(reply) == 40
+    usage = (await model.generate(messages, tools, SETTINGS)).usage
+    assert usage.input_tokens == 31  # ⌈(68 + 4 + 5 + 40 + 6) / 4⌉ = ⌈123 / 4⌉
+    assert usage.cached_input_tokens == 20  # what the call before the reply read: ⌈(68 + 4 + 5) / 4⌉
+
+
+@pytest.mark.parametrize("seed", ["-1", "+1", " 1", "1_0", "1.0", "abc", ""])
+def test_sim_seed_option_is_digits_alone(seed: str) -> None:
+    """`?seed=-1` (and `+1`, ` 1`, `1_0`, which int() takes) ran as a seed; only digits are one."""
+    with pytest.raises(InputError) as caught:
+        parse_sim_name(f"sim:eager?seed={seed}")
+    (problem,) = caught.value.problems
+    assert problem.file == "--model" and "seed" in problem.message
+    assert parse_sim_name("sim:eager?seed=0").seed == 0
+    assert parse_sim_name("sim:eager?noise=0.5&seed=12").seed == 12
+
+
+WAVE_TASK = next(iter(load_tasks("lms-enrollment-overview")))  # s1-s3 read rosters, s4 builds a file
+
+
+async def _delegations(model: SimModel, tools: list[ToolSpec]) -> list[list[tuple[str, str]]]:
+    """The waves a sim main agent starts, to its end: (sub-task id, type) per sub-agent."""
+    messages: list[Message] = [SystemMessage(content="main"), UserMessage(content="the task")]
+    waves: list[list[tuple[str, str]]] = []
+    for _ in range(100):
+        reply = (await model.generate(messages, tools, SETTINGS)).message
+        messages.append(reply)
+        wave = []
+        for c in reply.tool_calls:
+            args = c.arguments or {}
+            prompts = args["items"] if c.name == AGENT_SWARM else [args.get("prompt", "")]
+            wave += [(sid, args["subagent_type"]) for p in prompts for sid in SUBTASK_MARK.findall(p)]
+        if wave:
+            waves.append(wave)
+        if not reply.tool_calls or reply.tool_calls[-1].name == CLAIM_DONE:
+            return waves
+        messages += [ToolMessage(tool_call_id=c.id, name=c.name, content="ok") for c in reply.tool_calls]
+    raise AssertionError("the sim never ended")
+
+
+async def test_sim_oracle_starts_the_prior_waves_in_the_prior_order() -> None:
+    """The waves started in the order of the solution's sub-tasks: a prior [[s3], [s1, s2]] ran
+    [(s1, s2)] first and [s3] second, not as the prior says."""
+    unit = {"label": "course-records-lookup", "mode": "read-only", "gen": "explorer"}
+    prior = DelegationPrior.model_validate({
+        "task": WAVE_TASK.spec.id, "need_delegation": True,
+        "waves": [
+            [{"subtask": "s3", "description": "CS305", **unit, "spec": "enterprise-data-analyst"}],
+            [{"subtask": s, "description": d, **unit, "spec": "enterprise-data-analyst"}
+             for s, d in (("s1", "CS101"), ("s2", "CS201"))],
+        ],
+    })  # fmt: skip
+    model = SimModel.from_name("sim:oracle", dataclasses.replace(WAVE_TASK, prior=prior), seed=0)
+    tools = [*TOOLS, *tool_specs(["planner", "explorer", "coder"])]
+    assert await _delegations(model, tools) == [
+        [("s3", "explorer")],
+        [("s1", "explorer"), ("s2", "explorer")],
+    ]
