@@ -103,7 +103,9 @@ def _new(
     m = MailMessage(
         folder="sent", sender=ME, sender_name=ME_NAME, to_addrs=", ".join(to), cc_addrs=", ".join(cc),
         subject=subject.strip(), body=body, sent_at=NOW, is_read=True, attachments=json.dumps([name for name, _ in attachments]),
-        in_reply_to=parent.id if parent else None, thread_id=parent.thread_id if parent else None,
+        in_reply_to=parent.id if parent else None,
+        # a message added without a thread (a task's setup) starts its own
+        thread_id=(parent.thread_id or parent.id) if parent else None,
     )  # fmt: skip
     s.add(m)
     s.flush()

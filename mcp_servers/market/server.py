@@ -28,7 +28,7 @@ from mcp_servers.market.schema import (
     MarketWatchlist,
     MarketWatchlistItem,
 )
-from mcp_servers.market.seed import seed
+from mcp_servers.market.seed import QUARTERS, seed
 
 READ = "market-data-fetch"
 WRITE = "record-update"
@@ -215,8 +215,8 @@ def build(ctx: ServerContext) -> MCPServer:
         """Quarterly results of a symbol, newest first (up to 7 quarters, 2025Q1-2026Q3), in USD millions
         except EPS: revenue, gross profit, operating income, net income, EPS against the consensus
         estimate (surprise_pct), free cash flow, cash, total debt, and revenue growth year over year."""
-        if not 1 <= quarters <= 8:
-            raise ToolError("quarters must be between 1 and 8")
+        if not 1 <= quarters <= len(QUARTERS):
+            raise ToolError(f"quarters must be between 1 and {len(QUARTERS)}")
         with Session(ctx.engine) as s:
             t = _ticker(s, symbol)
             rows = s.execute(

@@ -122,7 +122,7 @@ def build(ctx: ServerContext) -> MCPServer:
         """Journeys between two stations (code or name) on a date, leaving at or after `depart_after`:
         direct trains and (max_changes=1) journeys with one change. Each gives its legs, duration,
         full fares per seat by class, and the seats left in each class (the lowest over its legs).
-        At most `limit` journeys (1-30, default 8), earliest first."""
+        At most `limit` journeys (1-30, default 8), earliest arrival first (then latest departure)."""
         if max_changes not in (0, 1):
             raise ToolError("max_changes must be 0 (direct only) or 1")
         if not 1 <= limit <= 30:

@@ -239,11 +239,16 @@ def build(ctx: ServerContext) -> MCPServer:
     @writer(app, WRITE)
     def create_spreadsheet(title: str, sheets: list[str] | None = None) -> str:
         """Create a spreadsheet you own, with the named sheets (default one sheet 'Sheet1')."""
-        names = sheets or ["Sheet1"]
+        # Stripped and distinct ignoring case, as add_sheet makes them.
+        names = [n.strip() for n in sheets or ["Sheet1"]]
         if not title.strip():
             raise ToolError("title must not be empty")
-        if len(set(names)) != len(names) or any(not n.strip() or len(n) > 100 or "!" in n for n in names):
-            raise ToolError("sheet names must be distinct, non-empty, at most 100 characters, without '!'")
+        if len({n.lower() for n in names}) != len(names) or any(
+            not n or len(n) > 100 or "!" in n for n in names
+        ):
+            raise ToolError(
+                "sheet names must be distinct ignoring case, non-empty, at most 100 characters, without '!'"
+            )
         with Session(ctx.engine) as s:
             book = SheetsSpreadsheet(title=title.strip(), owner=ME, created_at=NOW, updated_at=NOW)
             s.add(book)

@@ -75,8 +75,8 @@ def _adjust_stock(s: Session, product_id: int, delta: int, sku: str) -> None:
         raise ToolError(f"not enough stock of {sku} any more; get_product shows what is on hand")
 
 
-def _check_date(value: str, name: str) -> None:
-    iso_date(value, name)
+def _check_date(value: str, name: str) -> str:
+    return iso_date(value, name)
 
 
 def register_writes(app: MCPServer, ctx: ServerContext) -> None:
@@ -273,12 +273,12 @@ def register_writes(app: MCPServer, ctx: ServerContext) -> None:
             )
         finite(value, "value")
         finite(min_order_total, "min_order_total")
-        if kind == "percent" and not 0 < value <= 100:
+        if kind == "percent" and not 1 <= value <= 100:
             raise ToolError("a percent coupon's value must be between 1 and 100")
         if value <= 0:
             raise ToolError("value must be positive")
-        _check_date(valid_from, "valid_from")
-        _check_date(valid_until, "valid_until")
+        valid_from = _check_date(valid_from, "valid_from")
+        valid_until = _check_date(valid_until, "valid_until")
         if valid_until < valid_from:
             raise ToolError("valid_until is before valid_from")
         if valid_until < TODAY:

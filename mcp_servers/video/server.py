@@ -115,7 +115,8 @@ def build(ctx: ServerContext) -> MCPServer:
             if channel:
                 stmt = stmt.where(VideoVideo.channel_id == records.channel(s, channel).id)
             if tag:
-                stmt = stmt.where(func.lower("," + VideoVideo.tags + ",").like(f"%,{tag.strip().lower()},%"))
+                like = like_pattern(f",{tag.strip().lower()},")
+                stmt = stmt.where(func.lower("," + VideoVideo.tags + ",").like(like, escape=LIKE_ESCAPE))
             if visibility:
                 stmt = stmt.where(VideoVideo.visibility == visibility)
             if published_after:

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader
+from mcp_servers.common.values import one_of_any_case
 from mcp_servers.web.ranking import bm25, snippet
 from mcp_servers.web.schema import TABLES, WebLink, WebPage
 from mcp_servers.web.seed import seed
@@ -82,10 +83,13 @@ def build(ctx: ServerContext) -> MCPServer:
             raise ToolError(f"limit must be between 1 and {MAX_RESULTS}")
         with session() as s:
             stmt = select(WebPage)
+            # A site or kind the corpus lacks is a mistake, not a search that found nothing.
             if site:
-                stmt = stmt.where(WebPage.site == site.strip().lower())
+                sites = s.execute(select(WebPage.site).distinct()).scalars()
+                stmt = stmt.where(WebPage.site == one_of_any_case(site, sites, "site"))
             if kind:
-                stmt = stmt.where(WebPage.kind == kind.strip().lower())
+                kinds = s.execute(select(WebPage.kind).distinct()).scalars()
+                stmt = stmt.where(WebPage.kind == one_of_any_case(kind, kinds, "kind"))
             ranked = bm25(list(s.execute(stmt).scalars()), query)
             results = [
                 {"rank": i, "url": p.url, "title": p.title, "site": p.site, "kind": p.kind, "published": p.published,

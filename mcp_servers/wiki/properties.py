@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_servers.common.tooling import ToolError
+from mcp_servers.common.values import one_of_any_case
 
 PropertyType = Literal[
     "title", "text", "number", "select", "multi_select", "date", "checkbox", "email", "url"
@@ -141,11 +142,29 @@ def _compare(kind: str, have: Any, want: Any) -> tuple[Any, Any]:
     return have, want
 
 
-def matches(schema: list[dict[str, Any]], row: dict[str, Any], f: RowFilter) -> bool:
-    """Whether a row's values meet filter `f`."""
-    prop = next((p for p in schema if p["name"] == f.property), None)
+def _property(schema: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    prop = next((p for p in schema if p["name"] == name), None)
     if prop is None:
-        raise ToolError(f"no property {f.property!r}; the database has {[p['name'] for p in schema]}")
+        raise ToolError(f"no property {name!r}; the database has {[p['name'] for p in schema]}")
+    return prop
+
+
+def check_filters(schema: list[dict[str, Any]], filters: list[RowFilter]) -> None:
+    """Refuse a filter that would match no row by mistake: an option its select or multi_select
+    does not have, a date not written YYYY-MM-DD (it would be compared as text)."""
+    for f in filters:
+        prop = _property(schema, f.property)
+        if f.value is None or f.op in ("is_empty", "is_not_empty"):
+            continue
+        if prop["type"] == "multi_select" or (prop["type"] == "select" and f.op != "contains"):
+            one_of_any_case(str(f.value), prop["options"], f"{f.property!r} option")
+        elif prop["type"] == "date" and f.op != "contains":
+            _value(prop, f.value)
+
+
+def matches(schema: list[dict[str, Any]], row: dict[str, Any], f: RowFilter) -> bool:
+    """Whether a row's values meet filter `f` (checked first with `check_filters`)."""
+    prop = _property(schema, f.property)
     have = row.get(f.property)
     empty = have is None or have == "" or have == []
     if f.op in ("is_empty", "is_not_empty"):
@@ -155,7 +174,7 @@ def matches(schema: list[dict[str, Any]], row: dict[str, Any], f: RowFilter) -> 
     if prop["type"] == "multi_select":
         if f.op not in ("contains", "eq", "ne"):
             raise ToolError("multi_select supports contains, eq, ne, is_empty, is_not_empty")
-        inside = f.value in (have or [])
+        inside = str(f.value).strip().lower() in {str(v).lower() for v in have or []}
         return not inside if f.op == "ne" else inside
     if empty:
         return f.op == "ne"

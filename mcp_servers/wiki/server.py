@@ -16,7 +16,15 @@ from sqlmodel import Session, col, delete, func, select
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
 from mcp_servers.wiki.blocks import Block, parse, render
-from mcp_servers.wiki.properties import PropertySpec, RowFilter, check_schema, check_values, matches, sort_key
+from mcp_servers.wiki.properties import (
+    PropertySpec,
+    RowFilter,
+    check_filters,
+    check_schema,
+    check_values,
+    matches,
+    sort_key,
+)
 from mcp_servers.wiki.schema import ME, NOW, TABLES, TODAY, WikiBlock, WikiDatabase, WikiPage, WikiRow
 from mcp_servers.wiki.seed import seed
 
@@ -164,6 +172,7 @@ def build(ctx: ServerContext) -> MCPServer:
             schema = db.property_specs()
             rows = [_row_view(r) for r in s.execute(
                 select(WikiRow).where(WikiRow.database_id == db.id).order_by(col(WikiRow.id))).scalars()]  # fmt: skip
+        check_filters(schema, filters or [])
         for f in filters or []:
             rows = [r for r in rows if matches(schema, r, f)]
         if sort_by:

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_servers.common.files import XML_TEXT_ERROR, Cell, OfficeFiles, cell_text
 from mcp_servers.common.spec import ServerContext, ServerSpec
 from mcp_servers.common.tooling import ToolError, as_json, reader, writer
+from mcp_servers.common.values import one_of_any_case
 
 READ = "workspace-inspection"
 WRITE = "document-build"
@@ -118,9 +119,12 @@ def build(ctx: ServerContext) -> MCPServer:
             raise ToolError("paragraph text must not be empty")
         with editing(path) as document:
             if style is not None:
-                known = [s.name for s in document.styles if s.type == WD_STYLE_TYPE.PARAGRAPH]
-                if style not in known:
-                    raise ToolError(f"no paragraph style {style!r}; e.g. {', '.join(known[:12])}")
+                known = {
+                    s.name.lower(): s.name
+                    for s in document.styles
+                    if s.type == WD_STYLE_TYPE.PARAGRAPH and s.name
+                }
+                style = known[one_of_any_case(style, known.values(), "paragraph style")]
             paragraph = document.add_paragraph(style=style)
             paragraph.add_run(text).bold = bold or None
         return f"Added a paragraph to {path}."

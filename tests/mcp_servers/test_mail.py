@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlmodel import Session
 
 from mcp_servers.mail.schema import ME, MailMessage, sent_attachment, sent_mail
 from tests.mcp_servers.support import World, as_data, check_contract, serve, text
@@ -205,3 +206,22 @@ async def test_an_attachment_folder_swapped_for_a_link_mid_call_never_leads_out(
             ), text(result)
     leaked = [sent_attachment(world.engine, m.id, "real/secret.txt") for m in sent_mail(world.engine)]
     assert leaked and not [a for a in leaked if a and SECRET.encode() in a]
+
+
+async def test_a_reply_joins_the_thread_of_a_message_added_without_one(world: World) -> None:
+    """Regression: a message a task's setup inserts has no thread_id; a reply to it started a
+    thread of its own instead of joining the original's."""
+    with Session(world.engine) as s:
+        m = MailMessage(folder="inbox", sender="ana@partner.example", sender_name="Ana", to_addrs=ME,
+                        cc_addrs="", subject="Quote", body="Price?", sent_at="2026-11-20T09:00",
+                        is_read=False, attachments="[]")  # fmt: skip
+        s.add(m)
+        s.commit()
+        original = m.id
+    async with serve("mail", world) as client:
+        sent = text(await client.call_tool("reply_message", {"message_id": original, "body": "Soon."}))
+        reply = as_data(await client.call_tool("read_message", {"message_id": int(sent.split()[2])}))
+        assert (reply["in_reply_to"], reply["thread_id"]) == (original, original)
+        again = text(await client.call_tool("reply_message", {"message_id": reply["id"], "body": "Also."}))
+        second = as_data(await client.call_tool("read_message", {"message_id": int(again.split()[2])}))
+        assert second["thread_id"] == original

@@ -339,3 +339,16 @@ def test_a_timetable_holds_plain_values_that_outlive_its_session(world: World) -
     assert not any(isinstance(v, SQLModel) for r in runs for v in (r, *r.calls))
     ic101 = next(r for r in runs if r.number == "IC 101")
     assert [c.seq for c in ic101.calls] == sorted(c.seq for c in ic101.calls) and len(ic101.calls) >= 2
+
+
+async def test_connections_order_is_the_one_described(world: World) -> None:
+    """Regression: the description said "earliest first" while journeys come by arrival time; on
+    this route a later departure arrives first, so a model read the list in the wrong order."""
+    async with serve("railway", world) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert "earliest arrival first" in (tools["find_connections"].description or "")
+        found = as_data(await client.call_tool("find_connections", {
+            "origin": "NTH", "destination": "SPH", "travel_date": MONDAY, "limit": 30}))  # fmt: skip
+        arrivals = [o["arrives"] for o in found["options"]]
+        assert arrivals == sorted(arrivals)
+        assert [o["departs"] for o in found["options"]] != sorted(o["departs"] for o in found["options"])

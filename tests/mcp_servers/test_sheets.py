@@ -228,3 +228,17 @@ async def test_tools_that_overwrite_or_remove_say_destructive(world: World) -> N
             "append_rows": False,
             "share": True,
         }
+
+
+async def test_new_sheet_names_are_stripped_and_distinct_ignoring_case(world: World) -> None:
+    """Regression: create_spreadsheet kept ' Pad ' as typed (then 'Pad' named no sheet) and took
+    'Data' and 'data' together, where add_sheet strips names and refuses a case-only twin."""
+    async with serve("sheets", world) as client:
+        made = as_data(await client.call_tool("create_spreadsheet", {"title": "T", "sheets": [" Pad "]}))
+        assert made["sheets"] == ["Pad"]
+        wrote = await client.call_tool(
+            "write_range", {"spreadsheet_id": made["created"], "range": "Pad!A1", "values": [[1]]}
+        )
+        assert not wrote.is_error, text(wrote)
+        twins = await client.call_tool("create_spreadsheet", {"title": "U", "sheets": ["Data", "data"]})
+        assert twins.is_error and "distinct ignoring case" in text(twins), text(twins)

@@ -309,3 +309,21 @@ async def test_nan_amounts_wildcards_categories_and_dates_are_refused(world: Wor
         assert as_data(await client.call_tool("search_products", {"query": "%"}))["total"] == 0
         audio = as_data(await client.call_tool("search_products", {"category": "audio"}))
         assert audio["total"] > 0
+
+
+async def test_coupon_percent_below_one_is_refused_and_dates_are_stored_stripped(
+    world: World,
+) -> None:
+    """Regressions: a 0.5 percent coupon was created although the description says 1-100; a date
+    with surrounding spaces was checked stripped but stored as typed."""
+    async with serve("shop", world) as client:
+        terms = {"kind": "percent", "valid_from": " 2026-12-01 ", "valid_until": "2026-12-31\n"}
+        assert "between 1 and 100" in await error(client, "create_coupon", code="HALF", value=0.5, **terms)
+        made = await client.call_tool("create_coupon", {"code": "ONE", "value": 1, **terms})
+        assert not made.is_error, text(made)
+        coupons = {c["code"]: c for c in await call(client, "list_coupons")}
+        assert "HALF" not in coupons
+        assert (coupons["ONE"]["valid_from"], coupons["ONE"]["valid_until"]) == (
+            "2026-12-01",
+            "2026-12-31",
+        )

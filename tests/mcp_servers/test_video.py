@@ -262,3 +262,15 @@ async def test_search_text_is_literal_and_dates_are_checked(world: World) -> Non
         ]:
             result = await client.call_tool(tool, args)
             assert result.is_error and "YYYY-MM-DD" in text(result), (tool, args, text(result))
+
+
+async def test_a_tag_is_matched_literally(world: World) -> None:
+    """Regression: '%' or '_' in a tag were LIKE wildcards: tag '%' found every video."""
+    async with serve("video", world) as client:
+        for tag in ("%", "_", "%,%"):
+            assert (await call(client, "search_videos", tag=tag))["total"] == 0, tag
+        video = (await call(client, "search_videos", page_size=1))["items"][0]
+        tag = (await call(client, "get_video", video_id=video["video_id"]))["tags"][0]
+        tagged = await call(client, "search_videos", tag=tag.upper(), page_size=50)
+        assert 0 < tagged["total"] < (await call(client, "search_videos"))["total"]
+        assert video["video_id"] in [v["video_id"] for v in tagged["items"]] or tagged["pages"] > 1

@@ -141,3 +141,24 @@ async def test_find_in_page_finds_text_across_a_chunk_boundary(world: World) -> 
             await client.call_tool("find_in_page", {"url": MAIN_LINE_TIMETABLE, "text": phrase.upper()})
         )
         assert upper["matches"] == found["matches"]
+
+
+async def test_an_unknown_site_or_kind_is_a_tool_error_not_an_empty_search(world: World) -> None:
+    """Regression: a site or kind the corpus lacks (a misspelling, a site given as a URL) answered
+    "total": 0, which a model takes for "nothing on the web about it"."""
+    async with serve("web", world) as client:
+        for args, expected in [
+            ({"query": "rail", "kind": "article"}, "unknown kind 'article': use one of blog, company"),
+            ({"query": "rail", "site": "https://meridianrail.example"}, "meridianrail.example"),
+            ({"query": "rail", "site": "nosuch.example"}, "unknown site 'nosuch.example'"),
+        ]:
+            result = await client.call_tool("search", args)
+            assert result.is_error and expected in text(result), (args, text(result))
+        found = as_data(
+            await client.call_tool(
+                "search", {"query": "rail", "site": "MeridianRail.example", "kind": "News"}
+            )
+        )
+        assert found["total"] > 0 and {(r["site"], r["kind"]) for r in found["results"]} == {
+            ("meridianrail.example", "news")
+        }

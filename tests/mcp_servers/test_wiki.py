@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -254,3 +255,31 @@ async def test_reserved_property_names_and_restoring_an_archived_page(world: Wor
         back = await client.call_tool("update_page", {"page_id": page_id, "archived": False})
         assert not back.is_error, text(back)
         assert not (await client.call_tool("read_page", {"page_id": page_id})).is_error
+
+
+async def test_a_filter_value_no_row_could_have_is_a_tool_error(world: World) -> None:
+    """Regression: a select filter on an option the database lacks ('Completed' for 'Done') and a
+    date written 'Dec 1' answered quietly (no rows; every row, dates compared as text); a
+    multi_select 'Ops' missed the rows tagged 'ops' although text compares ignore case."""
+    async with serve("wiki", world) as client:
+        projects = await _search(client, "Projects", kind="database")
+
+        async def query(*filters: dict) -> Any:
+            return await client.call_tool(
+                "query_rows", {"database_id": projects["id"], "filters": list(filters), "page_size": 50}
+            )
+
+        for f, expected in [
+            ({"property": "Status", "op": "eq", "value": "Completed"}, "use one of Blocked, Done"),
+            ({"property": "Status", "op": "ne", "value": "Closed"}, "unknown 'Status' option"),
+            ({"property": "Tags", "op": "contains", "value": "engineering"}, "use one of eng, finance"),
+            ({"property": "Due", "op": "lt", "value": "Dec 1"}, "ISO date"),
+        ]:
+            result = await query(f)
+            assert result.is_error and expected in text(result), (f, text(result))
+        lower = as_data(await query({"property": "Tags", "op": "contains", "value": "ops"}))["items"]
+        upper = as_data(await query({"property": "Tags", "op": "contains", "value": "Ops"}))["items"]
+        assert lower and upper == lower
+        # contains on a select or a date is a text search: a part of a value is fine.
+        assert as_data(await query({"property": "Status", "op": "contains", "value": "prog"}))["items"]
+        assert as_data(await query({"property": "Due", "op": "contains", "value": "2026-1"}))["items"]

@@ -107,7 +107,7 @@ async def test_word_errors_are_actionable(world: World) -> None:
             ("create_document", {"path": "notes.txt"}, "not a .docx"),
             ("create_document", {"path": "a.docx"}, "overwrite=true"),
             ("add_heading", {"path": "a.docx", "text": "H", "level": 12}, "level"),
-            ("add_paragraph", {"path": "a.docx", "text": "x", "style": "Fancy"}, "no paragraph style"),
+            ("add_paragraph", {"path": "a.docx", "text": "x", "style": "Fancy"}, "unknown paragraph style"),
             ("add_bullet_list", {"path": "a.docx", "items": []}, "non-empty"),
             ("add_table", {"path": "a.docx", "rows": []}, "non-empty"),
             ("add_table", {"path": "a.docx", "rows": "oops"}, "validation error"),
@@ -133,3 +133,18 @@ async def test_control_characters_are_a_tool_error_and_leave_the_file(world: Wor
             assert result.is_error and "control character" in text(result), (tool, text(result))
         assert (world.workspace / "M.docx").read_bytes() == before
         assert not (world.workspace / "N.docx").exists()
+
+
+async def test_a_paragraph_style_is_found_in_any_case_and_the_error_lists_them(world: World) -> None:
+    """Regression: style 'quote' was refused, and the error offered twelve styles (Normal,
+    Header, Heading 1-9 ...) without 'Quote' or 'Caption', the ones the description names."""
+    async with serve("word", world) as client:
+        assert not (await client.call_tool("create_document", {"path": "a.docx"})).is_error
+        done = await client.call_tool("add_paragraph", {"path": "a.docx", "text": "x", "style": "quote"})
+        assert not done.is_error, text(done)
+        blocks = as_data(await client.call_tool("read_document", {"path": "a.docx"}))["blocks"]
+        assert blocks == [{"type": "paragraph", "style": "Quote", "text": "x"}]
+        refused = text(
+            await client.call_tool("add_paragraph", {"path": "a.docx", "text": "x", "style": "Fancy"})
+        )
+        assert all(name in refused for name in ("Quote", "Intense Quote", "Caption", "No Spacing"))
