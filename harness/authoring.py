@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from contracts.episode import SubagentRecord
+from contracts.episode import EpisodeRecord, SubagentRecord
 from contracts.errors import InputError, Problem
 from contracts.prior import DelegationPrior
 from contracts.scenarios import SCENARIO_SERVERS, SCENARIOS
@@ -33,7 +33,13 @@ from harness.checks import Criterion, World
 
 def check(world: World) -> list[Criterion]:
     notes = world.read_text("NOTES.md")
-    return [Criterion.of("notes written", notes is not None and "{name}" in notes, "NOTES.md is missing")]
+    return [
+        Criterion.of(
+            "notes written",
+            notes is not None and "notes for {name}" in notes,
+            "NOTES.md is missing or does not say 'notes for {name}'",
+        )
+    ]
 '''
 
 
@@ -127,11 +133,13 @@ MAX_ID_CHARS = 100
 def _write_skeleton(name: str, scenario: str, folder: Path, prior_path: Path) -> None:
     server = SCENARIO_SERVERS[scenario]
     read_tool, read_label = _first_simple_read_tool(server)
+    # A small task that is whole as it stands (no placeholder text that validation would let
+    # through to the agents): its prompt asks for what its check checks.
     _dump(folder / "task.yaml", {
-        "id": name, "scenario": scenario, "title": f"TODO: a one-line title for {name}",
-        "prompt": "TODO: the instruction as a user would write it. For now: look around, then write NOTES.md.",
+        "id": name, "scenario": scenario, "title": f"Notes on the {server} system",
+        "prompt": f"Look around the {server} system, then write NOTES.md with the line 'notes for {name}'.",
         "servers": [server],
-    })  # fmt: skip
+    }, SKELETON_HEADER)  # fmt: skip
     _dump(folder / "solution.yaml", {"task": name, "subtasks": [
         {"id": "s1", "description": f"look around the {server} system", "label": read_label,
          "calls": [{"tool": read_tool, "arguments": {}}]},
@@ -143,6 +151,7 @@ def _write_skeleton(name: str, scenario: str, folder: Path, prior_path: Path) ->
     _dump(prior_path, _skeleton_prior(name), SKELETON_PRIOR_HEADER)
 
 
+SKELETON_HEADER = "# A skeleton that validates: make it your task (docs/authoring-tasks.md).\n"
 SKELETON_PRIOR_HEADER = (
     "# A skeleton: annotate it (docs/annotating-priors.md). `mseval priors draft` replaces this\n"
     "# file without --force only while it is unchanged.\n"
@@ -167,14 +176,18 @@ def _replaceable(path: Path, task_id: str) -> bool:
         return False
 
 
-def _find_record(episode_id: str, store_url: str) -> Any:
+def _find_record(episode_id: str, store_url: str) -> EpisodeRecord:
     from harness.store import Store
 
     store = Store(store_url)
     try:
-        for r in store.records():
-            if r.episode_id == episode_id:
-                return r
+        # `records()` gives each (task, model, variant, seed) once, its newest run's: an episode
+        # of an older run is found in its own run, whose id starts the episode's (then anywhere,
+        # for records of other origins).
+        for run_id in (episode_id.split("-", 1)[0], None):
+            for r in store.records(run_id):
+                if r.episode_id == episode_id:
+                    return r
     finally:
         store.close()
     raise InputError.one(
@@ -237,10 +250,28 @@ def _match(
 
 
 def _said(sub: SubagentRecord, wave: int) -> str:
-    """A sub-agent as a draft's comment names it: id, wave, type and its description in brief."""
+    """A sub-agent as a draft's comment names it: id, wave (its index in the record, as the
+    viewer's `w0`), type and its description in brief."""
     words = " ".join((sub.description or sub.prompt or "").split())
     brief = words if len(words) <= 70 else words[:69] + "…"
-    return f"{sub.id} (episode wave {wave}, {sub.type}) {brief!r}"
+    return f"{sub.id} (episode wave w{wave}, {sub.type}) {brief!r}"
+
+
+def _outcome_notes(record: EpisodeRecord, drafted: bool) -> str:
+    """Comment lines on an episode whose waves may be no plan to copy: absent, failed, or with
+    no unit drafted (`priors draft` repeats each `# Check` line on stderr)."""
+    notes = ""
+    if record.status == "absent":
+        notes += f"# Check: the episode is absent ({record.termination}): it stopped before its end, so its waves may be incomplete\n"
+    elif not record.success:
+        failing = [c.name for c in record.checks or () if not c.passed]
+        why = f"criteria failing: {', '.join(failing)}" if failing else f"termination {record.termination}"
+        notes += f"# Check: the episode failed ({why}), so its delegation may be part of why\n"
+    if not drafted:
+        notes += (
+            "# Check: no sub-agent became a unit (none ran, or none matched), hence need_delegation: false\n"
+        )
+    return notes
 
 
 def draft_prior(
@@ -270,7 +301,7 @@ def draft_prior(
     types = label_types()
     spec_roles = set(load_profiles().variant("spec").header.subagents or ())
     subtasks = task.solution.subtasks
-    placed = [(w, sub) for w, wave in enumerate(record.waves, start=1) for sub in wave.subagents]
+    placed = [(wave.index, sub) for wave in record.waves for sub in wave.subagents]
     drafted, best = _match([sub for _, sub in placed], subtasks)
     owner = {j: placed[i][1].id for i, j in enumerate(drafted) if j is not None}
     left_out: list[str] = []
@@ -306,6 +337,7 @@ def draft_prior(
     waves = [units_of[w] for w in sorted(units_of)]
     data = {"task": task.id, "need_delegation": bool(waves), "waves": waves}
     header = f"# Drafted from episode {episode_id} ({record.model}, {record.variant}); review every unit before use.\n"
+    header += _outcome_notes(record, bool(waves))
     if left_out:
         header += "# Left out, as no free sub-task matches them (add a unit by hand where one belongs):\n"
         header += "".join(left_out)
@@ -331,26 +363,44 @@ def draft_prior(
 
 
 PROFILE_TEMPLATE = """---
+# A role skeleton that validates: make its description, tools and principles your role's.
 name: {name}{override}
-description: "TODO: what this sub-agent does, in one sentence."
-whenToUse: "TODO: when the main agent should start it."
+description: "{description}"
+whenToUse: "{when}"
 mode: {mode}
 tools: ["mcp__*"]
 disallowedTools: []
 # maxSteps: 40   # fewer steps than the run's step budget (which applies when this is not set)
 ---
 ## Core responsibilities
-- TODO
+- Do the sub-task your prompt gives you with the tools you are offered.
 
 ## Visible boundary
-- TODO: what it may see and change.
+- {boundary}
+- File tools work inside the episode workspace; give relative paths. You see nothing of the main agent's history: your prompt is all you know.
 
 ## Return contract
-- End with one plain-text answer and no tool call: TODO what to report.
+- End with one plain-text answer and no tool call: {returns}
 
 ## Completion protocol
 - You cannot end the task; your text answer ends your sub-task.
 """
+# A skeleton's text by mode: whole sentences, not placeholders that validation would let through
+# to the main agent (which reads description and whenToUse) and the sub-agent (the principles).
+_ROLE_TEXT = {
+    "read-only": {
+        "description": "Reads what its prompt asks for and reports it.",
+        "when": "When information must be gathered without filling the main context.",
+        "boundary": "You are offered only tools that change nothing: never pretend you wrote, sent or updated anything.",
+        "returns": "what you found, with exact figures, ids and names, and what you could not find.",
+    },
+    "writable": {
+        "description": "Makes the changes its prompt asks for and reports them.",
+        "when": "When a deliverable must be made or a record changed apart from the main context.",
+        "boundary": "Change only what your prompt asks for.",
+        "returns": "what you made or changed, where, and what you could not do.",
+    },
+}
 
 
 def new_profile(
@@ -388,8 +438,9 @@ def new_profile(
         header = original.header.model_dump(exclude_none=True) | {"name": name}
         text = _variant_copy(header, original.principles, mode, override=builtin.exists(), source=source.stem)
     else:
+        mode = mode or "read-only"
         text = PROFILE_TEMPLATE.format(
-            name=name, mode=mode or "read-only", override="\noverride: true" if override else ""
+            name=name, mode=mode, override="\noverride: true" if override else "", **_ROLE_TEXT[mode]
         )
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

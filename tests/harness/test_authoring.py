@@ -275,6 +275,8 @@ def test_a_draft_matches_one_to_one_by_text_and_tools_and_names_the_left_out(
     comments = [line for line in out.read_text().splitlines() if line.startswith("#")]
     assert any("a3" in line and "s2" in line and "s1" in line for line in comments), comments
     assert any(line.startswith("#   a4 ") and "list the courses" in line for line in comments), comments
+    # the wave as the record and the viewer number it (w0 first), not counted from 1
+    assert any(line.startswith("#   a4 (episode wave w1, explorer)") for line in comments), comments
     assert any(line.startswith("#   a5 ") and "s1" in line for line in comments), comments
 
     # `priors draft` says so on stderr too, not only inside the file it wrote
@@ -353,3 +355,84 @@ def test_a_task_collection_without_its_priors_folder_writes_nothing_into_the_pro
     )
     assert made.returncode == 0, made.stderr
     assert (priors / "lms-only-tasks-set.yaml").exists() and not project_prior.exists()
+
+
+def test_generated_files_hold_no_placeholder_that_validates(tmp_path: Path) -> None:
+    """The skeletons said `TODO: a one-line title`, `TODO: the instruction ...` (a prompt the
+    agents would get) and, for a role, `description: "TODO: ..."`: all of it validated, so a
+    forgotten placeholder went unnoticed. The task's prompt did not ask for the line its check
+    wants either. Now every file is whole as it stands, and still validates."""
+    from harness.authoring import new_profile, new_task
+
+    tasks, priors = tmp_path / "tasks", tmp_path / "priors"
+    made = new_task("lms-skeleton", "lms", tasks, priors)
+    made += [new_profile(f"role-{mode}", tmp_path / "profiles", mode) for mode in ("read-only", "writable")]
+    for path in made:
+        assert "TODO" not in path.read_text(), path
+    task = yaml.safe_load((tasks / "lms" / "lms-skeleton" / "task.yaml").read_text())
+    assert "'notes for lms-skeleton'" in task["prompt"]
+    assert "notes for lms-skeleton" in (tasks / "lms" / "lms-skeleton" / "check.py").read_text()
+    checked = mseval("profiles", "validate", "--dir", str(tmp_path / "profiles"))
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_draft_finds_an_episode_of_an_older_run(tmp_path: Path) -> None:
+    """`priors draft --from-episode ID` looked only among each (task, model, variant, seed)'s
+    newest episode: after a second run of the same setting, the first run's episode, finished
+    and in the store, was "no finished episode"."""
+    from harness.store import Store
+
+    store = f"sqlite:///{tmp_path / 's.db'}"
+
+    def run() -> None:
+        ran = mseval("run", "-m", "sim:eager", "-v", "spec", "--tasks", "lms-due-reminder", "--store", store,
+                     "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+
+    run()
+    s = Store(store)
+    (first,) = [r.episode_id for r in s.records()]
+    s.close()
+    run()
+    out = tmp_path / "p.yaml"
+    drafted = mseval("priors", "draft", "lms-due-reminder", "--from-episode", str(first), "--store", store,
+                     "--out", str(out))  # fmt: skip
+    assert drafted.returncode == 0, drafted.stderr
+    assert out.read_text().startswith(f"# Drafted from episode {first} ")
+
+
+def test_a_draft_says_when_its_episode_failed_was_absent_or_delegated_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A draft from a failed episode, or from an absent one with no waves (`need_delegation:
+    false`, as if annotated), gave no sign that its waves were no plan to copy."""
+    import harness.authoring as authoring
+    from contracts.episode import EpisodeRecord
+
+    base = {"task_id": "lms-enrollment-overview", "model": "sim:test", "variant": "spec", "episode_id": "e1"}
+    failed = EpisodeRecord.model_validate({
+        **base, "status": "completed", "success": False, "termination": "claim_done",
+        "checks": [{"name": "workbook", "passed": False, "message": "missing"}, {"name": "mail", "passed": True}],
+        "waves": [{"index": 0, "subagents": [_reader("a1", "CS305")]}],
+    })  # fmt: skip
+    absent = EpisodeRecord.model_validate(
+        {**base, "status": "absent", "success": None, "termination": "harness_error"}
+    )
+    done = EpisodeRecord.model_validate({**base, "status": "completed", "success": True})
+
+    def notes(record: EpisodeRecord) -> list[str]:
+        monkeypatch.setattr(authoring, "_find_record", lambda episode_id, store_url: record)
+        out = authoring.draft_prior(
+            "lms-enrollment-overview", "e1", "sqlite:///unused.db", tmp_path / "p.yaml", True
+        )
+        return [line for line in out.read_text().splitlines() if line.startswith("# Check")]
+
+    assert notes(failed) == [
+        "# Check: the episode failed (criteria failing: workbook), so its delegation may be part of why"
+    ]
+    none = "# Check: no sub-agent became a unit (none ran, or none matched), hence need_delegation: false"
+    assert notes(absent) == [
+        "# Check: the episode is absent (harness_error): it stopped before its end, so its waves may be incomplete",
+        none,
+    ]
+    assert notes(done) == [none]
