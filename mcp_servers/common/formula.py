@@ -1,17 +1,21 @@
 """Spreadsheet formulas, computed when cells are read (the `sheets` and `excel` servers).
 
 A cell whose text starts with `=` is a formula. Supported, as in Google Sheets: numbers,
-"strings", TRUE/FALSE; references `B2`, `$B$2`, `Sheet2!B2`, `'Team Budget'!B2` and ranges
-`B2:B9` as function arguments; operators `+ - * / ^ & = <> < <= > >=`, unary minus and a
-trailing `%`; functions SUM, AVERAGE, MIN, MAX, COUNT, COUNTA, ROUND, ABS, IF, IFERROR, AND,
-OR, NOT, CONCATENATE, LEN, UPPER, LOWER. A cell that cannot be computed shows an error value
-as Sheets does: `#DIV/0!`, `#VALUE!`, `#NAME?`, `#REF!` (a missing sheet, or a formula that
-depends on itself), `#ERROR!` (a formula that does not parse).
+"strings", TRUE/FALSE; references `B2`, `$B$2`, `Sheet2!B2`, `'Team Budget'!B2` and, as function
+arguments, ranges `B2:B9`, whole columns `B:B`, `$B:$D`, `Sheet2!B:B` and whole rows `2:2`,
+`2:5`; operators `+ - * / ^ & = <> < <= > >=`, unary minus and a trailing `%`; functions SUM,
+AVERAGE, MIN, MAX, COUNT, COUNTA, ROUND, ABS, IF, IFERROR, AND, OR, NOT, CONCATENATE, LEN,
+UPPER, LOWER. A cell that cannot be computed shows an error value as Sheets does: `#DIV/0!`,
+`#VALUE!`, `#NAME?`, `#REF!` (a missing sheet, or a formula that depends on itself), `#ERROR!`
+(a formula that does not parse).
 
 Aggregates skip text, booleans and empty cells in ranges; in arithmetic an empty cell is 0, a
-numeric text is its number and any other text is `#VALUE!`. Text is bounded: one value at
-MAX_TEXT_CHARS, all the computed cells of one read at MAX_COMPUTED_TEXT_CHARS (past either,
-`#VALUE!`); `rows_within` says how many rows of a read fit in a result.
+numeric text is its number and any other text is `#VALUE!`. A range is read up to the sheet's
+last used row and column (past them every cell is empty), so `B:B` reads only the rows the sheet
+holds; one that still spans more than MAX_RANGE_CELLS cells is `#REF!`, and so is one that holds
+the formula's own cell. Text is bounded: one value at MAX_TEXT_CHARS, all the computed cells of
+one read at MAX_COMPUTED_TEXT_CHARS (past either, `#VALUE!`); `rows_within` says how many rows
+of a read fit in a result.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from mcp_servers.common.formula_parse import Area, FormulaError, Parser, Ref
 
 # get(sheet or None for the formula's own sheet, row, col) -> the stored value (a formula is text)
 Getter = Callable[[str | None, int, int], Any]
+# extent(sheet) -> (last row, last column) holding a value, (0, 0) for an empty sheet: where
+# a whole column `B:B` or row `2:2` ends
+Extent = Callable[[str], tuple[int, int]]
 MAX_RANGE_CELLS = 100_000
 # The longest text a formula may make, as Google Sheets' cell limit: `=A1&A1` down 30 rows
 # would otherwise double a value into a 537 MB string. Longer is #VALUE!.
@@ -124,7 +131,7 @@ def compute_grid(
             loaded[title] = load(title)
         return loaded[title]
 
-    book = Book(sheets_getter(titles, cells))
+    book = Book(*sheets_access(titles, cells))
     bottom = top + len(grid) - 1
     # The sheet's formulas from the top down first: a column of running totals then never
     # recurses deeply.
@@ -150,33 +157,53 @@ def rows_within(grid: list[list[Any]], max_chars: int) -> int:
     return len(grid)
 
 
-def sheets_getter(titles: Iterable[str], load: Callable[[str], dict[tuple[int, int], Any]]) -> Getter:
-    """A `Getter` over the sheets `titles`, matched case-insensitively as in Sheets; a sheet's
-    cells, {(row, col): value}, are loaded with `load(title)` the first time a formula names it."""
+def sheets_access(
+    titles: Iterable[str], load: Callable[[str], dict[tuple[int, int], Any]]
+) -> tuple[Getter, Extent]:
+    """A `Getter` and an `Extent` over the sheets `titles`, matched case-insensitively as in
+    Sheets; a sheet's cells, {(row, col): value}, are loaded with `load(title)` the first time a
+    formula names it."""
     by_name = {title.lower(): title for title in titles}
     loaded: dict[str, dict[tuple[int, int], Any]] = {}
+    extents: dict[str, tuple[int, int]] = {}
 
-    def get(sheet: str | None, row: int, col: int) -> Any:
+    def cells(sheet: str | None) -> dict[tuple[int, int], Any]:
         name = (sheet or "").lower()
         if name not in loaded:
             title = by_name.get(name)
             if title is None:
                 raise FormulaError("#REF!")
             loaded[name] = load(title)
-        return loaded[name].get((row, col))
+        return loaded[name]
 
-    return get
+    def get(sheet: str | None, row: int, col: int) -> Any:
+        return cells(sheet).get((row, col))
+
+    def extent(sheet: str) -> tuple[int, int]:
+        name = sheet.lower()
+        if name not in extents:
+            extents[name] = used_extent(cells(sheet))
+        return extents[name]
+
+    return get, extent
+
+
+def used_extent(cells: dict[tuple[int, int], Any]) -> tuple[int, int]:
+    """The last row and the last column of `cells`, {(row, col): value}, that hold a value."""
+    used = [key for key, value in cells.items() if value is not None]
+    return max((r for r, _ in used), default=0), max((c for _, c in used), default=0)
 
 
 class Book:
     """The cells of one spreadsheet as a formula sees them: computed once each, on demand.
 
-    `get(sheet, row, col)` returns a cell's stored value (None when empty) and raises
-    `FormulaError("#REF!")` for a sheet that does not exist.
+    `get(sheet, row, col)` returns a cell's stored value (None when empty) and `extent(sheet)`
+    the sheet's last used row and column; both raise `FormulaError("#REF!")` for a sheet that
+    does not exist.
     """
 
-    def __init__(self, get: Getter) -> None:
-        self.get = get
+    def __init__(self, get: Getter, extent: Extent) -> None:
+        self.get, self.extent = get, extent
         self.memo: dict[tuple[str, int, int], Any] = {}
         self.computing: set[tuple[str, int, int]] = set()
         self.text_chars = 0  # held by the text results in `memo`
@@ -231,6 +258,11 @@ class _Eval:
     def area(self, area: Area) -> list[Any]:
         r1, r2 = sorted((area.start.row, area.end.row))
         c1, c2 = sorted((area.start.col, area.end.col))
+        # Past the last used row and column every cell is empty: `B:B` reads the rows there are.
+        last_row, last_col = self.book.extent(area.start.sheet or self.sheet)
+        r2, c2 = min(r2, last_row), min(c2, last_col)
+        if r2 < r1 or c2 < c1:
+            return []
         if (r2 - r1 + 1) * (c2 - c1 + 1) > MAX_RANGE_CELLS:
             raise FormulaError("#REF!")
         return [self.cell(Ref(area.start.sheet, r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]

@@ -1,5 +1,6 @@
-"""Parsing a spreadsheet formula (formula.py computes it): tokens, A1 references and ranges,
-and a recursive-descent parser whose tree is nested tuples."""
+"""Parsing a spreadsheet formula (formula.py computes it): tokens, A1 references and ranges
+(whole columns `B:D` and rows `2:5` too), and a recursive-descent parser whose tree is nested
+tuples."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from typing import Any
 
 MAX_ROWS, MAX_COLS = 1_048_576, 16_384  # a reference beyond these is #REF!, as in Excel
 
+_SHEET = r"(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!"
 _TOKEN = re.compile(
-    r"""\s*(?:
-      (?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)
+    rf"""\s*(?:
+      (?P<cols>(?:{_SHEET})?\$?[A-Za-z]{{1,3}}:\$?[A-Za-z]{{1,3}}(?![\w.(]))
+    | (?P<rows>(?:{_SHEET})?\$?\d+:\$?\d+(?![\w.]))
+    | (?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)
     | (?P<str>"(?:[^"]|"")*")
-    | (?P<ref>(?:(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Za-z]{1,3}\$?\d+)
+    | (?P<ref>(?:{_SHEET})?\$?[A-Za-z]{{1,3}}\$?\d+)
     | (?P<name>[A-Za-z_][A-Za-z0-9_.]*)
     | (?P<op><>|<=|>=|[-+*/^&=<>%(),:])
     )""",
@@ -65,18 +69,39 @@ def column_number(letters: str) -> int:
     return n
 
 
+def _sheet_and_rest(text: str) -> tuple[str | None, str]:
+    if "!" not in text:
+        return None, text
+    sheet, _, rest = text.rpartition("!")
+    if sheet.startswith("'"):
+        sheet = sheet[1:-1].replace("''", "'")
+    return sheet, rest
+
+
 def _ref(text: str) -> Ref:
-    sheet: str | None = None
-    if "!" in text:
-        sheet, _, text = text.rpartition("!")
-        if sheet.startswith("'"):
-            sheet = sheet[1:-1].replace("''", "'")
+    sheet, text = _sheet_and_rest(text)
     m = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", text)
     assert m is not None  # the tokenizer matched this shape
     row, col = int(m.group(2)), column_number(m.group(1))
     if not (1 <= row <= MAX_ROWS and 1 <= col <= MAX_COLS):
         raise FormulaError("#REF!")
     return Ref(sheet, row, col)
+
+
+def _whole(kind: str, text: str) -> Area:
+    """Whole columns `B:D` (kind "cols") or rows `2:5` ("rows"): every cell of them; the
+    evaluator reads only the part the sheet uses."""
+    sheet, text = _sheet_and_rest(text)
+    first, _, last = text.replace("$", "").partition(":")
+    if kind == "cols":
+        c1, c2 = column_number(first), column_number(last)
+        if max(c1, c2) > MAX_COLS:
+            raise FormulaError("#REF!")
+        return Area(Ref(sheet, 1, c1), Ref(sheet, MAX_ROWS, c2))
+    r1, r2 = int(first), int(last)
+    if min(r1, r2) < 1 or max(r1, r2) > MAX_ROWS:
+        raise FormulaError("#REF!")
+    return Area(Ref(sheet, r1, 1), Ref(sheet, r2, MAX_COLS))
 
 
 class Parser:
@@ -150,6 +175,8 @@ class Parser:
                 end = _ref(value2)
                 return ("area", Area(start, Ref(start.sheet, end.row, end.col)))
             return ("ref", start)
+        if kind in ("cols", "rows"):
+            return ("area", _whole(kind, value))
         if kind == "name":
             upper = value.upper()
             if self.peek() == ("op", "("):

@@ -248,8 +248,9 @@ def build(ctx: ServerContext) -> MCPServer:
     # Overwrites the cells it covers: what was there is replaced.
     @writer(app, "spreadsheet-build", destructive=True)
     def write_range(path: str, sheet: str, rows: list[list[Cell]], start_cell: str = "A1") -> str:
-        """Write rows of values starting at start_cell (strings starting with '=' are formulas).
-        The sheet is created when missing."""
+        """Write rows of values starting at start_cell (strings starting with '=' are formulas,
+        computed when read; they may refer to B2, Sheet2!B2, ranges B2:B9, whole columns B:B or
+        'Team Budget'!C:D and whole rows 2:5, e.g. =SUM(B:B)). The sheet is created when missing."""
         real = files.path(path, True)
         r0, c0 = _anchor(start_cell)
         _fits(rows, r0, c0)

@@ -185,8 +185,11 @@ def build(ctx: ServerContext) -> MCPServer:
             raise ToolError("notes must not be empty")
         with editing(path) as deck:
             count = len(deck.slides)
+            if count == 0:
+                raise ToolError(f"{path} has no slides yet; add a slide first, then its notes")
             if not 1 <= slide <= count:
-                raise ToolError(f"slide must be between 1 and {count} (the deck has {count} slides)")
+                has = "1 slide" if count == 1 else f"{count} slides"
+                raise ToolError(f"slide must be between 1 and {count} (the deck has {has})")
             frame = deck.slides[slide - 1].notes_slide.notes_text_frame
             frame.text = notes if replace or not frame.text.strip() else f"{frame.text}\n{notes}"
         return f"Notes set on slide {slide} of {path}."

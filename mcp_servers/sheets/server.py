@@ -281,7 +281,9 @@ def build(ctx: ServerContext) -> MCPServer:
     def write_range(spreadsheet_id: int, range: str, values: list[list[Cell]]) -> str:
         """Write rows of values into a range; its top-left cell anchors the values ('Sheet1!B2'
         takes any size; a range such as 'Sheet1!A1:C3', even 'Sheet1!A1:A1', must be big
-        enough). null or '' clears a cell."""
+        enough). null or '' clears a cell. Text starting with '=' is a formula, computed when
+        read; it may refer to B2, Sheet2!B2, ranges B2:B9, whole columns B:B or 'Team Budget'!C:D
+        and whole rows 2:5, e.g. =SUM(B:B)."""
         with Session(ctx.engine) as s:
             book = _book(s, spreadsheet_id, write=True)
             tab, r = _target(s, book, range)

@@ -196,3 +196,27 @@ async def test_tools_that_overwrite_or_delete_say_destructive(world: World) -> N
             args = {"path": "W.xlsx", "sheet": "Data", "rows": [[value]]}
             assert not (await client.call_tool("write_range", args)).is_error
         assert load_workbook(world.workspace / "W.xlsx")["Data"]["A1"].value == "second"
+
+
+async def test_whole_column_and_row_formulas_are_computed_when_read(world: World) -> None:
+    """Regression: `=SUM(B:B)` was #NAME? (B read as a name), and write_range did not say which
+    references a formula may use."""
+    async with serve("excel", world) as client:
+        tools = {t.name: t.description or "" for t in (await client.list_tools()).tools}
+        assert "whole columns B:B" in tools["write_range"]
+        await client.call_tool("create_workbook", {"path": "B.xlsx", "sheets": ["Data", "Team Budget"]})
+        rows = [
+            ["Item", "Cost", "=SUM(B:B)"],
+            ["Laptops", 1200, "=MAX('Team Budget'!A:B)"],
+            ["Desks", 450.5, "=COUNTA($A:$A)"],
+            ["A:A", None, "=SUM(2:2)"],
+            [None, None, "=SUM(C:C)"],
+        ]
+        for sheet, values in (("Data", rows), ("Team Budget", [[7, 30], [None, 12]])):
+            args = {"path": "B.xlsx", "sheet": sheet, "rows": values}
+            assert not (await client.call_tool("write_range", args)).is_error
+        read = as_data(await client.call_tool("read_sheet", {"path": "B.xlsx", "sheet": "Data"}))
+    # C1: 1200 + 450.5; C2: max(7, 30, 12); C3: Item, Laptops, Desks and the text "A:A";
+    # C4: 1200 + 30 (C2; "Laptops" is text); C5 holds itself: #REF!.
+    assert [r[2] for r in read["rows"]] == [1650.5, 30, 4, 1230, "#REF!"]
+    assert read["rows"][3][0] == "A:A"

@@ -68,7 +68,8 @@ async def test_pptx_errors_are_actionable(world: World) -> None:
             ("read_deck", {"path": "broken.pptx"}, "cannot open"),
             ("create_deck", {"path": "a.docx"}, "not a .pptx"),
             ("create_deck", {"path": "a.pptx"}, "overwrite=true"),
-            ("add_notes", {"path": "a.pptx", "slide": 1, "notes": "n"}, "between 1 and 0"),
+            # Regression: a deck without slides said "between 1 and 0".
+            ("add_notes", {"path": "a.pptx", "slide": 1, "notes": "n"}, "a.pptx has no slides yet"),
             ("add_bullet_slide", {"path": "a.pptx", "title": "T", "bullets": []}, "non-empty"),
             ("add_table_slide", {"path": "a.pptx", "title": "T", "rows": [["x"] * 13]}, "at most"),
             ("add_title_slide", {"path": "a.pptx"}, "validation error"),
@@ -76,6 +77,10 @@ async def test_pptx_errors_are_actionable(world: World) -> None:
             result = await client.call_tool(tool, args)
             assert result.is_error and expected in text(result), (tool, text(result))
         assert len(pptx.Presentation(str(world.workspace / "a.pptx")).slides) == 0
+        assert not (await client.call_tool("add_title_slide", {"path": "a.pptx", "title": "T"})).is_error
+        for slide, expected in [(2, "between 1 and 1 (the deck has 1 slide)"), (0, "the deck has 1 slide)")]:
+            result = await client.call_tool("add_notes", {"path": "a.pptx", "slide": slide, "notes": "n"})
+            assert result.is_error and expected in text(result), (slide, text(result))
 
 
 async def test_title_slide_without_subtitle_has_no_empty_box(world: World) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcp_servers.common.formula import Book, FormulaError
+from mcp_servers.common.formula import MAX_RANGE_CELLS, Book, FormulaError, used_extent
 from tests.mcp_servers.support import World, as_data, serve
 
 
@@ -20,7 +20,12 @@ def book_of(cells: dict[tuple[str, int, int], Any]) -> Book:
             raise FormulaError("#REF!")
         return cells.get((sheet or "", row, col))
 
-    return Book(get)
+    def extent(sheet: str) -> tuple[int, int]:
+        if sheet not in sheets:
+            raise FormulaError("#REF!")
+        return used_extent({(r, c): v for (s, r, c), v in cells.items() if s == sheet})
+
+    return Book(get, extent)
 
 
 @pytest.mark.parametrize(
@@ -141,3 +146,114 @@ async def test_read_range_computes_formulas_unless_asked_for_them(world: World) 
     cells = CheckWorld(world.engine, world.workspace).sheet_cells(spend["id"])
     assert cells[(4, 1)] == "Total" and cells[(4, 2)] == 1650.5 and cells[(5, 2)] == pytest.approx(1980.6)
     assert len(cells) == 10
+
+
+WHOLE = {
+    ("S", 1, 1): "Item", ("S", 1, 2): "Cost", ("S", 2, 1): "Laptops", ("S", 2, 2): 1200,
+    ("S", 3, 1): "Desks", ("S", 3, 2): 450.5, ("S", 3, 3): 7, ("S", 4, 2): "n/a", ("S", 4, 4): 2,
+    ("Sheet2", 2, 3): 3, ("Sheet2", 6, 3): 5, ("Team Budget", 1, 2): 100, ("Team Budget", 8, 2): 20,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        # Regression: `B:B` parsed as the name B, so every whole-column range was #NAME?.
+        ("=SUM(B:B)", 1650.5),  # 1200 + 450.5; the texts "Cost" and "n/a" are skipped
+        ("=SUM($B:$B)", 1650.5),
+        ("=SUM(b:b)*2", 3301),
+        ("=AVERAGE(Sheet2!C:C)", 4),  # (3 + 5) / 2
+        ("=SUM('Team Budget'!B:B)", 120),  # 100 + 20
+        ("=COUNTA(A:A)", 3),  # Item, Laptops, Desks
+        ("=MAX(B:D)", 1200),
+        ("=COUNT(B:D)", 4),  # 1200, 450.5, 7, 2
+        ("=SUM(D:B)", 1659.5),  # the same columns as B:D: 1200 + 450.5 + 7 + 2
+        ("=SUM(3:3)", 457.5),  # 450.5 + 7 (the text "Desks" is skipped)
+        ("=SUM(2:4)", 1659.5),
+        ("=SUM($4:$4, Sheet2!6:6)", 7),  # 2 + 5
+        ("=SUM(Z:Z)", 0),  # a column that holds nothing
+        ("=AVERAGE(Z:Z)", "#DIV/0!"),
+        ("=SUM(B1:B200000)", 1650.5),  # a long range is read as far as the sheet goes
+        ("=B:B", "#VALUE!"),  # a range outside a function, as B2:B3
+        ("=SUM(Missing!B:B)", "#REF!"),
+        ("=SUM(XFE:XFE)", "#REF!"),  # past column 16,384
+        ("=SUM(0:1)", "#REF!"),
+        ("=SUM(1:1048577)", "#REF!"),
+        ('="A:A"&" x"', "A:A x"),  # text is not a range
+    ],
+)
+def test_whole_columns_and_rows_compute_as_sheets_would(formula: str, expected: Any) -> None:
+    cells = {**WHOLE, ("S", 9, 9): formula}  # I9: outside B:D and rows 2:4
+    assert book_of(cells).shown("S", 9, 9) == expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "whole", "bounded"),
+    [
+        ((5, 2), "=SUM(B:B)", "=SUM(B1:B9)"),
+        ((5, 2), "=SUM(5:5)", "=SUM(A5:I5)"),
+        ((5, 3), "=MAX(B:D)", "=MAX(B1:D9)"),
+    ],
+)
+def test_a_whole_column_or_row_holding_its_own_cell_is_circular(
+    cell: tuple[int, int], whole: str, bounded: str
+) -> None:
+    """As a bounded range holding the formula's cell (`=SUM(B1:B9)` in B5): #REF!."""
+    for formula in (whole, bounded):
+        assert book_of({**WHOLE, ("S", *cell): formula}).shown("S", *cell) == "#REF!", formula
+
+
+def test_a_whole_column_reads_only_the_rows_the_sheet_holds() -> None:
+    """B:B spans 1,048,576 rows (past MAX_RANGE_CELLS); it is read up to the sheet's last used
+    row, 3: the formula's own cell and B1..B3, four reads in all."""
+    cells: dict[tuple[str, int, int], Any] = {("S", 1, 2): 1, ("S", 3, 2): 2, ("S", 3, 1): "=SUM(B:B)"}
+    book = book_of(cells)
+    reads: list[tuple[str | None, int, int]] = []
+    get = book.get
+
+    def counted(sheet: str | None, row: int, col: int) -> Any:
+        reads.append((sheet, row, col))
+        return get(sheet, row, col)
+
+    book.get = counted
+    assert book.shown("S", 3, 1) == 3
+    assert sorted(reads) == [("S", 1, 2), ("S", 2, 2), ("S", 3, 1), ("S", 3, 2)]
+
+
+@pytest.mark.parametrize(("last_row", "expected"), [(MAX_RANGE_CELLS, 1), (MAX_RANGE_CELLS + 1, "#REF!")])
+def test_a_whole_column_stays_within_the_range_bound(last_row: int, expected: Any) -> None:
+    """B:B used down to row MAX_RANGE_CELLS is read (its one value, 1); one row more is #REF!."""
+    cells: dict[tuple[str, int, int], Any] = {("S", 1, 1): "=SUM(B:B)", ("S", last_row, 2): 1}
+    assert book_of(cells).shown("S", 1, 1) == expected
+
+
+async def test_whole_column_formulas_are_computed_when_a_sheet_is_read(world: World) -> None:
+    async with serve("sheets", world) as client:
+        tools = {t.name: t.description or "" for t in (await client.list_tools()).tools}
+        assert "whole columns B:B" in tools["write_range"]  # the model is told what it may write
+        made = as_data(
+            await client.call_tool(
+                "create_spreadsheet", {"title": "Budget", "sheets": ["Spend", "Team Budget"]}
+            )
+        )
+        book = made["created"]
+        spend = [
+            ["Item", "Cost", "Total", "=SUM(B:B)"],
+            ["Laptops", 1200, "Mean", "=AVERAGE('Team Budget'!B:B)"],
+            ["Desks", 450.5, "Rows", "=COUNTA(A:A)"],
+            ["A:A", None, "Row 2", "=SUM(2:2)", "=MAX(E:E)"],
+        ]
+        for rng, values in (("Spend!A1", spend), ("'Team Budget'!B1", [[10], [None], [20]])):
+            written = await client.call_tool(
+                "write_range", {"spreadsheet_id": book, "range": rng, "values": values}
+            )
+            assert not written.is_error, written
+        read = as_data(await client.call_tool("read_range", {"spreadsheet_id": book, "range": "Spend!A1:E4"}))
+    # D1: 1200 + 450.5; D2: (10 + 20) / 2; D3: Item, Laptops, Desks, "A:A" (text, not a range);
+    # D4: 1200 + 15 (D2; "Laptops" and "Mean" are text) = 1215; E4 holds itself: #REF!.
+    assert read["values"] == [
+        ["Item", "Cost", "Total", 1650.5],
+        ["Laptops", 1200, "Mean", 15],
+        ["Desks", 450.5, "Rows", 4],
+        ["A:A", None, "Row 2", 1215, "#REF!"],
+    ]
